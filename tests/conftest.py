@@ -1,0 +1,41 @@
+"""Shared fixtures: paths to the repository and to the real data in ``../shared/data``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The real data folder (``../shared/data``); the full-scale tests need it."""
+    if not SHARED_DATA.is_dir():
+        pytest.fail(f"real data not found at {SHARED_DATA}; see README.md")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def ocw_dir(shared_data: Path) -> Path:
+    """Full-scale OCW stand-in in the official release layout (62/62/494 walls)."""
+    return shared_data / "ocw" / "dataset"
+
+
+@pytest.fixture(scope="session")
+def ocw_raw(shared_data: Path) -> Path:
+    """The raw 618-wall export ``onlyconnect.json``."""
+    return shared_data / "ocw" / "raw" / "onlyconnect.json"
+
+
+@pytest.fixture(scope="session")
+def wote_dir(shared_data: Path) -> Path:
+    """The real WoTe release (train 248, validation 169, test 412 questions)."""
+    return shared_data / "wote"
