@@ -1,0 +1,201 @@
+"""The Parquet hub layout: what ``ocw-hub build`` writes and the Hub viewer reads.
+
+An export folder holds::
+
+    README.md                                   dataset card: YAML configs, dataset_info, license
+    data/<config>/<split>-00000-of-00001.parquet
+
+and no ``.py`` at its root, so ``datasets.load_dataset(<folder>, <config>)`` on any version from
+3.x to 5.x and the Hub viewer read it without running code. Rows and features are exactly those
+of the builders (the features are stored in each Parquet file's ``huggingface`` schema metadata
+and in the card's ``dataset_info``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import datasets
+from datasets.info import DatasetInfosDict
+from datasets.utils.metadata import MetadataConfigs
+from huggingface_hub import DatasetCard, DatasetCardData
+
+from .builders import CONFIGS, PathLike, config_spec, get_builder
+from .resources import hub_root
+
+SPLITS = ("train", "validation", "test")
+CARD_SPLIT_MARKER = "<!-- end of dataset card -->"
+
+#: YAML metadata of the dataset card, besides ``configs`` and ``dataset_info``.
+CARD_METADATA = {
+    "pretty_name": "Only Connect Wall (OCW) and Wizard-of-Tasks Extractive (WoTe)",
+    "license": "mit",
+    "language": ["en"],
+    "task_categories": ["text-classification", "question-answering", "text-generation"],
+    "task_ids": ["extractive-qa"],
+    "size_categories": ["n<1K"],
+    "tags": ["only-connect", "red-herrings", "creative-problem-solving", "wizard-of-tasks"],
+}
+
+
+class SourceUnavailableError(RuntimeError):
+    """A config's source data could not be had (no local ``data_dir`` and no download)."""
+
+
+@dataclass(frozen=True)
+class ExportedSplit:
+    """One written Parquet file: config, split, number of rows and path inside the export."""
+
+    config: str
+    split: str
+    num_rows: int
+    path: str
+
+
+def parquet_path(config: str, split: str) -> str:
+    """Path of a split's file inside an export, e.g. ``data/wote/test-00000-of-00001.parquet``."""
+    return f"data/{config}/{split}-00000-of-00001.parquet"
+
+
+def prepare(
+    name: str,
+    data_dir: PathLike | None = None,
+    cache_dir: PathLike | None = None,
+    verification_mode: str | None = None,
+) -> datasets.DatasetDict:
+    """Build (or read from the cache) every split of a config.
+
+    Raises:
+        SourceUnavailableError: ``data_dir`` is None and the official download failed, or
+            ``data_dir`` does not exist; the message names the ``ocw-hub build`` flag to give.
+        ValueError: malformed source data (the builder's error names file, id and field).
+    """
+    spec = config_spec(name)
+    if data_dir is not None and not Path(data_dir).exists():
+        raise SourceUnavailableError(
+            f"{spec.flag} {data_dir}: no such file or folder (config {name!r})"
+        )
+    builder = get_builder(name, data_dir=data_dir, cache_dir=cache_dir)
+    try:
+        builder.download_and_prepare(verification_mode=verification_mode)
+    except (ConnectionError, OSError) as err:
+        if data_dir is not None:
+            raise
+        raise SourceUnavailableError(
+            f"config {name!r}: the official files could not be downloaded ({err}); "
+            f"give a local copy with {spec.flag} DIR"
+        ) from err
+    return builder.as_dataset()
+
+
+def card_body() -> str:
+    """The dataset card's Markdown: the root README.md up to :data:`CARD_SPLIT_MARKER`.
+
+    One text serves the repository front page and every export, so they never disagree.
+    """
+    readme = (hub_root() / "README.md").read_text(encoding="utf-8")
+    _, _, body = readme.partition("\n---\n") if readme.startswith("---\n") else ("", "", readme)
+    return body.split(CARD_SPLIT_MARKER)[0].strip() + "\n"
+
+
+def render_card(infos: Mapping[str, datasets.DatasetInfo]) -> DatasetCard:
+    """The export's dataset card: ``configs`` (one per config, ``default`` marked default,
+    one ``data_files`` entry per split), ``dataset_info`` (features, split sizes) and
+    :data:`CARD_METADATA`."""
+    data = DatasetCardData(**CARD_METADATA)
+    MetadataConfigs(
+        {
+            name: {
+                "data_files": [
+                    {"split": split, "path": parquet_path(name, split)} for split in info.splits
+                ],
+                **({"default": True} if name == "default" else {}),
+            }
+            for name, info in infos.items()
+        }
+    ).to_dataset_card_data(data)
+    DatasetInfosDict(infos).to_dataset_card_data(data)
+    return DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{card_body()}")
+
+
+@contextlib.contextmanager
+def _staging(out: Path) -> Iterator[Path]:
+    """A temporary folder beside ``out`` that replaces ``out`` only if the block succeeds."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        yield tmp
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+            out.rename(old / out.name)
+            tmp.rename(out)
+            shutil.rmtree(old)
+        else:
+            tmp.rename(out)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+
+
+def build_export(
+    sources: Mapping[str, PathLike | None],
+    out: PathLike,
+    cache_dir: PathLike | None = None,
+    verification_mode: str | None = None,
+    on_split: Callable[[ExportedSplit], None] | None = None,
+    on_config: Callable[[str], None] | None = None,
+) -> list[ExportedSplit]:
+    """Prepare the given configs and write the hub export folder ``out``.
+
+    Args:
+        sources: config name -> local ``data_dir`` (``None``: the official download), e.g.
+            ``{"default": "../shared/data/ocw/dataset", "wote": "../shared/data/wote"}``.
+        out: the export folder; replaced as a whole only when every config succeeded, so a
+            failure leaves the previous export (or nothing) and no partial files.
+        cache_dir: the ``datasets`` cache folder.
+        on_config, on_split: progress callbacks (a config starts; a split file was written).
+
+    Returns:
+        One :class:`ExportedSplit` per written Parquet file, in config then split order.
+
+    Raises:
+        ValueError: unknown config; malformed source data.
+        SourceUnavailableError: a source cannot be had (names the flag to give).
+    """
+    for name in sources:
+        config_spec(name)
+    written: list[ExportedSplit] = []
+    infos: dict[str, datasets.DatasetInfo] = {}
+    with _staging(Path(out)) as tmp:
+        for name, data_dir in sources.items():
+            if on_config:
+                on_config(name)
+            dataset_dict = prepare(name, data_dir, cache_dir, verification_mode)
+            info = next(iter(dataset_dict.values())).info.copy()
+            info.config_name = name
+            infos[name] = info
+            for split in _ordered(dataset_dict):
+                rel = parquet_path(name, split)
+                (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+                dataset_dict[split].to_parquet(str(tmp / rel))
+                item = ExportedSplit(name, split, dataset_dict[split].num_rows, rel)
+                written.append(item)
+                if on_split:
+                    on_split(item)
+        render_card(infos).save(tmp / "README.md")
+    return written
+
+
+def _ordered(splits: Iterable[str]) -> list[str]:
+    splits = list(splits)
+    return [s for s in SPLITS if s in splits] + [s for s in splits if s not in SPLITS]
+
+
+def all_configs() -> list[str]:
+    """Every public config name, in card order."""
+    return list(CONFIGS)

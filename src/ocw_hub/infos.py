@@ -1,0 +1,90 @@
+"""The root ``dataset_infos.json``: features and official split sizes of every config.
+
+``datasets`` 3.x reads this file next to a loading script and checks the split sizes of a
+fresh build against it; the Hub shows it for script repos. It is generated from the builders'
+``_info()`` and their ``OFFICIAL_SPLIT_SIZES`` (``ocw-hub infos`` rewrites it, ``ocw-hub infos
+--check`` and the test suite fail when it is stale), in the feature notation that ``datasets``
+3.x reads (``Sequence``), which 4.x and 5.x read too.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any
+
+import datasets
+
+from .builders import CONFIGS, config_spec, get_builder
+from .resources import dataset_infos_path, load_hub_module
+
+
+def _legacy_features(node: Any) -> Any:
+    """Rewrite a ``Features.to_dict()`` of ``datasets`` >= 4 (``List``) in 3.x notation.
+
+    ``List(Value)`` becomes ``{"feature": ..., "_type": "Sequence"}``; a ``List`` of a struct
+    becomes ``[struct]`` (a list of structs in every version); structs are walked recursively.
+    """
+    if isinstance(node, list):
+        return [_legacy_features(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if node.get("_type") in ("List", "Sequence"):
+        inner = node["feature"]
+        length = node.get("length", -1)
+        if isinstance(inner, dict) and "_type" not in inner and length == -1:
+            return [_legacy_features(inner)]
+        out = {"feature": _legacy_features(inner), "_type": "Sequence"}
+        if length != -1:
+            out["length"] = length
+        return out
+    return {key: _legacy_features(value) for key, value in node.items()}
+
+
+def config_info(name: str) -> datasets.DatasetInfo:
+    """The ``DatasetInfo`` of a config with its official split sizes (no data is read)."""
+    spec = config_spec(name)
+    builder = get_builder(name)
+    info = builder.info.copy()
+    info.config_name = name
+    info.builder_name = spec.script.lower()
+    info.dataset_name = spec.script.lower()
+    sizes = load_hub_module(spec.script).OFFICIAL_SPLIT_SIZES
+    info.splits = datasets.SplitDict(
+        {split: datasets.SplitInfo(name=split, num_examples=n) for split, n in sizes.items()},
+        dataset_name=info.dataset_name,
+    )
+    return info
+
+
+def render_dataset_infos() -> str:
+    """The text of ``dataset_infos.json`` for every config (deterministic, indent 2)."""
+    payload = {}
+    for name in CONFIGS:
+        info = config_info(name)
+        entry = asdict(info)
+        entry["features"] = _legacy_features(info.features.to_dict())
+        for key in ("download_checksums", "download_size", "dataset_size", "size_in_bytes"):
+            entry.pop(key, None)
+        entry["splits"] = {
+            split: {"name": split, "num_examples": value["num_examples"]}
+            for split, value in entry["splits"].items()
+        }
+        payload[name] = entry
+    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_dataset_infos() -> bool:
+    """Rewrite the root ``dataset_infos.json``; returns whether its content changed."""
+    path = dataset_infos_path()
+    text = render_dataset_infos()
+    old = path.read_text(encoding="utf-8") if path.exists() else None
+    if old != text:
+        path.write_text(text, encoding="utf-8")
+    return old != text
+
+
+def dataset_infos_is_current() -> bool:
+    """Whether the committed ``dataset_infos.json`` equals what the builders give now."""
+    path = dataset_infos_path()
+    return path.exists() and path.read_text(encoding="utf-8") == render_dataset_infos()
