@@ -1,0 +1,619 @@
+"""Pure scoring code for the Only Connect Wall (OCW) and WoTe benchmarks.
+
+Three tasks, each a pure function of plain Python lists (no ``evaluate`` needed):
+
+* :func:`grouping_scores` - OCW task 1 (grouping 16 clues into 4 groups of 4).
+  Definitions follow the paper's evaluation script ``evaluate_only_connect.py``
+  (class ``Evaluate.task1_grouping_evaluation``) and its helpers in ``utils.py``
+  (``lower_case``, ``check_equal``, ``clue2group``, ``slice_list``, ``remove_same``) of the
+  public repository TaatiTeam/OCW ("Large Language Models are Fixated by Red Herrings",
+  NeurIPS 2023 Datasets and Benchmarks). Scale 0-1.
+* :func:`connection_scores` - OCW task 2 (naming the 4 connections): exact match and
+  ROUGE-1 F-measure (and, on request, BERTScore F1), as in
+  ``Evaluate.task2_connections_evaluation`` of the same file. Scale 0-1.
+* :func:`span_scores` - WoTe extractive QA: exact match and token F1 as in the official
+  SQuAD v1.1 evaluation script (``evaluate-v1.1.py``). Scale 0-100, like ``evaluate``'s
+  ``squad`` metric.
+
+Every function validates its input first and raises :class:`ValueError` naming the position
+(``predictions[3][1]``) and the problem when the input is malformed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import math
+import re
+import string
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+from scipy.stats import wasserstein_distance
+from sklearn.metrics import adjusted_mutual_info_score
+
+N_GROUPS = 4
+GROUP_SIZE = 4
+N_CLUES = N_GROUPS * GROUP_SIZE
+
+# Gold labels in gold group order, as ``clue2group(gt_lst, gt_lst)`` yields them upstream
+# for a wall without repeated clues.
+GOLD_LABELS: tuple[int, ...] = tuple(g for g in range(N_GROUPS) for _ in range(GROUP_SIZE))
+_GOLD_RUNS: tuple[tuple[int, ...], ...] = tuple((g,) * GROUP_SIZE for g in range(N_GROUPS))
+
+# Above this many candidate assignments of repeated clues, use a greedy assignment instead
+# of the exhaustive search (never reached on real walls: they hold at most one repeated clue).
+_MAX_ASSIGNMENTS = 4096
+
+GROUPING_KEYS = ("wd", "ami", "ari", "fms", "full_wall", "correct_groups")
+CONNECTION_KEYS = ("exact_match", "rouge1")
+SPAN_KEYS = ("exact_match", "f1")
+
+BERTSCORE_MODEL = "roberta-large"  # bert_score's default model for lang="en"
+
+
+# --------------------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------------------
+
+
+def _is_list_like(value: Any) -> bool:
+    return isinstance(value, (list, tuple, np.ndarray))
+
+
+def _type_name(value: Any) -> str:
+    return type(value).__name__
+
+
+def check_same_length(predictions: Any, references: Any) -> None:
+    """Raise ``ValueError`` unless both inputs are lists of the same length."""
+    for name, value in (("predictions", predictions), ("references", references)):
+        if not _is_list_like(value):
+            raise ValueError(f"{name} must be a list, got {_type_name(value)}")
+    if len(predictions) != len(references):
+        raise ValueError(
+            "predictions and references differ in length: "
+            f"{len(predictions)} predictions vs {len(references)} references"
+        )
+
+
+def validate_wall(wall: Any, where: str) -> list[list[str]]:
+    """Check that ``wall`` is 4 groups of 4 clue strings; return it as lists of ``str``.
+
+    ``where`` names the position for error messages, e.g. ``"predictions[3]"``.
+
+    Raises:
+        ValueError: the wall is not a list of 4 lists of 4 strings; the message names the
+            index of the offending group/clue, e.g. ``predictions[3][1][2]``.
+    """
+    if not _is_list_like(wall):
+        raise ValueError(f"{where}: expected 4 groups of 4 clues, got {_type_name(wall)}")
+    if len(wall) != N_GROUPS:
+        raise ValueError(f"{where}: expected 4 groups of 4 clues, got {len(wall)} groups")
+    out: list[list[str]] = []
+    for g, group in enumerate(wall):
+        if not _is_list_like(group):
+            raise ValueError(
+                f"{where}[{g}]: expected a group of 4 clues (a list), got {_type_name(group)}"
+            )
+        if len(group) != GROUP_SIZE:
+            raise ValueError(f"{where}[{g}]: expected a group of 4 clues, got {len(group)} clues")
+        for c, clue in enumerate(group):
+            if not isinstance(clue, str):
+                raise ValueError(
+                    f"{where}[{g}][{c}]: clue must be a string, got {_type_name(clue)} {clue!r}"
+                )
+        out.append([str(clue) for clue in group])
+    return out
+
+
+def validate_connections(item: Any, where: str) -> list[str]:
+    """Check that ``item`` is a list of 4 connection strings (gold group order).
+
+    Raises:
+        ValueError: not a list of exactly 4 strings; the message names the index.
+    """
+    if not _is_list_like(item):
+        raise ValueError(f"{where}: expected 4 connection strings, got {_type_name(item)}")
+    if len(item) != N_GROUPS:
+        raise ValueError(f"{where}: expected 4 connection strings, got {len(item)}")
+    for i, connection in enumerate(item):
+        if not isinstance(connection, str):
+            raise ValueError(
+                f"{where}[{i}]: connection must be a string, got "
+                f"{_type_name(connection)} {connection!r}"
+            )
+    return [str(c) for c in item]
+
+
+def validate_span_prediction(item: Any, where: str) -> str:
+    """Check that a WoTe prediction is a string.
+
+    Raises:
+        ValueError: not a string.
+    """
+    if not isinstance(item, str):
+        raise ValueError(f"{where}: prediction must be a string, got {_type_name(item)} {item!r}")
+    return str(item)
+
+
+def validate_span_reference(item: Any, where: str) -> list[str]:
+    """Check that a WoTe reference is a string or a non-empty list of strings; return a list.
+
+    Raises:
+        ValueError: neither a string nor a non-empty list of strings.
+    """
+    if isinstance(item, str):
+        return [str(item)]
+    if not _is_list_like(item):
+        raise ValueError(
+            f"{where}: reference must be a string or a list of gold answer strings, "
+            f"got {_type_name(item)}"
+        )
+    if len(item) == 0:
+        raise ValueError(f"{where}: reference has no gold answers")
+    for i, answer in enumerate(item):
+        if not isinstance(answer, str):
+            raise ValueError(
+                f"{where}[{i}]: gold answer must be a string, got {_type_name(answer)} {answer!r}"
+            )
+    return [str(a) for a in item]
+
+
+# --------------------------------------------------------------------------------------
+# Task 1: grouping
+# --------------------------------------------------------------------------------------
+
+
+def _sorted_lower(wall: Sequence[Sequence[str]]) -> list[list[str]]:
+    """Lowercase every clue (not stripped, as upstream ``lower_case``) and sort each group."""
+    return [sorted(clue.lower() for clue in group) for group in wall]
+
+
+def correct_groups(pred_sorted: list[list[str]], gold_sorted: list[list[str]]) -> int:
+    """Number of gold groups equal to some predicted group (upstream ``check_equal``)."""
+    return sum(1 for group in gold_sorted if group in pred_sorted)
+
+
+def predicted_labels(pred_sorted: list[list[str]], gold_sorted: list[list[str]]) -> list[int]:
+    """Gold group index (0-3) of every predicted clue, in prediction order (16 ints).
+
+    Both walls must already be lowercased with each group sorted. Clues that are not in
+    the wall get fresh indices 4, 5, ... in prediction order, as upstream ``clue2group``.
+
+    Repeated clues (a clue in two or more gold groups, e.g. ``Bask`` in wall ``654041``)
+    are assigned as follows (upstream maps such a clue to its *last* gold group, which
+    breaks a perfect prediction):
+
+    1. A predicted group equal to a gold group takes that gold group's index for all its
+       clues (whole groups are matched first).
+    2. Every other occurrence of a repeated clue is assigned to one of the gold groups
+       holding it, choosing among all assignments the one that (a) uses each gold
+       occurrence at most once as far as possible and then (b) maximises agreement, the sum
+       over predicted groups of the squared number of clues sharing a gold index. Ties go
+       to the first assignment in lexicographic order of gold indices, occurrences taken
+       in prediction order.
+
+    On walls without repeated clues the result equals upstream ``clue2group`` exactly.
+    """
+    where: dict[str, list[int]] = {}
+    gold_count: Counter[tuple[str, int]] = Counter()
+    for g, group in enumerate(gold_sorted):
+        for clue in group:
+            if g not in where.setdefault(clue, []):
+                where[clue].append(g)
+            gold_count[(clue, g)] += 1
+
+    labels: list[list[int | None]] = [[None] * GROUP_SIZE for _ in range(N_GROUPS)]
+    ambiguous: list[tuple[int, int]] = []  # (group, position) of repeated-clue occurrences
+    used: Counter[tuple[str, int]] = Counter()
+    for p, group in enumerate(pred_sorted):
+        whole = gold_sorted.index(group) if group in gold_sorted else None
+        for k, clue in enumerate(group):
+            candidates = where.get(clue)
+            if candidates is None:
+                continue  # not in the wall: fresh index below
+            if whole is not None and whole in candidates:
+                labels[p][k] = whole
+                used[(clue, whole)] += 1
+            elif len(candidates) == 1:
+                labels[p][k] = candidates[0]
+            else:
+                ambiguous.append((p, k))
+
+    if ambiguous:
+        _assign_repeated(pred_sorted, labels, ambiguous, where, gold_count, used)
+
+    out: list[int] = []
+    fresh = N_GROUPS
+    for p in range(N_GROUPS):
+        for k in range(GROUP_SIZE):
+            label = labels[p][k]
+            if label is None:
+                label = fresh
+                fresh += 1
+            out.append(label)
+    return out
+
+
+def _agreement(labels: list[list[int | None]]) -> int:
+    total = 0
+    for group in labels:
+        counts = Counter(label for label in group if label is not None)
+        total += sum(n * n for n in counts.values())
+    return total
+
+
+def _assign_repeated(
+    pred_sorted: list[list[str]],
+    labels: list[list[int | None]],
+    ambiguous: list[tuple[int, int]],
+    where: dict[str, list[int]],
+    gold_count: Counter[tuple[str, int]],
+    used: Counter[tuple[str, int]],
+) -> None:
+    """Fill ``labels`` for repeated-clue occurrences (step 2 of :func:`predicted_labels`)."""
+    choices = [where[pred_sorted[p][k]] for p, k in ambiguous]
+    n_assignments = math.prod(len(c) for c in choices)
+
+    def cost(assignment: Sequence[int]) -> tuple[int, int]:
+        trial = [list(group) for group in labels]
+        taken = Counter(used)
+        for (p, k), g in zip(ambiguous, assignment, strict=True):
+            trial[p][k] = g
+            taken[(pred_sorted[p][k], g)] += 1
+        overuse = sum(max(0, n - gold_count[key]) for key, n in taken.items())
+        return overuse, -_agreement(trial)
+
+    if n_assignments <= _MAX_ASSIGNMENTS:
+        best = min(itertools.product(*choices), key=cost)
+    else:  # greedy fallback: one occurrence at a time, in prediction order
+        trial = [list(group) for group in labels]
+        chosen = []
+        for (p, k), options in zip(ambiguous, choices, strict=True):
+            scores = []
+            for g in options:
+                trial[p][k] = g
+                scores.append((-_agreement(trial), g))
+            trial[p][k] = min(scores)[1]
+            chosen.append(trial[p][k])
+        best = tuple(chosen)
+    for (p, k), g in zip(ambiguous, best, strict=True):
+        labels[p][k] = g
+
+
+@lru_cache(maxsize=65536)
+def _ami(pred_labels: tuple[int, ...]) -> float:
+    return float(adjusted_mutual_info_score(GOLD_LABELS, pred_labels))
+
+
+def _contingency(pred_labels: Sequence[int]) -> tuple[Counter[tuple[int, int]], int]:
+    """Contingency cells (gold position group, predicted label) and the sum of squared cells."""
+    cells: Counter[tuple[int, int]] = Counter(zip(GOLD_LABELS, pred_labels, strict=True))
+    return cells, sum(n * n for n in cells.values())
+
+
+def _ari(pred_labels: Sequence[int]) -> float:
+    """``sklearn.metrics.adjusted_rand_score(GOLD_LABELS, pred_labels)``, same arithmetic.
+
+    Integer pair counts as in sklearn's ``pair_confusion_matrix``; the final float
+    expression is sklearn's, so the result is bitwise identical (checked in the tests).
+    """
+    n = len(pred_labels)
+    cells, sum_squares = _contingency(pred_labels)
+    col_total = Counter(pred_labels)
+    row_total = Counter(GOLD_LABELS)
+    fp = sum(v * col_total[c] for (_, c), v in cells.items()) - sum_squares
+    fn = sum(v * row_total[r] for (r, _), v in cells.items()) - sum_squares
+    tp = sum_squares - n
+    tn = n * n - fp - fn - sum_squares
+    if fn == 0 and fp == 0:
+        return 1.0
+    return 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
+
+
+def _fms(pred_labels: Sequence[int]) -> float:
+    """``sklearn.metrics.fowlkes_mallows_score(GOLD_LABELS, pred_labels)``, same arithmetic."""
+    n = len(pred_labels)
+    _, sum_squares = _contingency(pred_labels)
+    tk = sum_squares - n
+    pk = sum(s * s for s in Counter(pred_labels).values()) - n
+    qk = sum(s * s for s in Counter(GOLD_LABELS).values()) - n
+    return float(np.sqrt(tk / pk) * np.sqrt(tk / qk)) if tk != 0.0 else 0.0
+
+
+@lru_cache(maxsize=4096)
+def _wd_pair(pred_run: tuple[int, ...], gold_run: tuple[int, ...]) -> float:
+    return min(float(wasserstein_distance(pred_run, gold_run)), 1.0)
+
+
+def wasserstein_score(pred_labels: Sequence[int]) -> float:
+    """Normalised Wasserstein distance of one wall (upstream ``WD``), in [0, 1].
+
+    Cut the 16 predicted labels (prediction order) and the gold labels
+    ``[0,0,0,0,1,...,3,3,3,3]`` into four runs of 4 (``slice_list``); drop each predicted
+    run that also occurs among the gold runs, together with that gold run
+    (``remove_same``); pair the remaining runs in order; sum
+    ``min(1, scipy.stats.wasserstein_distance(pred_run, gold_run))`` and divide by 4.
+
+    Difference from upstream: ``remove_same`` tests membership in the *original* gold
+    list, so two identical predicted runs matching one gold run make it raise
+    ``ValueError`` (``list.remove``); here the second one is kept and paired instead.
+    """
+    pred_runs = [tuple(pred_labels[i : i + GROUP_SIZE]) for i in range(0, N_CLUES, GROUP_SIZE)]
+    gold_left = list(_GOLD_RUNS)
+    pred_left = []
+    for run in pred_runs:
+        if run in gold_left:
+            gold_left.remove(run)
+        else:
+            pred_left.append(run)
+    total = 0.0
+    for pred_run, gold_run in zip(pred_left, gold_left, strict=True):
+        total += _wd_pair(pred_run, gold_run)
+    return total / N_GROUPS
+
+
+def score_wall(
+    prediction: Sequence[Sequence[str]], reference: Sequence[Sequence[str]]
+) -> dict[str, Any]:
+    """Score one wall: both are 4 groups of 4 clue strings (reference in gold group order).
+
+    Returns a dict with ``wd`` (0-1, lower is better), ``ami``, ``ari``, ``fms`` (at most
+    1, higher is better; AMI and ARI can be negative), ``correct_groups`` (0-4) and
+    ``full_wall`` (``True`` when all 4 groups are correct).
+    """
+    pred_sorted = _sorted_lower(prediction)
+    gold_sorted = _sorted_lower(reference)
+    n_correct = correct_groups(pred_sorted, gold_sorted)
+    labels = tuple(predicted_labels(pred_sorted, gold_sorted))
+    return {
+        "wd": wasserstein_score(labels),
+        "ami": _ami(labels),
+        "ari": _ari(labels),
+        "fms": _fms(labels),
+        "correct_groups": n_correct,
+        "full_wall": n_correct == N_GROUPS,
+    }
+
+
+def grouping_scores(
+    predictions: Sequence[Any], references: Sequence[Any], return_per_item: bool = False
+) -> dict[str, Any]:
+    """OCW task 1 scores over walls.
+
+    Args:
+        predictions: one predicted wall per item: 4 groups of 4 clue strings, groups in any
+            order. Clues are compared lowercased (not stripped); clues that are not in the
+            wall are allowed (they count as wrong).
+        references: the gold walls: 4 groups of 4 clue strings in gold group order.
+        return_per_item: also return ``per_item``, one dict per wall with the keys of
+            :func:`score_wall`.
+
+    Returns:
+        ``wd``, ``ami``, ``ari``, ``fms``: means over walls (0-1 scale; WD lower is better);
+        ``full_wall``, ``correct_groups``: totals (as in the paper's tables);
+        ``full_wall_rate`` (= full_wall / n_walls) and ``correct_groups_rate``
+        (= correct_groups / (4 n_walls)), both 0-1; ``n_walls``.
+
+    Raises:
+        ValueError: empty input, lengths differ, or an item is not 4 groups of 4 strings
+            (the message names the index).
+    """
+    check_same_length(predictions, references)
+    preds = [validate_wall(w, f"predictions[{i}]") for i, w in enumerate(predictions)]
+    refs = [validate_wall(w, f"references[{i}]") for i, w in enumerate(references)]
+    if not preds:
+        raise ValueError("nothing to score: predictions and references are empty")
+    per_item = [score_wall(p, r) for p, r in zip(preds, refs, strict=True)]
+    n = len(per_item)
+    n_full = sum(int(item["full_wall"]) for item in per_item)
+    n_correct = sum(item["correct_groups"] for item in per_item)
+    result: dict[str, Any] = {
+        key: float(np.mean([item[key] for item in per_item])) for key in ("wd", "ami", "ari", "fms")
+    }
+    result.update(
+        {
+            "full_wall": n_full,
+            "correct_groups": n_correct,
+            "full_wall_rate": n_full / n,
+            "correct_groups_rate": n_correct / (N_GROUPS * n),
+            "n_walls": n,
+        }
+    )
+    if return_per_item:
+        result["per_item"] = per_item
+    return result
+
+
+# --------------------------------------------------------------------------------------
+# Task 2: connections
+# --------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _rouge_scorer() -> Any:
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rouge1"], use_stemmer=False)
+
+
+def exact_match(prediction: str, reference: str) -> float:
+    """1.0 if equal else 0.0: the semantics of ``evaluate``'s ``exact_match`` with defaults.
+
+    That metric compares ``numpy`` unicode arrays, which ignore trailing NUL characters;
+    so does this function.
+    """
+    return float(prediction.rstrip("\x00") == reference.rstrip("\x00"))
+
+
+def rouge1(prediction: str, reference: str) -> float:
+    """ROUGE-1 F-measure of ``rouge_score`` (``use_stemmer=False``), as ``evaluate``'s
+    ``rouge`` metric (default tokenizer: lowercase, split on non-alphanumerics)."""
+    return float(_rouge_scorer().score(reference, prediction)["rouge1"].fmeasure)
+
+
+def _bertscore_f1(
+    predictions: list[str], references: list[str], **kwargs: Any
+) -> list[float]:  # pragma: no cover - needs bert_score and its model
+    try:
+        bert_score = importlib.import_module("bert_score")
+    except ImportError as err:
+        raise RuntimeError(
+            "BERTScore was requested (bertscore=True) but the package `bert_score` is not "
+            "installed: pip install 'bert-score>=0.3.13' (or ocw-hub[bertscore])"
+        ) from err
+    options = {"lang": "en", "rescale_with_baseline": True, "use_fast_tokenizer": True}
+    options.update(kwargs)
+    try:
+        _, _, f1 = bert_score.score(predictions, references, **options)
+    except (OSError, ValueError) as err:
+        model = options.get("model_type") or BERTSCORE_MODEL
+        raise RuntimeError(
+            f"BERTScore was requested but its model ({model!r}) or baseline file could not be "
+            "loaded; download it once with network access (it is cached by transformers), "
+            f"then run offline. Original error: {err}"
+        ) from err
+    return [float(x) for x in f1.tolist()]
+
+
+def connection_scores(
+    predictions: Sequence[Any],
+    references: Sequence[Any],
+    return_per_item: bool = False,
+    bertscore: bool = False,
+    bertscore_kwargs: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """OCW task 2 scores over walls.
+
+    Args:
+        predictions: per wall, 4 predicted connection strings in gold group order.
+        references: per wall, the 4 gold connections (``gt_connections``).
+        return_per_item: also return ``per_item``, one dict per wall.
+        bertscore: also compute BERTScore F1 (``lang="en"``, ``rescale_with_baseline=True``
+            as the paper); needs the optional ``bert_score`` package and its model.
+        bertscore_kwargs: extra keyword arguments for ``bert_score.score``.
+
+    Both sides are lowercased and stripped (as upstream); each connection is scored,
+    scores are averaged per wall, then over walls.
+
+    Returns:
+        ``exact_match`` and ``rouge1`` (F-measure), 0-1; ``n_walls``; with
+        ``bertscore=True`` also ``bertscore_f1`` (rescaled, usually 0-1, can be negative).
+
+    Raises:
+        ValueError: empty input, lengths differ, an item is not 4 strings.
+        RuntimeError: BERTScore requested but ``bert_score`` or its model is unavailable.
+    """
+    check_same_length(predictions, references)
+    preds = [validate_connections(x, f"predictions[{i}]") for i, x in enumerate(predictions)]
+    refs = [validate_connections(x, f"references[{i}]") for i, x in enumerate(references)]
+    if not preds:
+        raise ValueError("nothing to score: predictions and references are empty")
+    per_item: list[dict[str, Any]] = []
+    flat_preds: list[str] = []
+    flat_refs: list[str] = []
+    for pred_wall, ref_wall in zip(preds, refs, strict=True):
+        p = [c.lower().strip() for c in pred_wall]
+        r = [c.lower().strip() for c in ref_wall]
+        flat_preds.extend(p)
+        flat_refs.extend(r)
+        per_item.append(
+            {
+                "exact_match": float(
+                    np.mean([exact_match(a, b) for a, b in zip(p, r, strict=True)])
+                ),
+                "rouge1": float(np.mean([rouge1(a, b) for a, b in zip(p, r, strict=True)])),
+            }
+        )
+    keys = list(CONNECTION_KEYS)
+    if bertscore:
+        f1 = _bertscore_f1(flat_preds, flat_refs, **(bertscore_kwargs or {}))
+        for i, item in enumerate(per_item):
+            item["bertscore_f1"] = float(np.mean(f1[N_GROUPS * i : N_GROUPS * (i + 1)]))
+        keys.append("bertscore_f1")
+    result: dict[str, Any] = {k: float(np.mean([item[k] for item in per_item])) for k in keys}
+    result["n_walls"] = len(per_item)
+    if return_per_item:
+        result["per_item"] = per_item
+    return result
+
+
+# --------------------------------------------------------------------------------------
+# WoTe: extractive spans (SQuAD v1.1)
+# --------------------------------------------------------------------------------------
+
+_PUNCTUATION = set(string.punctuation)
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+
+
+def normalize_answer(s: str) -> str:
+    """SQuAD v1.1 normalisation: lowercase, remove punctuation, articles, extra whitespace."""
+    s = s.lower()
+    s = "".join(ch for ch in s if ch not in _PUNCTUATION)
+    s = _ARTICLES.sub(" ", s)
+    return " ".join(s.split())
+
+
+def span_f1(prediction: str, ground_truth: str) -> float:
+    """SQuAD v1.1 token F1 (0-1) of one prediction against one gold answer."""
+    prediction_tokens = normalize_answer(prediction).split()
+    ground_truth_tokens = normalize_answer(ground_truth).split()
+    common = Counter(prediction_tokens) & Counter(ground_truth_tokens)
+    num_same = sum(common.values())
+    if num_same == 0:
+        return 0.0
+    precision = 1.0 * num_same / len(prediction_tokens)
+    recall = 1.0 * num_same / len(ground_truth_tokens)
+    return (2 * precision * recall) / (precision + recall)
+
+
+def span_exact_match(prediction: str, ground_truth: str) -> bool:
+    """SQuAD v1.1 exact match of normalised strings."""
+    return normalize_answer(prediction) == normalize_answer(ground_truth)
+
+
+def span_scores(
+    predictions: Sequence[Any], references: Sequence[Any], return_per_item: bool = False
+) -> dict[str, Any]:
+    """WoTe scores: SQuAD v1.1 exact match and token F1, max over gold answers.
+
+    Args:
+        predictions: one predicted answer string per question.
+        references: per question, a list of gold answer strings (or one string).
+        return_per_item: also return ``per_item``, one dict per question (0 or 100 for EM).
+
+    Returns:
+        ``exact_match`` and ``f1``: means over questions on the 0-100 scale (as
+        ``evaluate``'s ``squad``); ``n_questions``.
+
+    Raises:
+        ValueError: empty input, lengths differ, a prediction is not a string, a reference is
+            not a string or a non-empty list of strings.
+    """
+    check_same_length(predictions, references)
+    preds = [validate_span_prediction(x, f"predictions[{i}]") for i, x in enumerate(predictions)]
+    refs = [validate_span_reference(x, f"references[{i}]") for i, x in enumerate(references)]
+    if not preds:
+        raise ValueError("nothing to score: predictions and references are empty")
+    em_total = 0.0
+    f1_total = 0.0
+    per_item = []
+    for pred, golds in zip(preds, refs, strict=True):
+        em = max(span_exact_match(pred, g) for g in golds)
+        f1 = max(span_f1(pred, g) for g in golds)
+        em_total += em
+        f1_total += f1
+        per_item.append({"exact_match": 100.0 * em, "f1": 100.0 * f1})
+    total = len(preds)
+    result: dict[str, Any] = {
+        "exact_match": 100.0 * em_total / total,
+        "f1": 100.0 * f1_total / total,
+        "n_questions": total,
+    }
+    if return_per_item:
+        result["per_item"] = per_item
+    return result

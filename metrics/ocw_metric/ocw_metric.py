@@ -1,0 +1,198 @@
+"""OCW metric: Only Connect Wall grouping and connections, and WoTe extractive spans."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import datasets
+import evaluate
+
+from .compute_score import (
+    check_same_length,
+    connection_scores,
+    grouping_scores,
+    span_scores,
+    validate_connections,
+    validate_span_prediction,
+    validate_span_reference,
+    validate_wall,
+)
+
+_CITATION = """\
+@inproceedings{alavi-naeini2023large,
+  title={Large Language Models are Fixated by Red Herrings: Exploring Creative Problem
+         Solving and Einstellung Effect using the Only Connect Wall Dataset},
+  author={Saeid Alavi Naeini and Raeid Saqur and Mohammad Saeidi and John Michael Giorgi
+          and Babak Taati},
+  booktitle={Thirty-seventh Conference on Neural Information Processing Systems
+             Datasets and Benchmarks Track},
+  year={2023},
+  url={https://openreview.net/forum?id=jJCeMiwHdH}
+}
+@inproceedings{Rajpurkar2016SQuAD10,
+  title={SQuAD: 100, 000+ Questions for Machine Comprehension of Text},
+  author={Pranav Rajpurkar and Jian Zhang and Konstantin Lopyrev and Percy Liang},
+  booktitle={EMNLP},
+  year={2016}
+}
+"""
+
+_DESCRIPTION = """\
+Scores for the Only Connect Wall (OCW) benchmark and the Wizard-of-Tasks extractive (WoTe)
+benchmark. Configurations:
+- "grouping" (OCW task 1): Wasserstein distance, AMI, ARI, Fowlkes-Mallows, correct groups
+  and solved walls, as in the paper's script evaluate_only_connect.py (TaatiTeam/OCW).
+- "connections" (OCW task 2): exact match and ROUGE-1 F-measure (optional BERTScore F1).
+- "spans" (WoTe): SQuAD v1.1 exact match and token F1 (0-100).
+"""
+
+_KWARGS_DESCRIPTION = """\
+Args:
+    predictions:
+        grouping: per wall, 4 groups of 4 clue strings (groups and clues in any order).
+        connections: per wall, 4 connection strings in gold group order.
+        spans: per question, one answer string.
+    references:
+        grouping: per wall, the gold 4 groups of 4 clue strings, in gold group order.
+        connections: per wall, the 4 gold connections (gt_connections).
+        spans: per question, a list of gold answer strings (or a single string).
+    return_per_item (bool, default False): also return "per_item", a list with one dict
+        per wall/question holding the per-item values of the same keys.
+    bertscore (bool, default False; "connections" only): also compute BERTScore F1
+        (lang="en", rescale_with_baseline=True); needs the optional package bert_score
+        and its model (roberta-large); RuntimeError when either is unavailable.
+    bertscore_kwargs (dict, optional; "connections" only): extra arguments for
+        bert_score.score.
+Returns:
+    grouping: wd, ami, ari, fms (means over walls, 0-1; wd lower is better),
+        full_wall and correct_groups (totals), full_wall_rate and correct_groups_rate
+        (0-1), n_walls.
+    connections: exact_match, rouge1 (means of per-wall means, 0-1), n_walls, and
+        bertscore_f1 when requested.
+    spans: exact_match, f1 (0-100), n_questions.
+Raises:
+    ValueError: malformed input (not 4 groups of 4 strings, not 4 connection strings,
+        wrong types, different lengths); the message names the index, e.g.
+        "predictions[3][1]: expected a group of 4 clues, got 5 clues".
+Examples:
+    >>> ocw = evaluate.load("metrics/ocw_metric", "grouping")
+    >>> wall = [["a", "b", "c", "d"], ["e", "f", "g", "h"],
+    ...         ["i", "j", "k", "l"], ["m", "n", "o", "p"]]
+    >>> r = ocw.compute(predictions=[wall[::-1]], references=[wall])
+    >>> r["full_wall"], r["wd"], r["ami"]
+    (1, 0.0, 1.0)
+"""
+
+CONFIGS = ("grouping", "connections", "spans")
+
+_STRINGS = datasets.Sequence(datasets.Value("string"))
+_FEATURES = {
+    "grouping": datasets.Features(
+        {
+            "predictions": datasets.Sequence(_STRINGS),
+            "references": datasets.Sequence(_STRINGS),
+        }
+    ),
+    "connections": datasets.Features({"predictions": _STRINGS, "references": _STRINGS}),
+    "spans": datasets.Features({"predictions": datasets.Value("string"), "references": _STRINGS}),
+}
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class OcwMetric(evaluate.Metric):
+    """``evaluate`` metric for OCW (``grouping``, ``connections``) and WoTe (``spans``).
+
+    Inputs are validated *before* ``evaluate`` converts them to Arrow (in ``add``,
+    ``add_batch`` and ``compute``), so a malformed item, e.g. a clue that is the number
+    ``8.5``, raises ``ValueError`` naming its index instead of being cast or rejected with
+    a generic message. Indices in ``add_batch`` errors are relative to that batch.
+    For ``spans`` a single-string reference is wrapped into a one-element list before
+    storage.
+    """
+
+    def _info(self) -> evaluate.MetricInfo:
+        if self.config_name not in CONFIGS:
+            raise ValueError(
+                f"unknown config_name {self.config_name!r} for ocw_metric; "
+                f"choose one of {list(CONFIGS)}, e.g. evaluate.load(path, 'grouping')"
+            )
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=_FEATURES[self.config_name],
+            codebase_urls=["https://github.com/TaatiTeam/OCW"],
+            reference_urls=[
+                "https://arxiv.org/abs/2306.11167",
+                "https://rajpurkar.github.io/SQuAD-explorer/",
+            ],
+        )
+
+    # -- validation before evaluate's Arrow encoding ---------------------------------
+
+    def _check_item(self, prediction: Any, reference: Any, index: int | None) -> tuple[Any, Any]:
+        suffix = "" if index is None else f"[{index}]"
+        p_where, r_where = f"predictions{suffix}", f"references{suffix}"
+        if self.config_name == "grouping":
+            return validate_wall(prediction, p_where), validate_wall(reference, r_where)
+        if self.config_name == "connections":
+            return (
+                validate_connections(prediction, p_where),
+                validate_connections(reference, r_where),
+            )
+        return (
+            validate_span_prediction(prediction, p_where),
+            validate_span_reference(reference, r_where),
+        )
+
+    def _check_batch(self, predictions: Any, references: Any) -> tuple[list[Any], list[Any]]:
+        check_same_length(predictions, references)
+        checked = [
+            self._check_item(p, r, i)
+            for i, (p, r) in enumerate(zip(predictions, references, strict=True))
+        ]
+        return [p for p, _ in checked], [r for _, r in checked]
+
+    def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
+        """Validate a batch (see :class:`OcwMetric`), then store it like ``evaluate``."""
+        if predictions is not None or references is not None:
+            predictions, references = self._check_batch(predictions, references)
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
+        """Validate one item (see :class:`OcwMetric`), then store it like ``evaluate``."""
+        if prediction is not None or reference is not None:
+            prediction, reference = self._check_item(prediction, reference, None)
+        return super().add(prediction=prediction, reference=reference, **kwargs)
+
+    def compute(
+        self, *, predictions: Any = None, references: Any = None, **kwargs: Any
+    ) -> dict[str, Any] | None:
+        """Validate the inputs (if given), then compute (see the module docstring)."""
+        if predictions is not None or references is not None:
+            predictions, references = self._check_batch(predictions, references)
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
+    def _compute(
+        self,
+        predictions: list[Any],
+        references: list[Any],
+        return_per_item: bool = False,
+        bertscore: bool = False,
+        bertscore_kwargs: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        if (bertscore or bertscore_kwargs) and self.config_name != "connections":
+            raise ValueError(
+                f"bertscore is only available with config 'connections', not {self.config_name!r}"
+            )
+        if self.config_name == "grouping":
+            return grouping_scores(predictions, references, return_per_item=return_per_item)
+        if self.config_name == "connections":
+            return connection_scores(
+                predictions,
+                references,
+                return_per_item=return_per_item,
+                bertscore=bertscore,
+                bertscore_kwargs=bertscore_kwargs,
+            )
+        return span_scores(predictions, references, return_per_item=return_per_item)
