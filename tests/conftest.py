@@ -39,3 +39,29 @@ def ocw_raw(shared_data: Path) -> Path:
 def wote_dir(shared_data: Path) -> Path:
     """The real WoTe release (train 248, validation 169, test 412 questions)."""
     return shared_data / "wote"
+
+
+def _load_builder_module(name: str):
+    """Import ``<repo>/<name>.py`` by file path as module ``name`` (cached in sys.modules).
+
+    ``datasets`` re-imports a builder's module by name, so it must be registered there.
+    """
+    import importlib.util
+    import sys
+
+    path = REPO_ROOT / f"{name}.py"
+    module = sys.modules.get(name)
+    if module is not None and Path(getattr(module, "__file__", "")).resolve() == path:
+        return module
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None, f"cannot load {path}"
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def load_builder_module():
+    """Factory: ``load_builder_module("OCW")`` returns the loading script imported by path."""
+    return _load_builder_module

@@ -1,0 +1,527 @@
+"""Tests of the OCW loading script ``OCW.py`` (imported by path, run on the installed datasets).
+
+Full-scale tests read the stand-in release in ``../shared/data/ocw/dataset``; the other tests
+write small split files into ``tmp_path`` from real walls of ``onlyconnect.json``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import tarfile
+import warnings
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import datasets
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+DEFECT_IDS = ("0f1677", "654041", "b308e4")
+GROUP_NAMES = ["group_1", "group_2", "group_3", "group_4"]
+
+
+# ------------------------------------------------------------------------------------------
+# Helpers and fixtures
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ocw(load_builder_module):
+    return load_builder_module("OCW")
+
+
+@pytest.fixture(scope="module")
+def raw_walls(ocw_raw: Path) -> dict[str, dict[str, Any]]:
+    """All 618 walls of the raw export, by wall_id, in file order."""
+    walls = json.loads(ocw_raw.read_text(encoding="utf-8"))["dataset"]
+    return {wall["wall_id"]: wall for wall in walls}
+
+
+@pytest.fixture(scope="module")
+def clean_walls(raw_walls) -> list[dict[str, Any]]:
+    """The first six raw walls without a known defect (fresh copies each use)."""
+    return [w for wid, w in raw_walls.items() if wid not in DEFECT_IDS][:6]
+
+
+def write_split(path: Path, walls: list[dict[str, Any]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"season_to_walls_map": {}, "dataset": walls}), encoding="utf-8")
+    return path
+
+
+def make_folder(root: Path, clean: list[dict[str, Any]], names: dict[str, str] | None = None):
+    """Write train/validation/test (2 clean walls each) under ``root``; returns the walls."""
+    names = names or {split: f"{split}.json" for split in ("train", "validation", "test")}
+    splits = {
+        "train": copy.deepcopy(clean[0:2]),
+        "validation": copy.deepcopy(clean[2:4]),
+        "test": copy.deepcopy(clean[4:6]),
+    }
+    for split, walls in splits.items():
+        write_split(root / names[split], walls)
+    return splits
+
+
+def build(ocw, cache_dir: Path, config: str = "default", **kwargs) -> datasets.DatasetDict:
+    builder = ocw.OCW(config_name=config, cache_dir=str(cache_dir), **kwargs)
+    builder.download_and_prepare()
+    return builder.as_dataset()
+
+
+def arrow_files(cache_dir: Path) -> list[Path]:
+    return sorted(cache_dir.rglob("*.arrow")) + sorted(cache_dir.rglob("dataset_info.json"))
+
+
+def as_release(wall: dict[str, Any]) -> dict[str, Any]:
+    """What the builder yields for a raw wall: numeric clues rendered with ``str()``."""
+    out = copy.deepcopy(wall)
+    out["words"] = [str(c) for c in out["words"]]
+    for group in out["groups"].values():
+        group["gt_words"] = [str(c) for c in group["gt_words"]]
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# Public API
+# ------------------------------------------------------------------------------------------
+
+
+def test_public_constants(ocw):
+    assert ocw.SPLITS == ("train", "validation", "test")
+    assert ocw.OFFICIAL_SPLIT_SIZES == {"train": 62, "validation": 62, "test": 494}
+    assert issubclass(ocw.OCWFormatError, ValueError)
+    assert issubclass(ocw.OCWDataWarning, UserWarning)
+    assert ocw.OCW.DEFAULT_CONFIG_NAME == "default"
+    configs = {c.name: c for c in ocw.OCW.BUILDER_CONFIGS}
+    assert list(configs) == ["default", "ocw_randomized", "ocw_wordnet"]
+    assert configs["default"].url == "https://www.cs.toronto.edu/~taati/OCW/OCW.tar.gz"
+    assert configs["ocw_wordnet"].url.endswith("/OCW_wordnet.tar.gz")
+    assert str(configs["ocw_randomized"].version) == "1.0.0"
+    assert isinstance(ocw.FEATURES, datasets.Features)
+    assert list(ocw.FEATURES) == [
+        "wall_id",
+        "season",
+        "episode",
+        "words",
+        "gt_connections",
+        "groups",
+        "overall_human_performance",
+    ]
+    assert list(ocw.FEATURES["groups"]) == GROUP_NAMES
+    group = ocw.FEATURES["groups"]["group_3"]
+    assert group["human_performance"]["grouping"] == datasets.Value("int32")
+    assert ocw.FEATURES["season"] == datasets.Value("int32")
+    assert "Naeini" in ocw._CITATION and ocw._LICENSE == "MIT"
+
+
+def test_script_imports_only_stdlib_and_datasets(repo_root):
+    source = (repo_root / "OCW.py").read_text(encoding="utf-8")
+    imports = {
+        line.split()[1].split(".")[0]
+        for line in source.splitlines()
+        if line.startswith(("import ", "from "))
+    }
+    assert imports <= {"json", "re", "warnings", "collections", "dataclasses", "pathlib"} | {
+        "typing",
+        "datasets",
+    }
+
+
+# ------------------------------------------------------------------------------------------
+# Full scale over the stand-in release (62/62/494)
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def full(ocw, ocw_dir, tmp_path_factory):
+    cache = tmp_path_factory.mktemp("ocw_full_cache")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ds = build(ocw, cache, data_dir=str(ocw_dir))
+    return ds, [w for w in caught if issubclass(w.category, ocw.OCWDataWarning)]
+
+
+def test_full_split_sizes_and_features(ocw, full):
+    ds, _ = full
+    assert {split: ds[split].num_rows for split in ds} == {
+        "train": 62,
+        "validation": 62,
+        "test": 494,
+    }
+    assert {split: ds[split].num_rows for split in ds} == ocw.OFFICIAL_SPLIT_SIZES
+    for split in ocw.SPLITS:
+        assert ds[split].features == ocw.FEATURES
+
+
+def test_full_rows_equal_release_json(ocw, full, ocw_dir):
+    ds, _ = full
+    for split in ocw.SPLITS:
+        release = json.loads((ocw_dir / f"{split}.json").read_text(encoding="utf-8"))["dataset"]
+        rows = ds[split].to_list()
+        assert [r["wall_id"] for r in rows] == [w["wall_id"] for w in release]  # file order
+        assert rows == [as_release(w) for w in release]
+
+
+def test_full_known_wall_values(full):
+    ds, _ = full
+    row = ds["test"][0]
+    assert row["wall_id"] == "46fa44"
+    assert (row["season"], row["episode"]) == (1, 1)
+    assert row["words"][:4] == ["Santa", "Squash ball", "Dr Riviera", "Lag"]
+    assert len(row["words"]) == 16
+    assert row["gt_connections"] == ["Made from rubber", "Prison slang", "Called Nick", "Quarks"]
+    assert list(row["groups"]) == GROUP_NAMES
+    assert row["groups"]["group_3"] == {
+        "group_id": "4ce162_03",
+        "gt_words": ["Santa", "Satan", "Bottom", "Dr Riviera"],
+        "gt_connection": "Called Nick",
+        "human_performance": {"grouping": 1, "connection": 0},
+    }
+    assert row["overall_human_performance"] == {
+        "grouping": [1, 1, 1, 1],
+        "connections": [1, 1, 0, 0],
+    }
+    # The upstream evaluation reads groups with .values(): keep that working.
+    assert [g["gt_connection"] for g in row["groups"].values()] == row["gt_connections"]
+
+
+def test_full_rows_match_raw_export(full, raw_walls):
+    """The stand-in shuffles clues only: groups and connections equal the raw export."""
+    ds, _ = full
+    row = ds["validation"].filter(lambda r: r["wall_id"] == "0f1677")[0]
+    raw = as_release(raw_walls["0f1677"])
+    assert Counter(row["words"]) == Counter(raw["words"])
+    assert row["groups"] == raw["groups"]
+    assert row["gt_connections"] == raw["gt_connections"]
+
+
+def test_full_warnings_name_the_real_defects(full):
+    _, caught = full
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 3
+    assert any("0f1677" in m and "'8.5'" in m and "validation.json" in m for m in messages)
+    assert any("654041" in m and "'Bask'" in m and "test.json" in m for m in messages)
+    assert any("b308e4" in m and "'Glamour'" in m for m in messages)
+
+
+# ------------------------------------------------------------------------------------------
+# Real defects of the raw export, in a small fixture folder
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def defect_folder(tmp_path, raw_walls, clean_walls) -> Path:
+    root = tmp_path / "data"
+    write_split(root / "train.json", copy.deepcopy(clean_walls[:2]))
+    write_split(root / "validation.json", [copy.deepcopy(raw_walls["0f1677"])])
+    write_split(root / "test.json", [copy.deepcopy(raw_walls[w]) for w in ("654041", "b308e4")])
+    return root
+
+
+def test_numeric_clue_is_rendered_with_str_and_warned(ocw, defect_folder, tmp_path):
+    with pytest.warns(ocw.OCWDataWarning) as record:
+        ds = build(ocw, tmp_path / "cache", data_dir=str(defect_folder))
+    numeric = [w for w in record if re.search(r"0f1677.*clue 8\.5 .*'8\.5'", str(w.message))]
+    assert len(numeric) == 1  # one warning per clue, listing both places
+    assert "validation.json" in str(numeric[0].message)
+    assert "words[" in str(numeric[0].message) and "group_2.gt_words[1]" in str(numeric[0].message)
+    row = ds["validation"][0]
+    assert row["wall_id"] == "0f1677"
+    assert row["words"][5] == "8.5"  # raw export lists clues in group order
+    assert row["words"][4:8] == ["Seven", "8.5", "1984", "2010"]
+    assert row["groups"]["group_2"]["gt_words"] == ["Seven", "8.5", "1984", "2010"]
+    assert all(isinstance(c, str) for c in row["words"])
+
+
+def test_repeated_clues_are_kept_with_a_warning(ocw, defect_folder, tmp_path):
+    with pytest.warns(ocw.OCWDataWarning) as record:
+        ds = build(ocw, tmp_path / "cache", data_dir=str(defect_folder))
+    messages = [str(w.message) for w in record]
+    assert any("654041" in m and "'Bask' appears 2 times" in m for m in messages)
+    assert any(
+        "b308e4" in m and "group_3.gt_words[3]" in m and "group_4.gt_words[3]" in m
+        for m in messages
+    )
+    rows = {r["wall_id"]: r for r in ds["test"]}
+    assert Counter(rows["654041"]["words"])["Bask"] == 2
+    assert rows["654041"]["groups"]["group_2"]["gt_words"] == ["Bask", "Mask", "Rok", "Bask"]
+    assert rows["b308e4"]["groups"]["group_3"]["gt_words"][3] == "Glamour"
+    assert rows["b308e4"]["groups"]["group_4"]["gt_words"][3] == "Glamour"
+    assert Counter(rows["b308e4"]["words"])["Glamour"] == 2
+
+
+def test_read_walls_int_clue_and_extra_keys(ocw, tmp_path, clean_walls):
+    wall = copy.deepcopy(clean_walls[0])
+    clue = wall["groups"]["group_1"]["gt_words"][0]
+    wall["groups"]["group_1"]["gt_words"][0] = 8
+    wall["words"][wall["words"].index(clue)] = 8
+    wall["extra"] = "dropped"
+    wall["groups"]["group_1"]["note"] = "dropped too"
+    path = write_split(tmp_path / "test.json", [wall])
+    with pytest.warns(ocw.OCWDataWarning, match=r"clue 8 is a JSON number.*'8'"):
+        (out,) = ocw.read_walls(path, "test")
+    assert out["groups"]["group_1"]["gt_words"][0] == "8"
+    assert "8" in out["words"]
+    assert set(out) == set(ocw.FEATURES)
+    assert set(out["groups"]["group_1"]) == set(ocw.FEATURES["groups"]["group_1"])
+
+
+# ------------------------------------------------------------------------------------------
+# Sources: folder layouts, tarball data_dir, download path
+# ------------------------------------------------------------------------------------------
+
+
+def make_tarball(tmp_path: Path, clean, inner: str = "dataset") -> tuple[Path, dict]:
+    staging = tmp_path / "staging"
+    splits = make_folder(staging / inner, clean)
+    write_split(staging / inner / "OCW.json", [w for ws in splits.values() for w in ws])
+    tarball = tmp_path / "OCW.tar.gz"
+    with tarfile.open(tarball, "w:gz") as tar:
+        tar.add(staging / inner, arcname=inner)
+    return tarball, splits
+
+
+def test_data_dir_tarball(ocw, tmp_path, clean_walls):
+    tarball, splits = make_tarball(tmp_path, clean_walls)
+    ds = build(ocw, tmp_path / "cache", data_dir=str(tarball))
+    for split in ocw.SPLITS:
+        assert ds[split]["wall_id"] == [w["wall_id"] for w in splits[split]]
+    assert ds["test"][1]["groups"] == splits["test"][1]["groups"]
+
+
+@pytest.mark.parametrize("as_uri", [False, True])
+def test_download_path_uses_config_url(ocw, tmp_path, clean_walls, monkeypatch, as_uri):
+    tarball, splits = make_tarball(tmp_path, clean_walls, inner="OCW_randomized")
+    url = tarball.as_uri() if as_uri else str(tarball)
+    config = next(c for c in ocw.OCW.BUILDER_CONFIGS if c.name == "ocw_randomized")
+    monkeypatch.setattr(config, "url", url)
+    calls = []
+    original = datasets.DownloadManager.download_and_extract
+
+    def spy(self, url_or_urls):
+        calls.append(url_or_urls)
+        return original(self, url_or_urls)
+
+    monkeypatch.setattr(datasets.DownloadManager, "download_and_extract", spy)
+    ds = build(ocw, tmp_path / "cache", config="ocw_randomized")
+    assert calls == [url]
+    assert ds["validation"]["wall_id"] == [w["wall_id"] for w in splits["validation"]]
+
+
+def test_download_path_falls_back_to_urls_table(ocw, tmp_path, clean_walls, monkeypatch):
+    tarball, splits = make_tarball(tmp_path, clean_walls)
+    config = next(c for c in ocw.OCW.BUILDER_CONFIGS if c.name == "default")
+    monkeypatch.setattr(config, "url", "")
+    monkeypatch.setitem(ocw._URLS, "default", str(tarball))
+    ds = build(ocw, tmp_path / "cache")
+    assert ds["train"]["wall_id"] == [w["wall_id"] for w in splits["train"]]
+
+
+def test_wordnet_like_file_names(ocw, tmp_path, clean_walls):
+    root = tmp_path / "OCW_wordnet"
+    names = {s: f"easy_{s}_wordnet.json" for s in ("train", "validation", "test")}
+    splits = make_folder(root, clean_walls, names)
+    assert ocw.find_split_files(tmp_path) == {s: root / names[s] for s in names}
+    ds = build(ocw, tmp_path / "cache", config="ocw_wordnet", data_dir=str(root))
+    assert ds["test"]["wall_id"] == [w["wall_id"] for w in splits["test"]]
+
+
+def test_find_split_files_tokens(ocw, tmp_path):
+    for name in ("train.json", "Validation.json", "sub/test.json", "contest.json", "OCW.json"):
+        write_split(tmp_path / name, [])
+    write_split(tmp_path / "._test.json", [])  # macOS resource fork in a tarball
+    write_split(tmp_path / "testing.json", [])
+    assert ocw.find_split_files(tmp_path) == {
+        "train": tmp_path / "train.json",
+        "validation": tmp_path / "Validation.json",
+        "test": tmp_path / "sub" / "test.json",
+    }
+
+
+def test_missing_data_dir(ocw, tmp_path):
+    with pytest.raises(FileNotFoundError, match="nope"):
+        build(ocw, tmp_path / "cache", data_dir=str(tmp_path / "nope"))
+
+
+# ------------------------------------------------------------------------------------------
+# Bad input: a clear OCWFormatError naming file and wall, and nothing written
+# ------------------------------------------------------------------------------------------
+
+
+def _set_clue(wall, group: str, index: int, new: Any) -> None:
+    old = wall["groups"][group]["gt_words"][index]
+    wall["groups"][group]["gt_words"][index] = new
+    wall["words"][wall["words"].index(old)] = new
+
+
+def _drop_clue(wall):
+    wall["words"].pop()
+
+
+def _three_groups(wall):
+    del wall["groups"]["group_4"]
+
+
+def _group_of_five(wall):
+    wall["groups"]["group_2"]["gt_words"].append("Extra")
+
+
+def _swap_connections(wall):
+    wall["gt_connections"][0], wall["gt_connections"][1] = (
+        wall["gt_connections"][1],
+        wall["gt_connections"][0],
+    )
+
+
+def _human_two(wall):
+    wall["groups"]["group_3"]["human_performance"]["connection"] = 2
+
+
+def _overall_mismatch(wall):
+    wall["overall_human_performance"]["grouping"][0] = (
+        1 - wall["groups"]["group_1"]["human_performance"]["grouping"]
+    )
+
+
+def _season_string(wall):
+    wall["season"] = "1"
+
+
+def _missing_connection(wall):
+    del wall["groups"]["group_1"]["gt_connection"]
+
+
+def _clue_not_in_groups(wall):
+    wall["words"][0] = "Not a clue of any group"
+
+
+def _null_clue(wall):
+    _set_clue(wall, "group_4", 0, None)
+
+
+BAD_WALLS: dict[str, tuple[Callable[[dict], None], str]] = {
+    "15 clues": (_drop_clue, r"field 'words': expected 16 clues, got 15"),
+    "3 groups": (_three_groups, r"field 'groups': expected exactly 4 groups"),
+    "group of 5": (_group_of_five, r"field 'groups.group_2.gt_words': expected 4 clues, got 5"),
+    "gt_connections order": (_swap_connections, r"field 'gt_connections'"),
+    "human score 2": (
+        _human_two,
+        r"field 'groups.group_3.human_performance.connection': .*0 or 1, got 2",
+    ),
+    "overall mismatch": (_overall_mismatch, r"field 'overall_human_performance.grouping'"),
+    "season string": (_season_string, r"field 'season': expected int, got str"),
+    "missing field": (_missing_connection, r"field 'groups.group_1.gt_connection': missing"),
+    "multiset": (_clue_not_in_groups, r"field 'words': clues differ .*Not a clue of any group"),
+    "null clue": (_null_clue, r"field 'words\[\d+\]': expected a string clue, got NoneType"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_WALLS))
+def test_bad_wall_raises_and_writes_nothing(ocw, tmp_path, clean_walls, case):
+    mutate, field_pattern = BAD_WALLS[case]
+    root = tmp_path / "data"
+    splits = make_folder(root, clean_walls)
+    bad = splits["test"][1]
+    mutate(bad)
+    write_split(root / "test.json", splits["test"])
+    cache = tmp_path / "cache"
+    pattern = rf"test\.json: wall '{bad['wall_id']}' \(#1\): {field_pattern}"
+    with pytest.raises(ocw.OCWFormatError, match=pattern):
+        build(ocw, cache, data_dir=str(root))
+    assert arrow_files(cache) == []
+
+
+def assert_fails_cleanly(ocw, tmp_path, root, pattern: str) -> None:
+    cache = tmp_path / "cache"
+    with pytest.raises(ocw.OCWFormatError, match=pattern):
+        build(ocw, cache, data_dir=str(root))
+    assert arrow_files(cache) == []
+
+
+def test_truncated_json(ocw, tmp_path, clean_walls):
+    root = tmp_path / "data"
+    make_folder(root, clean_walls)
+    text = (root / "validation.json").read_text(encoding="utf-8")
+    (root / "validation.json").write_text(text[: len(text) // 2], encoding="utf-8")
+    assert_fails_cleanly(ocw, tmp_path, root, r"validation\.json: invalid JSON .*line 1 column \d+")
+
+
+def test_duplicated_wall_id_in_split(ocw, tmp_path, clean_walls):
+    root = tmp_path / "data"
+    splits = make_folder(root, clean_walls)
+    write_split(root / "train.json", splits["train"] + [copy.deepcopy(splits["train"][0])])
+    wall_id = splits["train"][0]["wall_id"]
+    pattern = rf"train\.json: wall '{wall_id}' \(#2\): field 'wall_id': duplicated .*#0"
+    assert_fails_cleanly(ocw, tmp_path, root, pattern)
+
+
+def test_wall_in_two_splits(ocw, tmp_path, clean_walls):
+    root = tmp_path / "data"
+    splits = make_folder(root, clean_walls)
+    write_split(root / "test.json", splits["test"] + [copy.deepcopy(splits["train"][1])])
+    wall_id = splits["train"][1]["wall_id"]
+    pattern = (
+        rf"wall '{wall_id}': field 'wall_id': in two splits, 'train' .*train\.json.*test\.json"
+    )
+    assert_fails_cleanly(ocw, tmp_path, root, pattern)
+
+
+def test_missing_split_file_lists_files(ocw, tmp_path, clean_walls):
+    root = tmp_path / "data"
+    make_folder(root, clean_walls)
+    (root / "validation.json").rename(root / "valid.json")
+    pattern = r"no file for split 'validation'.*Files found: test\.json, train\.json, valid\.json"
+    assert_fails_cleanly(ocw, tmp_path, root, pattern)
+
+
+def test_two_candidates_for_a_split(ocw, tmp_path, clean_walls):
+    root = tmp_path / "data"
+    splits = make_folder(root, clean_walls)
+    write_split(root / "extra" / "easy_test.json", splits["test"])
+    pattern = r"several files for split 'test': extra/easy_test\.json, test\.json"
+    assert_fails_cleanly(ocw, tmp_path, root, pattern)
+
+
+def test_wrong_top_level_shape(ocw, tmp_path, clean_walls):
+    root = tmp_path / "data"
+    make_folder(root, clean_walls)
+    (root / "train.json").write_text(json.dumps(clean_walls[:2]), encoding="utf-8")
+    assert_fails_cleanly(ocw, tmp_path, root, r"train\.json: expected an object with a 'dataset'")
+
+
+# ------------------------------------------------------------------------------------------
+# Property: validity depends on the multiset of clues, not on their order
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def property_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("ocw_property")
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_permuted_words_validate_and_changed_clue_fails(ocw, clean_walls, property_dir, data):
+    wall = copy.deepcopy(data.draw(st.sampled_from(clean_walls)))
+    path = property_dir / "test.json"
+
+    wall["words"] = data.draw(st.permutations(wall["words"]))
+    write_split(path, [wall])
+    (out,) = ocw.read_walls(path, "test")
+    assert out["words"] == wall["words"]
+
+    position = data.draw(st.integers(0, 15))
+    new_clue = data.draw(st.text(min_size=1).filter(lambda s: s.strip()))
+    if new_clue == wall["words"][position]:
+        return
+    wall["words"][position] = new_clue
+    write_split(path, [wall])
+    with pytest.raises(ocw.OCWFormatError, match=r"field 'words': clues differ"):
+        ocw.read_walls(path, "test")
