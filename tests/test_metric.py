@@ -1,0 +1,481 @@
+"""Hand-computed values, input errors and ``evaluate`` integration of ``metrics/ocw_metric``.
+
+Every expected number below is worked out in the comments from the definitions (paper's
+script ``evaluate_only_connect.py`` of TaatiTeam/OCW, SQuAD v1.1), not by calling the
+code under test.
+
+Notation: gold wall W = A, B, C, D with A = a1..a4 (gold index 0), B = b1..b4 (1), C (2),
+D (3). For a predicted wall the 16 "predicted labels" are the gold indices of the
+predicted clues (prediction order, clues sorted inside each group; clues not in the wall
+get 4, 5, ...). Pair counts below are unordered pairs; C(n, 2) = n (n - 1) / 2.
+When every gold group and every predicted group holds 4 clues (n = 16):
+  sum_i C(rows_i, 2) = sum_j C(cols_j, 2) = 4 * 6 = 24, C(16, 2) = 120,
+  H(rows) = H(cols) = ln 4, and the expected mutual information is
+  EMI = sum_k k ln(k) P(k), P(k) = C(4,k) C(12,4-k) / C(16,4), C(16,4) = 1820:
+  EMI = (396 * 2 ln 2 + 48 * 3 ln 3 + 1 * 4 ln 4) / 1820.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import shutil
+import sys
+import types
+from pathlib import Path
+
+import evaluate
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+METRIC_DIR = REPO_ROOT / "metrics" / "ocw_metric"
+
+
+def _load_compute_score() -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "ocw_metric_compute_score", METRIC_DIR / "compute_score.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+cs = _load_compute_score()
+
+A = ["a1", "a2", "a3", "a4"]
+B = ["b1", "b2", "b3", "b4"]
+C = ["c1", "c2", "c3", "c4"]
+D = ["d1", "d2", "d3", "d4"]
+WALL = [A, B, C, D]
+
+LN2, LN3, LN4 = math.log(2), math.log(3), math.log(4)
+EMI_4X4 = (396 * 2 * LN2 + 48 * 3 * LN3 + 1 * 4 * LN4) / 1820  # ~0.391603
+
+
+def score(pred: list[list[str]], gold: list[list[str]] = WALL) -> dict:
+    return cs.score_wall(pred, gold)
+
+
+# ----------------------------------------------------------------------------------------
+# grouping: hand-computed walls
+# ----------------------------------------------------------------------------------------
+
+
+def test_perfect_wall_any_order() -> None:
+    # Every predicted group is a gold group: 4 correct groups, every run removed (WD 0),
+    # identical partitions (AMI = ARI = FMS = 1).
+    pred = [list(reversed(D)), C, [x.upper() for x in A], B[::-1]]
+    assert score(pred) == {
+        "wd": 0.0,
+        "ami": 1.0,
+        "ari": 1.0,
+        "fms": 1.0,
+        "correct_groups": 4,
+        "full_wall": True,
+    }
+
+
+def test_one_swap_between_two_groups() -> None:
+    # pred P0 = a1 a2 a3 b1 -> labels 0 0 0 1; P1 = b2 b3 b4 a4 -> sorted a4 b2 b3 b4 -> 0 1 1 1;
+    # P2 = C -> 2 2 2 2; P3 = D -> 3 3 3 3. Correct groups: C, D -> 2.
+    # WD: runs 2222 and 3333 removed; pairs (0001, 0000): W1 = (0+0+0+1)/4 = 0.25,
+    #     (0111, 1111): 0.25; WD = 0.5 / 4 = 0.125.
+    # Contingency (pred group x gold group): [[3,1,0,0],[1,3,0,0],[0,0,4,0],[0,0,0,4]].
+    # Same-same pairs: C(3,2)*2 + C(4,2)*2 = 3+3+6+6 = 18; all margins 4 -> 24 and 24.
+    # ARI = (18 - 24*24/120) / ((24+24)/2 - 24*24/120) = (18-4.8)/(24-4.8) = 13.2/19.2 = 0.6875
+    # FMS = 18 / sqrt(24 * 24) = 0.75
+    # MI = 2*(3/16) ln(16*3/16) + 2*(1/16) ln(16*1/16) + 2*(4/16) ln(16*4/16)
+    #    = (3/8) ln 3 + (1/2) ln 4;  AMI = (MI - EMI) / (ln 4 - EMI) ~ 0.71734
+    pred = [["a1", "a2", "a3", "b1"], ["b2", "b3", "b4", "a4"], C, D]
+    got = score(pred)
+    mi = (3 / 8) * LN3 + (1 / 2) * LN4
+    assert got["correct_groups"] == 2 and got["full_wall"] is False
+    assert got["wd"] == pytest.approx(0.125)
+    assert got["ari"] == pytest.approx(0.6875)
+    assert got["fms"] == pytest.approx(0.75)
+    assert got["ami"] == pytest.approx((mi - EMI_4X4) / (LN4 - EMI_4X4), abs=1e-12)
+    assert got["ami"] == pytest.approx(0.71734, abs=1e-5)
+
+
+def test_wd_depends_on_group_order() -> None:
+    # P = a1 a2 a3 c1 -> 0 0 0 2 ;  Q = c2 c3 c4 a4 -> sorted a4 c2 c3 c4 -> 0 2 2 2; B, D correct.
+    # Runs 1111 and 3333 are removed; the gold runs left are 0000, 2222 in that order.
+    # Order [P, Q, B, D]: (0002 vs 0000) W1 = 2/4 = 0.5; (0222 vs 2222) W1 = 2/4 = 0.5
+    #   -> WD = (0.5 + 0.5) / 4 = 0.25
+    # Order [Q, P, B, D]: (0222 vs 0000) W1 = 6/4 -> capped 1; (0002 vs 2222) 6/4 -> 1
+    #   -> WD = 2 / 4 = 0.5
+    # AMI/ARI/FMS and correct groups do not depend on the order:
+    # contingency [[3,0,1,0],[1,0,3,0],[0,4,0,0],[0,0,0,4]] has the same shape as the
+    # one-swap wall above: ARI 0.6875, FMS 0.75.
+    p = ["a1", "a2", "a3", "c1"]
+    q = ["c2", "c3", "c4", "a4"]
+    first, second = score([p, q, B, D]), score([q, p, B, D])
+    assert first["wd"] == pytest.approx(0.25)
+    assert second["wd"] == pytest.approx(0.5)
+    for key in ("ami", "ari", "fms"):
+        assert first[key] == pytest.approx(second[key], abs=1e-12)
+    assert first["ari"] == pytest.approx(0.6875)
+    assert first["fms"] == pytest.approx(0.75)
+    assert first["correct_groups"] == second["correct_groups"] == 2
+
+
+def test_transposed_wall_is_worst() -> None:
+    # Every predicted group holds one clue of each gold group -> labels 0 1 2 3 per run.
+    # WD: nothing removed; W1(0123, 0000) = 6/4 -> 1, W1(0123, 1111) = (1+0+1+2)/4 = 1,
+    #     W1(0123, 2222) = (2+1+0+1)/4 = 1, W1(0123, 3333) = 6/4 -> 1; WD = 4/4 = 1.
+    # Same-same pairs 0 -> ARI = (0 - 4.8)/(24 - 4.8) = -0.25; FMS = 0 / 24 = 0.
+    # MI = 16 * (1/16) ln(16*1/16) = 0 -> AMI = -EMI / (ln 4 - EMI) ~ -0.39370
+    pred = [[A[i], B[i], C[i], D[i]] for i in range(4)]
+    got = score(pred)
+    assert got["wd"] == 1.0
+    assert got["ari"] == pytest.approx(-0.25)
+    assert got["fms"] == 0.0
+    assert got["ami"] == pytest.approx(-EMI_4X4 / (LN4 - EMI_4X4), abs=1e-12)
+    assert got["correct_groups"] == 0
+
+
+def test_clues_not_in_the_wall_get_fresh_indices() -> None:
+    # P0 = a1 a2 a3 zz -> 0 0 0 4 (zz is the first unknown clue -> 4);
+    # P1 = B, P2 = C (correct); P3 = d1 d2 d3 yy -> 3 3 3 5.
+    # WD: runs 1111, 2222 removed; (0004 vs 0000) W1 = 4/4 = 1; (3335 vs 3333) W1 = 2/4 = 0.5
+    #     -> WD = 1.5 / 4 = 0.375
+    # Contingency rows (pred group) -> {0:3, 4:1}, {1:4}, {2:4}, {3:3, 5:1}.
+    # Same-same pairs 3 + 6 + 6 + 3 = 18; rows 24; columns C(3,2)+C(4,2)+C(4,2)+C(3,2) = 18.
+    # ARI = (18 - 24*18/120) / ((24+18)/2 - 24*18/120) = 14.4 / 17.4 ~ 0.827586
+    # FMS = 18 / sqrt(24 * 18) = sqrt(0.75) ~ 0.866025
+    pred = [["a1", "a2", "a3", "zz"], B, C, ["d1", "d2", "d3", "yy"]]
+    got = score(pred)
+    assert cs.predicted_labels(cs._sorted_lower(pred), cs._sorted_lower(WALL)) == (
+        [0, 0, 0, 4] + [1] * 4 + [2] * 4 + [3, 3, 3, 5]
+    )
+    assert got["wd"] == pytest.approx(0.375)
+    assert got["ari"] == pytest.approx(14.4 / 17.4)
+    assert got["fms"] == pytest.approx(math.sqrt(0.75))
+    assert got["correct_groups"] == 2
+
+
+def test_case_insensitive_but_not_stripped() -> None:
+    # Upstream lowercases clues but does not strip them: "A1" matches "a1", "a1 " does not.
+    upper = [[x.upper() for x in g] for g in WALL]
+    assert score(upper)["correct_groups"] == 4
+    padded = [["a1 ", "a2", "a3", "a4"], B, C, D]
+    got = score(padded)
+    assert got["correct_groups"] == 3
+    # "a1 " is not in the wall -> label 4: run (sorted "a1 " < "a2") 4 0 0 0 vs 0000 -> W1 1
+    assert got["wd"] == pytest.approx(0.25)
+
+
+def test_grouping_aggregate() -> None:
+    # Wall 1 perfect, wall 2 the one-swap wall (2 correct groups, WD 0.125, ARI 0.6875).
+    swap = [["a1", "a2", "a3", "b1"], ["b2", "b3", "b4", "a4"], C, D]
+    got = cs.grouping_scores([WALL, swap], [WALL, WALL], return_per_item=True)
+    assert got["n_walls"] == 2
+    assert got["full_wall"] == 1 and got["full_wall_rate"] == 0.5
+    assert got["correct_groups"] == 6 and got["correct_groups_rate"] == 6 / 8
+    assert got["wd"] == pytest.approx((0 + 0.125) / 2)
+    assert got["ari"] == pytest.approx((1 + 0.6875) / 2)
+    assert got["fms"] == pytest.approx((1 + 0.75) / 2)
+    assert [item["correct_groups"] for item in got["per_item"]] == [4, 2]
+    assert set(got["per_item"][0]) == {"wd", "ami", "ari", "fms", "correct_groups", "full_wall"}
+
+
+# ----------------------------------------------------------------------------------------
+# grouping: repeated clues
+# ----------------------------------------------------------------------------------------
+
+# Wall b308e4 of the raw export: "Glamour" is in gold groups 2 and 3.
+B308E4 = [
+    ["Mokbara", "Hip Hop Kido", "Ecky-Thump", "Rex Kwon Do"],
+    ["Kamikaze", "Caipiroska", "Vesper", "Cosmopolitan"],
+    ["Flamingo", "Lemon Drop", "Karate", "Glamour"],
+    ["Lucky", "Nylon", "Allure", "Glamour"],
+]
+
+
+def test_repeated_clue_perfect_in_reverse_order() -> None:
+    # Upstream maps "glamour" to its last gold group (3), so its gold labels are
+    # 0000 1111 2322 3333 and a perfect prediction in another group order scores AMI < 1.
+    # Here whole groups are matched first: perfect in any order scores perfect.
+    got = cs.score_wall(B308E4[::-1], B308E4)
+    assert (got["wd"], got["ami"], got["ari"], got["fms"]) == (0.0, 1.0, 1.0, 1.0)
+    assert got["correct_groups"] == 4
+
+
+def test_repeated_clue_assigned_by_agreement() -> None:
+    # Swap Karate and Lucky: P2 = Flamingo, Lemon Drop, Lucky, Glamour;
+    #                        P3 = Karate, Nylon, Allure, Glamour.
+    # Assignments of the two "glamour" (P2, P3), agreement = sum of squared label counts:
+    #   (2,3): P2 {2:3, 3:1} -> 10, P3 {2:1, 3:3} -> 10 => 20, each gold occurrence used once
+    #   (3,2): P2 {2:2, 3:2} -> 8,  P3 8 => 16;  (2,2), (3,3) use one gold occurrence twice.
+    # => P2 = 2 2 2 3, P3 = 2 3 3 3: the one-swap wall again: WD 0.125, ARI 0.6875, FMS 0.75.
+    p2 = ["Flamingo", "Lemon Drop", "Lucky", "Glamour"]
+    p3 = ["Karate", "Nylon", "Allure", "Glamour"]
+    pred = [B308E4[0], B308E4[1], p2, p3]
+    labels = cs.predicted_labels(cs._sorted_lower(pred), cs._sorted_lower(B308E4))
+    # sorted P2: flamingo glamour lemon drop lucky -> 2 2 2 3; P3: allure glamour karate nylon
+    assert labels[8:] == [2, 2, 2, 3, 3, 3, 2, 3]
+    got = cs.score_wall(pred, B308E4)
+    assert got["wd"] == pytest.approx(0.125)
+    assert got["ari"] == pytest.approx(0.6875)
+    assert got["fms"] == pytest.approx(0.75)
+    assert got["correct_groups"] == 2
+
+
+def test_repeated_clue_within_one_group() -> None:
+    # Wall 654041: "Bask" twice in the same gold group.
+    wall = [
+        ["Vain", "Blue Sky", "Writer", "Brightside"],
+        ["Bask", "Mask", "Rok", "Bask"],
+        ["Bane", "Zoom", "Kingpin", "Sandman"],
+        ["Road", "Hay", "Deck", "Bullseye"],
+    ]
+    pred = [wall[3], ["Rok", "bask", "BASK", "Mask"], wall[0], wall[2]]
+    got = cs.score_wall(pred, wall)
+    assert (got["wd"], got["ami"], got["ari"], got["fms"], got["correct_groups"]) == (
+        0.0,
+        1.0,
+        1.0,
+        1.0,
+        4,
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# connections
+# ----------------------------------------------------------------------------------------
+
+GOLD_CONN = ["Famous Mels", "Household tools", "Cocktails", "Monkey ___"]
+
+
+def test_connections_hand_values() -> None:
+    # Lowercased and stripped; ROUGE-1 tokens are lowercase [a-z0-9]+ runs.
+    # "famous mel" vs "famous mels": 1 common of 2/2 -> P = R = 1/2 -> F 0.5; EM 0
+    # "tools" vs "household tools": P 1/1, R 1/2 -> F = 2*(1*0.5)/1.5 = 2/3; EM 0
+    # " COCKTAILS " -> "cocktails" == "cocktails": EM 1, F 1
+    # "monkey" vs "monkey ___": tokens [monkey] vs [monkey] -> F 1; strings differ -> EM 0
+    # wall 1: EM 1/4 = 0.25, ROUGE (0.5 + 2/3 + 1 + 1)/4 = 19/24
+    # wall 2: exact copy -> EM 1, ROUGE 1. Means: EM 0.625, ROUGE (19/24 + 1)/2 = 43/48
+    pred = ["Famous Mel", "tools", " COCKTAILS ", "monkey"]
+    got = cs.connection_scores([pred, GOLD_CONN], [GOLD_CONN, GOLD_CONN], return_per_item=True)
+    assert got["exact_match"] == pytest.approx(0.625)
+    assert got["rouge1"] == pytest.approx(43 / 48)
+    assert got["n_walls"] == 2
+    assert got["per_item"][0] == pytest.approx({"exact_match": 0.25, "rouge1": 19 / 24})
+    assert "bertscore_f1" not in got
+
+
+def test_exact_match_semantics_of_evaluate() -> None:
+    # evaluate's exact_match compares numpy unicode arrays: equal strings -> 1,
+    # anything else (even punctuation) -> 0; numpy ignores trailing NUL characters.
+    assert cs.exact_match("monkey ___", "monkey ___") == 1.0
+    assert cs.exact_match("monkey", "monkey ___") == 0.0
+    assert cs.exact_match("a\x00", "a") == 1.0
+
+
+def test_connections_fast_enough() -> None:
+    import time
+
+    preds = [GOLD_CONN] * 494
+    start = time.perf_counter()
+    cs.connection_scores(preds, preds)
+    assert time.perf_counter() - start < 1.0
+
+
+# ----------------------------------------------------------------------------------------
+# spans (WoTe, SQuAD v1.1)
+# ----------------------------------------------------------------------------------------
+
+
+def test_spans_hand_values() -> None:
+    # 1 "The Eiffel Tower!" -> "eiffel tower" == gold 1 -> EM 100, F1 100 (max over golds)
+    # 2 "in the oven at 200 degrees" -> [in, oven, at, 200, degrees] vs [oven]:
+    #   1 common, P = 1/5, R = 1 -> F1 = 2*(0.2*1)/1.2 = 1/3; EM 0
+    # 3 "an apple" vs "the apple": both "apple" -> EM 100, F1 100 (single-string reference)
+    # 4 "" vs "x": no common token -> 0, 0
+    # EM = (100 + 0 + 100 + 0)/4 = 50; F1 = (100 + 100/3 + 100 + 0)/4 = 58.333...
+    preds = ["The Eiffel Tower!", "in the oven at 200 degrees", "an apple", ""]
+    refs = [["Paris", "eiffel tower"], ["oven"], "the apple", ["x"]]
+    got = cs.span_scores(preds, refs, return_per_item=True)
+    assert got["exact_match"] == pytest.approx(50.0)
+    assert got["f1"] == pytest.approx((100 + 100 / 3 + 100 + 0) / 4)
+    assert got["n_questions"] == 4
+    assert got["per_item"][1] == pytest.approx({"exact_match": 0.0, "f1": 100 / 3})
+    assert cs.normalize_answer("  The  Cat's, a  hat ") == "cats hat"
+
+
+# ----------------------------------------------------------------------------------------
+# malformed input
+# ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("preds", "refs", "match"),
+    [
+        ([WALL[:3]], [WALL], r"predictions\[0\]: expected 4 groups of 4 clues, got 3 groups"),
+        ([WALL], [[A, B, C, D + ["d5"]]], r"references\[0\]\[3\]: expected a group of 4 clues"),
+        ([WALL, [A, B, C, ["d1", "d2", "d3", 8.5]]], [WALL, WALL], r"predictions\[1\]\[3\]\[3\]"),
+        ([WALL], [[A, B, C, ["d1", "d2", "d3", 8.5]]], r"clue must be a string, got float 8.5"),
+        (["a1 a2"], [WALL], r"predictions\[0\]: expected 4 groups of 4 clues, got str"),
+        ([[A, B, C, "d1d2d3d4"]], [WALL], r"predictions\[0\]\[3\]: expected a group"),
+        ([WALL, WALL], [WALL], r"differ in length: 2 predictions vs 1 references"),
+        ([], [], r"nothing to score"),
+        ("not a list", [WALL], r"predictions must be a list"),
+    ],
+)
+def test_grouping_malformed(preds: object, refs: object, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        cs.grouping_scores(preds, refs)
+
+
+@pytest.mark.parametrize(
+    ("preds", "refs", "match"),
+    [
+        ([GOLD_CONN[:3]], [GOLD_CONN], r"predictions\[0\]: expected 4 connection strings, got 3"),
+        ([GOLD_CONN], [GOLD_CONN + ["x"]], r"references\[0\]: expected 4 connection strings"),
+        ([["a", "b", None, "d"]], [GOLD_CONN], r"predictions\[0\]\[2\]: connection must be"),
+        (["abcd"], [GOLD_CONN], r"predictions\[0\]: expected 4 connection strings, got str"),
+        ([GOLD_CONN], [], r"differ in length"),
+    ],
+)
+def test_connections_malformed(preds: object, refs: object, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        cs.connection_scores(preds, refs)
+
+
+@pytest.mark.parametrize(
+    ("preds", "refs", "match"),
+    [
+        ([3], ["x"], r"predictions\[0\]: prediction must be a string, got int"),
+        (["x", "y"], [["x"], []], r"references\[1\]: reference has no gold answers"),
+        (["x"], [[1]], r"references\[0\]\[0\]: gold answer must be a string"),
+        (["x"], [None], r"references\[0\]: reference must be a string or a list"),
+        (["x"], [], r"differ in length"),
+    ],
+)
+def test_spans_malformed(preds: object, refs: object, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        cs.span_scores(preds, refs)
+
+
+# ----------------------------------------------------------------------------------------
+# evaluate integration
+# ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def loaded(request: pytest.FixtureRequest) -> dict[str, evaluate.EvaluationModule]:
+    mp = pytest.MonkeyPatch()
+    mp.chdir(REPO_ROOT)  # the documented relative path, from the repo root
+    try:
+        return {name: evaluate.load("metrics/ocw_metric", name) for name in cs_configs()}
+    finally:
+        mp.undo()
+
+
+def cs_configs() -> tuple[str, ...]:
+    return ("grouping", "connections", "spans")
+
+
+def test_evaluate_load_from_repo_root(loaded: dict) -> None:
+    swap = [["a1", "a2", "a3", "b1"], ["b2", "b3", "b4", "a4"], C, D]
+    got = loaded["grouping"].compute(predictions=[WALL, swap], references=[WALL, WALL])
+    assert got == cs.grouping_scores([WALL, swap], [WALL, WALL])
+    assert type(loaded["grouping"]).__name__ == "OcwMetric"
+
+
+def test_evaluate_return_per_item(loaded: dict) -> None:
+    got = loaded["spans"].compute(
+        predictions=["an apple", "pear"], references=["the apple", ["apple"]], return_per_item=True
+    )
+    assert got["per_item"] == [{"exact_match": 100.0, "f1": 100.0}, {"exact_match": 0.0, "f1": 0.0}]
+    assert got["exact_match"] == 50.0
+
+
+@pytest.mark.parametrize("config", ["grouping", "connections", "spans"])
+def test_add_batch_equals_one_compute(loaded: dict, config: str) -> None:
+    if config == "grouping":
+        swap = [["a1", "a2", "a3", "b1"], ["b2", "b3", "b4", "a4"], C, D]
+        preds, refs = [WALL, swap, WALL[::-1]], [WALL, WALL, WALL]
+    elif config == "connections":
+        preds, refs = [GOLD_CONN, ["x"] * 4, GOLD_CONN[::-1]], [GOLD_CONN] * 3
+    else:
+        preds, refs = ["a cat", "dog", "the bird"], [["cat"], "big dog", ["bird", "birds"]]
+    metric = loaded[config]
+    once = metric.compute(predictions=preds, references=refs, return_per_item=True)
+    metric.add_batch(predictions=preds[:2], references=refs[:2])
+    metric.add(prediction=preds[2], reference=refs[2])
+    assert metric.compute(return_per_item=True) == once
+
+
+def test_evaluate_validates_before_arrow(loaded: dict) -> None:
+    bad = [A, B, C, ["d1", "d2", "d3", 8.5]]
+    with pytest.raises(ValueError, match=r"predictions\[1\]\[3\]\[3\]: clue must be a string"):
+        loaded["grouping"].compute(predictions=[WALL, bad], references=[WALL, WALL])
+    with pytest.raises(ValueError, match=r"predictions\[0\]: expected 4 groups"):
+        loaded["grouping"].add_batch(predictions=[WALL[:3]], references=[WALL])
+    with pytest.raises(ValueError, match=r"references: expected 4 connection strings, got 2"):
+        loaded["connections"].add(prediction=GOLD_CONN, reference=["a", "b"])
+    with pytest.raises(ValueError, match=r"differ in length"):
+        loaded["spans"].compute(predictions=["a"], references=[])
+
+
+def test_unknown_config_and_bertscore_on_wrong_config(loaded: dict) -> None:
+    with pytest.raises(ValueError, match=r"unknown config_name 'default'.*grouping"):
+        evaluate.load(str(METRIC_DIR))
+    with pytest.raises(ValueError, match=r"bertscore is only available with config 'connections'"):
+        loaded["grouping"].compute(predictions=[WALL], references=[WALL], bertscore=True)
+
+
+def test_bertscore_without_package_is_a_clear_error(
+    loaded: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "bert_score", None)  # import fails like when missing
+    with pytest.raises(RuntimeError, match=r"`bert_score` is not installed"):
+        loaded["connections"].compute(
+            predictions=[GOLD_CONN], references=[GOLD_CONN], bertscore=True
+        )
+
+
+def test_bertscore_without_model_is_a_clear_error(
+    loaded: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = types.ModuleType("bert_score")
+
+    def score(*args: object, **kwargs: object) -> None:
+        raise OSError("We couldn't connect to 'https://huggingface.co' to load roberta-large")
+
+    fake.score = score  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "bert_score", fake)
+    with pytest.raises(RuntimeError, match=r"model \('roberta-large'\).*could not be loaded"):
+        cs.connection_scores([GOLD_CONN], [GOLD_CONN], bertscore=True)
+
+
+def test_bertscore_values_are_averaged_per_wall(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With a stand-in bert_score: F1 per connection 0.1..0.8 -> walls 0.25 and 0.65 -> 0.45.
+    import numpy as np
+
+    fake = types.ModuleType("bert_score")
+    seen: dict = {}
+
+    def score(cands: list, refs: list, **kwargs: object) -> tuple:
+        seen.update(kwargs, n=len(cands))
+        f1 = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8])
+        return f1, f1, f1
+
+    fake.score = score  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "bert_score", fake)
+    got = cs.connection_scores([GOLD_CONN] * 2, [GOLD_CONN] * 2, bertscore=True)
+    assert got["bertscore_f1"] == pytest.approx(0.45)
+    assert seen["lang"] == "en" and seen["rescale_with_baseline"] is True and seen["n"] == 8
+
+
+def test_folder_copied_alone_loads_and_computes(tmp_path: Path) -> None:
+    target = tmp_path / "ocw_metric"
+    shutil.copytree(METRIC_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
+    metric = evaluate.load(str(target), "connections")
+    got = metric.compute(predictions=[GOLD_CONN], references=[GOLD_CONN])
+    assert got == {"exact_match": 1.0, "rouge1": 1.0, "n_walls": 1}
+    grouping = evaluate.load(str(target), "grouping")
+    assert grouping.compute(predictions=[WALL], references=[WALL])["full_wall"] == 1
