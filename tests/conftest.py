@@ -65,3 +65,10 @@ def _load_builder_module(name: str):
 def load_builder_module():
     """Factory: ``load_builder_module("OCW")`` returns the loading script imported by path."""
     return _load_builder_module
+
+
+@pytest.fixture(autouse=True)
+def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reaches a hub: the download code is tested on local files only."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")

@@ -8,6 +8,9 @@ end with a one-line message and exit code 1, no traceback.
 from __future__ import annotations
 
 import json
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -25,6 +28,23 @@ app = typer.Typer(
 )
 console = Console()
 err_console = Console(stderr=True)
+
+
+@contextmanager
+def _quiet_datasets() -> Iterator[None]:
+    """Our rich progress bar instead of datasets' tqdm bars; data warnings as one-line notes."""
+    import datasets
+
+    datasets.disable_progress_bars()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            datasets.enable_progress_bars()
+            for warning in caught:
+                if issubclass(warning.category, UserWarning):
+                    err_console.print(f"[yellow]warning:[/] {warning.message}", highlight=False)
 
 
 def _fail(message: str) -> None:
@@ -67,14 +87,17 @@ def build(
         "wote": wote_dir,
     }
     sources = {name: dirs[name] for name in dict.fromkeys(names)}
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=False,
-    ) as progress:
+    with (
+        _quiet_datasets(),
+        Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err_console,
+            transient=False,
+        ) as progress,
+    ):
         task = progress.add_task("building", total=len(sources) * len(SPLITS))
 
         def on_config(name: str) -> None:
@@ -184,15 +207,16 @@ def evaluate(
     if config not in CONFIGS:
         _fail(f"unknown config {config!r}; expected one of {list(CONFIGS)}")
     try:
-        results = evaluate_file(
-            predictions,
-            config,
-            split=split,
-            data_dir=data_dir,
-            allow_missing=allow_missing,
-            bertscore=bertscore,
-            cache_dir=cache_dir,
-        )
+        with _quiet_datasets():
+            results = evaluate_file(
+                predictions,
+                config,
+                split=split,
+                data_dir=data_dir,
+                allow_missing=allow_missing,
+                bertscore=bertscore,
+                cache_dir=cache_dir,
+            )
     except (PredictionsError, ValueError, FileNotFoundError, RuntimeError) as err:
         _fail(str(err))
     table = Table(title=f"{config} / {split}: {predictions}")

@@ -34,7 +34,6 @@ CARD_SPLIT_MARKER = "<!-- end of dataset card -->"
 #: YAML metadata of the dataset card, besides ``configs`` and ``dataset_info``.
 CARD_METADATA = {
     "pretty_name": "Only Connect Wall (OCW) and Wizard-of-Tasks Extractive (WoTe)",
-    "license": "mit",
     "language": ["en"],
     "task_categories": ["text-classification", "question-answering", "text-generation"],
     "task_ids": ["extractive-qa"],
@@ -107,7 +106,7 @@ def render_card(infos: Mapping[str, datasets.DatasetInfo]) -> DatasetCard:
     """The export's dataset card: ``configs`` (one per config, ``default`` marked default,
     one ``data_files`` entry per split), ``dataset_info`` (features, split sizes) and
     :data:`CARD_METADATA`."""
-    data = DatasetCardData(**CARD_METADATA)
+    data = DatasetCardData(**CARD_METADATA, **card_license(infos))
     MetadataConfigs(
         {
             name: {
@@ -121,6 +120,19 @@ def render_card(infos: Mapping[str, datasets.DatasetInfo]) -> DatasetCard:
     ).to_dataset_card_data(data)
     DatasetInfosDict(infos).to_dataset_card_data(data)
     return DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{card_body()}")
+
+
+def card_license(configs: Iterable[str]) -> dict[str, str]:
+    """License metadata: MIT for OCW alone; with WoTe, whose authors state no licence, "other"
+    with the details spelled out."""
+    if all(config_spec(name).script == "OCW" for name in configs):
+        return {"license": "mit"}
+    return {
+        "license": "other",
+        "license_name": "ocw-mit-wote-unstated",
+        "license_details": "OCW: MIT (TaatiTeam/OCW). WoTe: its authors (grill-lab/WoTe) "
+        "state no licence.",
+    }
 
 
 @contextlib.contextmanager

@@ -1,0 +1,82 @@
+"""ocw_hub.load_dataset / get_builder: the builders through the Python API on datasets 5.x."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import datasets
+import pytest
+from ocw_fixtures import write_ablation
+
+import ocw_hub
+from ocw_hub.resources import load_hub_module
+
+OCW_SIZES = {"train": 62, "validation": 62, "test": 494}
+WOTE_SIZES = {"train": 248, "validation": 169, "test": 412}
+
+
+def _sizes(dataset_dict: datasets.DatasetDict) -> dict[str, int]:
+    return {split: ds.num_rows for split, ds in dataset_dict.items()}
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_default_and_wote_full_scale(tmp_path: Path, ocw_dir: Path, wote_dir: Path) -> None:
+    ocw = ocw_hub.load_dataset("default", data_dir=ocw_dir, cache_dir=tmp_path)
+    wote = ocw_hub.load_dataset("wote", data_dir=wote_dir, cache_dir=tmp_path)
+    assert _sizes(ocw) == OCW_SIZES
+    assert _sizes(wote) == WOTE_SIZES
+    assert ocw["test"].features == load_hub_module("OCW").FEATURES
+    assert wote["test"].features == load_hub_module("WoTe").FEATURES
+    # the upstream evaluation code reads wall["groups"].values(): 4 groups of 4 clues
+    wall = ocw["test"][0]
+    assert [len(g["gt_words"]) for g in wall["groups"].values()] == [4, 4, 4, 4]
+
+
+@pytest.mark.parametrize("kind", ["randomized", "wordnet"])
+def test_ablation_configs_from_fixtures(tmp_path: Path, ocw_raw: Path, kind: str) -> None:
+    folder = write_ablation(ocw_raw, tmp_path / "src", kind)
+    split = ocw_hub.load_dataset(
+        f"ocw_{kind}", split="test", data_dir=folder, cache_dir=tmp_path / "cache"
+    )
+    assert isinstance(split, datasets.Dataset)
+    assert split.num_rows == 4
+    prefix = "r" if kind == "randomized" else "w"
+    assert all(w.startswith(prefix) for w in split["wall_id"])
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_second_call_is_served_from_the_cache(
+    tmp_path: Path, ocw_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = ocw_hub.load_dataset("default", split="test", data_dir=ocw_dir, cache_dir=tmp_path)
+
+    def no_generation(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the second call re-generated the split")
+
+    builder_cls = load_hub_module("OCW").OCW
+    monkeypatch.setattr(builder_cls, "_generate_examples", no_generation)
+    monkeypatch.setattr(builder_cls, "_split_generators", no_generation)
+    second = ocw_hub.load_dataset("default", split="test", data_dir=ocw_dir, cache_dir=tmp_path)
+    assert second.to_list() == first.to_list()
+    assert second.cache_files[0]["filename"] == first.cache_files[0]["filename"]
+
+
+def test_get_builder_for_a_custom_cache_dir(tmp_path: Path, wote_dir: Path) -> None:
+    builder = ocw_hub.get_builder("wote", data_dir=wote_dir, cache_dir=tmp_path / "c")
+    builder.download_and_prepare()
+    assert Path(builder.cache_dir).is_relative_to(tmp_path / "c")
+    assert builder.info.splits["validation"].num_examples == 169
+    assert builder.as_dataset(split="validation").num_rows == 169
+
+
+def test_cache_is_keyed_on_data_dir(tmp_path: Path, ocw_raw: Path) -> None:
+    a = write_ablation(ocw_raw, tmp_path / "a", "wordnet", seed=1)
+    b = write_ablation(ocw_raw, tmp_path / "b", "wordnet", seed=2)
+    ids_a = ocw_hub.load_dataset("ocw_wordnet", "test", a, cache_dir=tmp_path / "c")["wall_id"]
+    ids_b = ocw_hub.load_dataset("ocw_wordnet", "test", b, cache_dir=tmp_path / "c")["wall_id"]
+    assert ids_a != ids_b
+
+
+def test_unknown_config_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown config 'ocw'.*default"):
+        ocw_hub.load_dataset("ocw")
