@@ -1,0 +1,84 @@
+"""dataset_infos.json: generated from the builders, current, and readable by every version."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import datasets
+import pytest
+from typer.testing import CliRunner
+
+from ocw_hub import infos
+from ocw_hub.cli import app
+from ocw_hub.resources import load_hub_module
+
+runner = CliRunner()
+
+
+def test_committed_file_is_current(repo_root: Path) -> None:
+    """Fails when a builder's features or official sizes change without `ocw-hub infos`."""
+    committed = (repo_root / "dataset_infos.json").read_text(encoding="utf-8")
+    assert committed == infos.render_dataset_infos()
+    result = runner.invoke(app, ["infos", "--check"])
+    assert result.exit_code == 0 and "is current" in result.output
+
+
+def test_stale_file_is_detected_and_rewritten(
+    tmp_path: Path, repo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stale = tmp_path / "dataset_infos.json"
+    stale.write_text((repo_root / "dataset_infos.json").read_text().replace("494", "495", 1))
+    monkeypatch.setattr(infos, "dataset_infos_path", lambda: stale)
+    assert not infos.dataset_infos_is_current()
+    assert infos.write_dataset_infos() is True
+    assert infos.dataset_infos_is_current()
+    assert infos.write_dataset_infos() is False
+
+
+def test_official_sizes_and_features(repo_root: Path) -> None:
+    payload = json.loads((repo_root / "dataset_infos.json").read_text())
+    assert list(payload) == ["default", "ocw_randomized", "ocw_wordnet", "wote"]
+    sizes = {
+        name: [entry["splits"][s]["num_examples"] for s in ("train", "validation", "test")]
+        for name, entry in payload.items()
+    }
+    assert sizes == {
+        "default": [62, 62, 494],
+        "ocw_randomized": [62, 62, 494],
+        "ocw_wordnet": [62, 62, 494],
+        "wote": [248, 169, 412],
+    }
+    for name, entry in payload.items():
+        script = "WoTe" if name == "wote" else "OCW"
+        # written in 3.x notation (no "List"), read back equal by this version
+        assert '"List"' not in json.dumps(entry["features"])
+        assert datasets.Features.from_dict(entry["features"]) == load_hub_module(script).FEATURES
+
+
+@pytest.mark.parametrize(
+    ("modern", "legacy"),
+    [
+        (
+            {"_type": "List", "feature": {"dtype": "string", "_type": "Value"}},
+            {"feature": {"dtype": "string", "_type": "Value"}, "_type": "Sequence"},
+        ),
+        (
+            {"_type": "List", "feature": {"role": {"dtype": "string", "_type": "Value"}}},
+            [{"role": {"dtype": "string", "_type": "Value"}}],
+        ),
+        (
+            {"_type": "List", "feature": {"dtype": "int32", "_type": "Value"}, "length": 4},
+            {"feature": {"dtype": "int32", "_type": "Value"}, "_type": "Sequence", "length": 4},
+        ),
+        (
+            {"a": {"b": {"_type": "List", "feature": {"dtype": "int32", "_type": "Value"}}}},
+            {"a": {"b": {"feature": {"dtype": "int32", "_type": "Value"}, "_type": "Sequence"}}},
+        ),
+    ],
+)
+def test_legacy_feature_notation(modern: dict, legacy: object) -> None:
+    assert infos._legacy_features(modern) == legacy
+    wrapped = {"x": legacy} if not isinstance(legacy, dict) or "_type" in legacy else legacy
+    modern_wrapped = {"x": modern} if "_type" in modern else modern
+    assert datasets.Features.from_dict(wrapped) == datasets.Features.from_dict(modern_wrapped)
