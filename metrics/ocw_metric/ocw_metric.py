@@ -22,12 +22,12 @@ _CITATION = """\
 @inproceedings{alavi-naeini2023large,
   title={Large Language Models are Fixated by Red Herrings: Exploring Creative Problem
          Solving and Einstellung Effect using the Only Connect Wall Dataset},
-  author={Saeid Alavi Naeini and Raeid Saqur and Mohammad Saeidi and John Michael Giorgi
+  author={Saeid Alavi Naeini and Raeid Saqur and Mozhgan Saeidi and John Giorgi
           and Babak Taati},
   booktitle={Thirty-seventh Conference on Neural Information Processing Systems
              Datasets and Benchmarks Track},
   year={2023},
-  url={https://openreview.net/forum?id=jJCeMiwHdH}
+  url={https://arxiv.org/abs/2306.11167}
 }
 @inproceedings{Rajpurkar2016SQuAD10,
   title={SQuAD: 100, 000+ Questions for Machine Comprehension of Text},
