@@ -479,3 +479,37 @@ def test_folder_copied_alone_loads_and_computes(tmp_path: Path) -> None:
     assert got == {"exact_match": 1.0, "rouge1": 1.0, "n_walls": 1}
     grouping = evaluate.load(str(target), "grouping")
     assert grouping.compute(predictions=[WALL], references=[WALL])["full_wall"] == 1
+
+
+def test_metric_card_and_space_files() -> None:
+    import yaml
+
+    text = (METRIC_DIR / "README.md").read_text(encoding="utf-8")
+    assert text.startswith("---\n")
+    meta = yaml.safe_load(text.split("---\n")[1])
+    for key in ("title", "emoji", "colorFrom", "colorTo", "sdk_version", "description"):
+        assert meta[key]
+    assert meta["sdk"] == "gradio" and meta["app_file"] == "app.py" and meta["pinned"] is False
+    assert meta["tags"] == ["evaluate", "metric"]
+    app = (METRIC_DIR / "app.py").read_text(encoding="utf-8")
+    assert 'evaluate.load("ocw_metric"' in app and "launch_gradio_widget" in app
+    reqs = (METRIC_DIR / "requirements.txt").read_text(encoding="utf-8").split()
+    for name in ("evaluate", "scikit-learn", "scipy", "rouge_score", "numpy"):
+        assert any(r.startswith(name + ">=") for r in reqs), name
+
+
+def test_metric_card_example(loaded: dict) -> None:
+    # The README example: Gimlet and Margarita swapped, groups reordered.
+    # Runs 3333 and 0000 removed; left 2122 (gibson gimlet manhattan sidecar) vs 1111 ->
+    # W1 = 3/4, and 1211 (hammer margarita screwdriver wrench) vs 2222 -> 3/4; WD = 1.5/4.
+    wall = [
+        ["Blanc", "Brooks", "B", "Smith"],
+        ["Screwdriver", "Hammer", "Gimlet", "Wrench"],
+        ["Sidecar", "Manhattan", "Gibson", "Margarita"],
+        ["Puzzle", "Business", "Nuts", "Suit"],
+    ]
+    pred = [wall[3], ["Sidecar", "Manhattan", "Gibson", "Gimlet"]]
+    pred += [["Screwdriver", "Hammer", "Margarita", "Wrench"], wall[0]]
+    got = loaded["grouping"].compute(predictions=[pred], references=[wall])
+    assert got["wd"] == pytest.approx(0.375)
+    assert got["ari"] == pytest.approx(0.6875) and got["correct_groups"] == 2
