@@ -513,3 +513,19 @@ def test_metric_card_example(loaded: dict) -> None:
     got = loaded["grouping"].compute(predictions=[pred], references=[wall])
     assert got["wd"] == pytest.approx(0.375)
     assert got["ari"] == pytest.approx(0.6875) and got["correct_groups"] == 2
+
+
+def test_many_repeated_clues_use_the_greedy_assignment() -> None:
+    # Every clue in every gold group: 16 ambiguous occurrences with 4 candidates each
+    # (4**16 > 4096 assignments) -> greedy, occurrence by occurrence: first avoid using a
+    # gold occurrence twice, then maximise agreement, ties -> lowest index. Each gold group
+    # holds "x" once, so the four "x" go to 0, 1, 2, 3; likewise "y", "z", "w":
+    # every predicted group gets labels 0 1 2 3 (the transposed wall).
+    gold = [["x", "y", "z", "w"]] * 4
+    pred = [["x"] * 4, ["y"] * 4, ["z"] * 4, ["w"] * 4]
+    labels = cs.predicted_labels(cs._sorted_lower(pred), cs._sorted_lower(gold))
+    assert labels == [0, 1, 2, 3] * 4
+    got = cs.score_wall(pred, gold)
+    # As test_transposed_wall_is_worst: WD 1, ARI -0.25, FMS 0.
+    assert got["wd"] == 1.0 and got["ari"] == pytest.approx(-0.25) and got["fms"] == 0.0
+    assert got["correct_groups"] == 0

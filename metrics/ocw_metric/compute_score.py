@@ -195,7 +195,8 @@ def predicted_labels(pred_sorted: list[list[str]], gold_sorted: list[list[str]])
        occurrence at most once as far as possible and then (b) maximises agreement, the sum
        over predicted groups of the squared number of clues sharing a gold index. Ties go
        to the first assignment in lexicographic order of gold indices, occurrences taken
-       in prediction order.
+       in prediction order. Above 4096 candidate assignments (never on real walls) the
+       same criteria are applied greedily, one occurrence at a time.
 
     On walls without repeated clues the result equals upstream ``clue2group`` exactly.
     """
@@ -270,16 +271,21 @@ def _assign_repeated(
 
     if n_assignments <= _MAX_ASSIGNMENTS:
         best = min(itertools.product(*choices), key=cost)
-    else:  # greedy fallback: one occurrence at a time, in prediction order
+    else:  # greedy fallback: one occurrence at a time, in prediction order, same criteria
         trial = [list(group) for group in labels]
+        taken = Counter(used)
         chosen = []
         for (p, k), options in zip(ambiguous, choices, strict=True):
+            clue = pred_sorted[p][k]
             scores = []
             for g in options:
                 trial[p][k] = g
-                scores.append((-_agreement(trial), g))
-            trial[p][k] = min(scores)[1]
-            chosen.append(trial[p][k])
+                overuse = max(0, taken[(clue, g)] + 1 - gold_count[(clue, g)])
+                scores.append((overuse, -_agreement(trial), g))
+            g = min(scores)[2]
+            trial[p][k] = g
+            taken[(clue, g)] += 1
+            chosen.append(g)
         best = tuple(chosen)
     for (p, k), g in zip(ambiguous, best, strict=True):
         labels[p][k] = g
