@@ -147,14 +147,6 @@ def test_equals_upstream_on_walls_without_repeated_clues(case: tuple[list, list]
     assert cs.score_wall(pred, gold) == upstream_wall(gold, pred)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(0, 9), min_size=16, max_size=16))
-def test_ari_fms_bitwise_equal_to_sklearn(labels: list[int]) -> None:
-    gold = list(cs.GOLD_LABELS)
-    assert cs._ari(labels) == ari(gold, labels)
-    assert cs._fms(labels) == fms(gold, labels)
-
-
 # ----------------------------------------------------------------------------------------
 # Properties
 # ----------------------------------------------------------------------------------------
