@@ -266,7 +266,7 @@ def evaluate_ocw(
 
 def _with_wall_id(message: str, rows: Sequence[dict], key: str = "wall_id") -> str:
     """Add the wall (or question) id to a metric error that names a position."""
-    match = re.search(r"\b(?:index|position|prediction|reference|wall|item)\s+(\d+)", message)
+    match = re.search(r"\b(?:predictions|references)\[(\d+)\]", message)
     if match and int(match.group(1)) < len(rows):
         return f"{key} {rows[int(match.group(1))][key]}: {message}"
     return message
@@ -394,11 +394,19 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         "full_wall_rate": human["full_wall_rate"],
         "correct_groups": human["correct_groups"],
         "correct_groups_rate": human["correct_groups_rate"],
-        "exact_match": human["connections_correct_rate"],
     }
     for task in ("grouping", "connections"):
         for key, value in results.get(task, {}).items():
             if key == "n_walls":
                 continue
             rows.append((task, key, _fmt(value), _fmt(human_of.get(key))))
+    if "connections" in results:
+        rows.append(
+            (
+                "connections",
+                "found by the contestants",
+                "-",
+                _fmt(human["connections_correct_rate"]),
+            )
+        )
     return rows
