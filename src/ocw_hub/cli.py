@@ -119,10 +119,13 @@ def build(
             progress.stop()
             _fail(str(err))
     table = Table(title=f"Hub export written to {out}")
-    for column in ("config", "split", "rows", "file"):
-        table.add_column(column, justify="right" if column == "rows" else "left")
+    for column in ("config", "split", "rows", "answers located", "file"):
+        table.add_column(
+            column, justify="left" if column in ("config", "split", "file") else "right"
+        )
     for item in written:
-        table.add_row(item.config, item.split, str(item.num_rows), item.path)
+        located = "" if item.answers_located is None else str(item.answers_located)
+        table.add_row(item.config, item.split, str(item.num_rows), located, item.path)
     console.print(table)
 
 

@@ -48,12 +48,25 @@ class SourceUnavailableError(RuntimeError):
 
 @dataclass(frozen=True)
 class ExportedSplit:
-    """One written Parquet file: config, split, number of rows and path inside the export."""
+    """One written Parquet file: config, split, number of rows and path inside the export.
+
+    ``answers_located`` (WoTe only, else None): how many rows have their extracted answer
+    located in ``context`` (``answers.answer_start[0] >= 0``).
+    """
 
     config: str
     split: str
     num_rows: int
     path: str
+    answers_located: int | None = None
+
+
+def answers_located(dataset: datasets.Dataset) -> int | None:
+    """Rows of an extractive-QA split whose answer was found in the context (None: no
+    ``answers`` column)."""
+    if "answers" not in dataset.column_names:
+        return None
+    return sum(1 for starts in dataset["answers"] if starts["answer_start"][0] >= 0)
 
 
 def parquet_path(config: str, split: str) -> str:
@@ -195,7 +208,10 @@ def build_export(
                 rel = parquet_path(name, split)
                 (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
                 dataset_dict[split].to_parquet(str(tmp / rel))
-                item = ExportedSplit(name, split, dataset_dict[split].num_rows, rel)
+                split_data = dataset_dict[split]
+                item = ExportedSplit(
+                    name, split, split_data.num_rows, rel, answers_located(split_data)
+                )
                 written.append(item)
                 if on_split:
                     on_split(item)
