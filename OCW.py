@@ -9,8 +9,8 @@ Configurations (each with splits ``train`` / ``validation`` / ``test``, official
 62 / 62 / 494 walls):
 
 * ``default`` -- the main dataset, ``OCW.tar.gz`` (extracts to ``dataset/``);
-* ``ocw_randomized`` -- the same walls with a test split whose groups 2-4 were drawn from
-  other walls to remove red herrings, ``OCW_randomized.tar.gz``;
+* ``ocw_randomized`` -- the same train and validation walls, with test walls rebuilt from
+  groups of different walls (so red herrings are removed), ``OCW_randomized.tar.gz``;
 * ``ocw_wordnet`` -- the "easy" WordNet-based ablation copy, ``OCW_wordnet.tar.gz``.
 
 Sources, in order of precedence:
@@ -532,8 +532,8 @@ class OCW(datasets.GeneratorBasedBuilder):
         OCWConfig(
             name="ocw_randomized",
             version=VERSION,
-            description="OCW with a randomized test split: groups 2-4 of each test wall are "
-            "drawn from other walls to remove red herrings (OCW_randomized.tar.gz).",
+            description="OCW with a randomized test split: test walls rebuilt from groups of "
+            "different walls, which removes red herrings (OCW_randomized.tar.gz).",
             url=_URLS["ocw_randomized"],
         ),
         OCWConfig(
