@@ -47,10 +47,10 @@ from typing import Any
 import datasets
 
 _CITATION = """\
-@inproceedings{naeini2023large,
+@inproceedings{alavi-naeini2023large,
   title     = {Large Language Models are Fixated by Red Herrings: Exploring Creative Problem
                Solving and Einstellung Effect using the Only Connect Wall Dataset},
-  author    = {Naeini, Saeid and Saqur, Raeid and Saeidi, Mozhgan and Giorgi, John and
+  author    = {Alavi Naeini, Saeid and Saqur, Raeid and Saeidi, Mozhgan and Giorgi, John and
                Taati, Babak},
   booktitle = {Advances in Neural Information Processing Systems},
   volume    = {36},
