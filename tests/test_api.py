@@ -80,3 +80,24 @@ def test_cache_is_keyed_on_data_dir(tmp_path: Path, ocw_raw: Path) -> None:
 def test_unknown_config_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown config 'ocw'.*default"):
         ocw_hub.load_dataset("ocw")
+
+
+def test_edited_source_is_rebuilt_not_served_stale(tmp_path: Path, ocw_raw: Path) -> None:
+    """datasets keys a local data_dir on its path; ocw_hub adds the files' sizes and times."""
+    import json
+    import os
+
+    folder = write_ablation(ocw_raw, tmp_path / "src", "wordnet")
+    first = ocw_hub.load_dataset("ocw_wordnet", "train", folder, cache_dir=tmp_path / "c")
+    assert first.num_rows == 3
+    train = folder / "easy_train_wordnet.json"
+    payload = json.loads(train.read_text())
+    payload["dataset"] = payload["dataset"][:1]
+    train.write_text(json.dumps(payload))
+    os.utime(train, ns=(train.stat().st_atime_ns, train.stat().st_mtime_ns + 10**9))
+    second = ocw_hub.load_dataset("ocw_wordnet", "train", folder, cache_dir=tmp_path / "c")
+    assert second.num_rows == 1
+    payload["dataset"][0]["words"] = payload["dataset"][0]["words"][:15]
+    train.write_text(json.dumps(payload))
+    with pytest.raises(ValueError, match="easy_train_wordnet.json.*words"):
+        ocw_hub.load_dataset("ocw_wordnet", "train", folder, cache_dir=tmp_path / "c")

@@ -128,7 +128,9 @@ def test_missing_unknown_and_duplicated_ids(
     assert test_walls[-12]["wall_id"] in result.output and "(12 in all)" in result.output
     assert "--allow-missing" in result.output
 
-    unknown = _perfect(test_walls) + [{"wall_id": "zzzz", "predicted_groups": None}]
+    unknown = _perfect(test_walls) + [
+        {"wall_id": "zzzz", "predicted_groups": None, "predicted_connections": None}
+    ]
     result, _ = _run(tmp_path, unknown, data_dir=ocw_dir, cache=cache)
     assert result.exit_code == 1 and "not in the split: zzzz (1)" in result.output
 
@@ -156,6 +158,73 @@ def test_null_task_is_skipped(
     assert result.exit_code == 0, result.output
     assert "connections" not in res and res["grouping"]["n_walls"] == 494
     assert "connections" not in res["per_wall"][0]
+
+
+def test_fields_must_be_given_and_known(
+    tmp_path: Path, ocw_dir: Path, cache: Path, test_walls: list[dict]
+) -> None:
+    """A typo in a field name must not silently drop a task."""
+    preds = _perfect(test_walls)
+    preds[3]["predicted_group"] = preds[3].pop("predicted_groups")
+    result, _ = _run(tmp_path, preds, data_dir=ocw_dir, cache=cache)
+    assert result.exit_code == 1
+    assert f"wall {test_walls[3]['wall_id']} (entry 3)" in result.output
+    assert "unknown field(s) ['predicted_group']" in result.output
+    assert "missing field(s) ['predicted_groups']" in result.output
+    nothing = [
+        {**p, "predicted_groups": None, "predicted_connections": None} for p in _perfect(test_walls)
+    ]
+    result, _ = _run(tmp_path, nothing, data_dir=ocw_dir, cache=cache)
+    assert result.exit_code == 1 and "nothing to score" in result.output
+
+
+def test_wrong_config_or_split_is_hinted(
+    tmp_path: Path, ocw_dir: Path, wote_dir: Path, cache: Path, test_walls: list[dict]
+) -> None:
+    result, _ = _run(
+        tmp_path, _perfect(test_walls), "--config", "wote", data_dir=wote_dir, cache=cache
+    )
+    assert result.exit_code == 1 and "use --config default" in result.output
+    result, _ = _run(
+        tmp_path, _perfect(test_walls), "--split", "validation", data_dir=ocw_dir, cache=cache
+    )
+    assert result.exit_code == 1 and "is --config / --split right?" in result.output
+    result, _ = _run(
+        tmp_path, _perfect(test_walls), "--split", "dev", data_dir=ocw_dir, cache=cache
+    )
+    assert result.exit_code == 1 and "--split dev: config 'default' has splits" in result.output
+
+
+def test_no_source_names_the_data_dir_flag(
+    tmp_path: Path, test_walls: list[dict], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --data-dir the official file is downloaded; here it cannot be (a local path that
+    does not exist stands in for the URL, so no network is used)."""
+    from ocw_hub.resources import load_hub_module
+
+    ocw = load_hub_module("OCW")
+    for config in ocw.OCW.BUILDER_CONFIGS:
+        monkeypatch.setattr(config, "url", str(tmp_path / "nowhere" / "OCW.tar.gz"))
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(_perfect(test_walls)))
+    result = runner.invoke(app, ["evaluate", str(path), "--cache-dir", str(tmp_path / "c")])
+    assert result.exit_code == 1
+    assert "could not be downloaded" in result.output and "--data-dir DIR" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_not_utf8_predictions(tmp_path: Path, ocw_dir: Path) -> None:
+    path = tmp_path / "latin1.json"
+    path.write_bytes('[{"wall_id": "caf\xe9"}]'.encode("latin-1"))
+    result = runner.invoke(app, ["evaluate", str(path), "--data-dir", str(ocw_dir)])
+    assert result.exit_code == 1 and "latin1.json: not UTF-8 text" in result.output
+
+
+def test_markup_in_messages_is_printed_as_is(tmp_path: Path, ocw_dir: Path) -> None:
+    path = tmp_path / "p[bold].json"
+    path.write_text("[")
+    result = runner.invoke(app, ["evaluate", str(path), "--data-dir", str(ocw_dir)])
+    assert result.exit_code == 1 and "p[bold].json: not valid JSON" in result.output
 
 
 def test_not_json_and_wrong_shape(tmp_path: Path, ocw_dir: Path, cache: Path) -> None:

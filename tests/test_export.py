@@ -182,3 +182,29 @@ def test_unknown_config_flag(tmp_path: Path) -> None:
     result = runner.invoke(app, ["build", "-c", "ocw", "--out", str(tmp_path / "o")])
     assert result.exit_code == 1
     assert "unknown config" in result.output
+
+
+def test_out_that_is_not_an_export_is_never_deleted(tmp_path: Path, ocw_raw: Path) -> None:
+    source = write_ablation(ocw_raw, tmp_path / "src", "wordnet")
+    precious = tmp_path / "thesis"
+    precious.mkdir()
+    (precious / "chapter1.tex").write_text("keep me")
+    base = ["build", "-c", "ocw_wordnet", "--ocw-wordnet-dir", str(source), "--no-checks",
+            "--cache-dir", str(tmp_path / "c")]  # fmt: skip
+    result = runner.invoke(app, [*base, "--out", str(precious)])
+    assert result.exit_code == 1 and "not an ocw-hub export" in result.output
+    assert (precious / "chapter1.tex").read_text() == "keep me"
+    # the source's own folder (or one above it) is refused too
+    result = runner.invoke(app, [*base, "--out", str(tmp_path / "src")])
+    assert result.exit_code == 1 and "holds the source" in result.output
+    assert (source / "easy_test_wordnet.json").is_file()
+    # a file is refused
+    (tmp_path / "file").write_text("x")
+    result = runner.invoke(app, [*base, "--out", str(tmp_path / "file")])
+    assert result.exit_code == 1 and "is a file" in result.output
+    # an empty folder and a previous export are replaced
+    (tmp_path / "empty").mkdir()
+    assert runner.invoke(app, [*base, "--out", str(tmp_path / "empty")]).exit_code == 0
+    assert runner.invoke(app, [*base, "--out", str(tmp_path / "empty")]).exit_code == 0
+    assert (tmp_path / "empty" / "README.md").is_file()
+    assert (tmp_path / "empty").stat().st_mode & 0o055  # not a private mkdtemp folder

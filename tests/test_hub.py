@@ -176,3 +176,42 @@ def test_parquet_written_by_hand_without_features_is_checked_by_arrow_types(expo
     pq.write_table(table, path)
     problems = check_export(export)
     assert len(problems) == 1 and "features" in problems[0]
+
+
+@pytest.mark.parametrize(
+    ("path", "why"),
+    [
+        ("/abs/data/ocw_wordnet/test-00000-of-00001.parquet", "outside the folder"),
+        ("../hub_backup/data/ocw_wordnet/test-00000-of-00001.parquet", "outside the folder"),
+        ("''", "empty or non-string"),
+    ],
+)
+def test_paths_outside_the_folder_are_refused(export: Path, path: str, why: str) -> None:
+    card = export / "README.md"
+    card.write_text(
+        card.read_text().replace(
+            "path: data/ocw_wordnet/test-00000-of-00001.parquet", f"path: {path}"
+        )
+    )
+    problems = check_export(export)
+    assert any("split 'test'" in p and why in p for p in problems), problems
+
+
+def test_data_files_as_a_list_of_strings(export: Path) -> None:
+    """The Hub's short form: a list of paths, all in the train split."""
+    card = export / "README.md"
+    text = card.read_text()
+    start = text.index("- config_name: ocw_wordnet\n  data_files:\n")
+    end = text.index("dataset_info:")
+    short = (
+        "- config_name: ocw_wordnet\n  data_files:\n"
+        "  - data/ocw_wordnet/train-00000-of-00001.parquet\n"
+    )
+    card.write_text(text[:start] + short + text[end:])
+    problems = check_export(export)
+    # readable: only the two other splits are now named by no config
+    assert problems == [
+        "data/ocw_wordnet/test-00000-of-00001.parquet: a Parquet file no config of the card names",
+        "data/ocw_wordnet/validation-00000-of-00001.parquet: a Parquet file no config of the "
+        "card names",
+    ]

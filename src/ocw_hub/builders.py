@@ -8,6 +8,7 @@ same Arrow cache (``~/.cache/huggingface/datasets`` or ``HF_DATASETS_CACHE``).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,15 +85,75 @@ def get_builder(
     spec = config_spec(name)
     module = load_hub_module(spec.script)
     builder_cls = getattr(module, spec.script)
+    key = file_hash(hub_root() / f"{spec.script}.py")
     if data_dir is not None:
         data_dir = str(Path(data_dir).expanduser().resolve())
+        key = hashlib.sha256(f"{key}:{source_fingerprint(data_dir)}".encode()).hexdigest()[:16]
     return builder_cls(
         config_name=spec.builder_config,
         data_dir=data_dir,
         cache_dir=None if cache_dir is None else str(cache_dir),
-        hash=file_hash(hub_root() / f"{spec.script}.py"),
+        hash=key,
         **builder_kwargs,
     )
+
+
+def source_fingerprint(data_dir: PathLike) -> str:
+    """Path, size and modification time (ns) of every file under a local source.
+
+    Part of the cache key of :func:`get_builder`, so that editing, replacing or truncating a
+    source file rebuilds the cache instead of serving the old rows (``datasets`` itself keys a
+    local ``data_dir`` on its path only). A missing path gives ``"missing"``; the builder then
+    reports it.
+    """
+    root = Path(data_dir)
+    if not root.exists():
+        return "missing"
+    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+    return ";".join(
+        f"{p.relative_to(root) if p != root else p.name}:{st.st_size}:{st.st_mtime_ns}"
+        for p in files
+        for st in (p.stat(),)
+    )
+
+
+class SourceUnavailableError(RuntimeError):
+    """A config's source data could not be had (no local ``data_dir`` and no download)."""
+
+
+def prepare(
+    name: str,
+    data_dir: PathLike | None = None,
+    cache_dir: PathLike | None = None,
+    *,
+    verification_mode: str | datasets.VerificationMode | None = None,
+    flag: str | None = None,
+) -> datasets.DatasetDict:
+    """Build (or read from the cache) every split of a config, for the CLI commands.
+
+    Like :func:`load_dataset`, with errors a user can act on: ``flag`` names the option that
+    gives a local copy (default: the config's ``ocw-hub build`` flag, e.g. ``--wote-dir``).
+
+    Raises:
+        SourceUnavailableError: ``data_dir`` does not exist, or it is None and the official
+            download failed; the message names ``flag``.
+        ValueError: malformed source data (the builder's error names file, id and field).
+    """
+    spec = config_spec(name)
+    flag = flag or spec.flag
+    if data_dir is not None and not Path(data_dir).exists():
+        raise SourceUnavailableError(f"{flag} {data_dir}: no such file or folder (config {name!r})")
+    builder = get_builder(name, data_dir=data_dir, cache_dir=cache_dir)
+    try:
+        builder.download_and_prepare(verification_mode=verification_mode)
+    except (ConnectionError, OSError) as err:
+        if data_dir is not None:
+            raise
+        raise SourceUnavailableError(
+            f"config {name!r}: the official files could not be downloaded "
+            f"({type(err).__name__}: {err}); give a local copy with {flag} DIR"
+        ) from err
+    return builder.as_dataset()
 
 
 def load_dataset(

@@ -15,11 +15,12 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from .builders import CONFIGS
-from .export import SPLITS, ExportedSplit, SourceUnavailableError, build_export
+from .export import SPLITS, ExportedSplit, build_export
 
 app = typer.Typer(
     help="Load, export, score and publish the OCW and WoTe benchmarks.",
@@ -48,8 +49,26 @@ def _quiet_datasets() -> Iterator[None]:
 
 
 def _fail(message: str) -> None:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(1)
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """Errors a user can fix (bad files, missing sources) end with one line and exit code 1.
+
+    ``datasets`` wraps an error raised while writing a split in ``DatasetGenerationError``;
+    its cause is what the user needs to read.
+    """
+    from datasets.exceptions import DatasetGenerationError
+
+    try:
+        yield
+    except DatasetGenerationError as err:
+        cause = err.__cause__ or err
+        _fail(f"{type(cause).__name__}: {cause}")
+    except (ValueError, OSError, EOFError, RuntimeError) as err:  # incl. SourceUnavailableError
+        _fail(str(err) or type(err).__name__)
 
 
 @app.command()
@@ -75,7 +94,8 @@ def build(
         False, "--no-checks", help="Skip the check of split sizes against the official ones."
     ),
 ) -> None:
-    """Prepare configs and write the Parquet hub export (card + data/<config>/<split>.parquet)."""
+    """Prepare configs and write the Parquet hub export: README.md (the card) and
+    data/<config>/<split>-00000-of-00001.parquet."""
     names = config or list(CONFIGS)
     unknown = [n for n in names if n not in CONFIGS]
     if unknown:
@@ -106,7 +126,7 @@ def build(
         def on_split(item: ExportedSplit) -> None:
             progress.update(task, advance=1, description=f"wrote {item.config}/{item.split}")
 
-        try:
+        with _user_errors():
             written = build_export(
                 sources,
                 out,
@@ -115,9 +135,6 @@ def build(
                 on_config=on_config,
                 on_split=on_split,
             )
-        except (SourceUnavailableError, ValueError, FileNotFoundError) as err:
-            progress.stop()
-            _fail(str(err))
     table = Table(title=f"Hub export written to {out}")
     for column in ("config", "split", "rows", "answers located", "file"):
         table.add_column(
@@ -205,28 +222,29 @@ def evaluate(
     cache_dir: Path | None = typer.Option(None, help="datasets cache folder."),
 ) -> None:
     """Score predictions exactly as the paper did; print a table, optionally write JSON."""
-    from .evaluation import PredictionsError, evaluate_file, summary_rows
+    from .evaluation import evaluate_file, summary_rows
 
     if config not in CONFIGS:
         _fail(f"unknown config {config!r}; expected one of {list(CONFIGS)}")
-    try:
-        with _quiet_datasets():
-            results = evaluate_file(
-                predictions,
-                config,
-                split=split,
-                data_dir=data_dir,
-                allow_missing=allow_missing,
-                bertscore=bertscore,
-                cache_dir=cache_dir,
-            )
-    except (PredictionsError, ValueError, FileNotFoundError, RuntimeError) as err:
-        _fail(str(err))
+    with _user_errors(), _quiet_datasets():
+        results = evaluate_file(
+            predictions,
+            config,
+            split=split,
+            data_dir=data_dir,
+            allow_missing=allow_missing,
+            bertscore=bertscore,
+            cache_dir=cache_dir,
+        )
+    rows = summary_rows(results)
+    columns = (
+        ("task", "figure", "model", "human") if config != "wote" else ("task", "figure", "model")
+    )
     table = Table(title=f"{config} / {split}: {predictions}")
-    for column in ("task", "figure", "model", "human"):
+    for column in columns:
         table.add_column(column, justify="left" if column in ("task", "figure") else "right")
-    for row in summary_rows(results):
-        table.add_row(*row)
+    for row in rows:
+        table.add_row(*row[: len(columns)])
     console.print(table)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

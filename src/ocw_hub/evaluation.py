@@ -24,14 +24,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .builders import PathLike
-from .builders import load_dataset as load_split
+from .builders import PathLike, prepare
 from .resources import metric_dir
 
 #: Placeholder clue of a missing wall scored with ``allow_missing``: never a real clue, so every
 #: placed clue counts as wrong (no correct group, AMI/ARI/FMS of unrelated labels, WD 1).
 MISSING_CLUE = "\x00missing clue {}"
-OCW_CONFIGS = ("default", "ocw_randomized", "ocw_wordnet")
+#: Fields of an OCW prediction besides ``wall_id``; each must be present (null skips the task).
+OCW_FIELDS = ("predicted_groups", "predicted_connections")
 
 
 class PredictionsError(ValueError):
@@ -65,7 +65,9 @@ def read_predictions(path: PathLike, config: str) -> dict[str, Any]:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise PredictionsError(f"{path}: no such file") from None
-    except json.JSONDecodeError as err:
+    except UnicodeDecodeError as err:
+        raise PredictionsError(f"{path}: not UTF-8 text ({err})") from None
+    except (ValueError, RecursionError) as err:  # JSONDecodeError is a ValueError
         raise PredictionsError(f"{path}: not valid JSON ({err})") from None
     if config == "wote":
         return _read_wote(path, raw)
@@ -81,9 +83,25 @@ def _read_ocw(path: Path, raw: Any) -> dict[str, Any]:
     duplicated: list[str] = []
     for index, entry in enumerate(raw):
         if not isinstance(entry, dict) or not isinstance(entry.get("wall_id"), str):
-            raise PredictionsError(f"{path}: entry {index} has no string `wall_id`")
+            hint = (
+                " (WoTe predictions have `id`: use --config wote)"
+                if isinstance(entry, dict) and "id" in entry
+                else ""
+            )
+            raise PredictionsError(f"{path}: entry {index} has no string `wall_id`{hint}")
         wall_id = entry["wall_id"]
-        for field in ("predicted_groups", "predicted_connections"):
+        fields = set(entry) - {"wall_id"}
+        if fields != set(OCW_FIELDS):
+            unknown = sorted(fields - set(OCW_FIELDS))
+            absent = sorted(set(OCW_FIELDS) - fields)
+            raise PredictionsError(
+                f"{path}: wall {wall_id} (entry {index}): "
+                + "; ".join(
+                    ([f"unknown field(s) {unknown}"] if unknown else [])
+                    + ([f"missing field(s) {absent} (give null to skip a task)"] if absent else [])
+                )
+            )
+        for field in OCW_FIELDS:
             if entry.get(field) is not None and not isinstance(entry[field], list):
                 raise PredictionsError(
                     f"{path}: wall {wall_id} (entry {index}): `{field}` must be a list or null"
@@ -106,8 +124,19 @@ def _read_wote(path: Path, raw: Any) -> dict[str, Any]:
         pairs = []
         for index, entry in enumerate(raw):
             if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
-                raise PredictionsError(f"{path}: entry {index} has no string `id`")
-            pairs.append((entry["id"], entry.get("prediction_text")))
+                hint = (
+                    " (OCW predictions have `wall_id`: use --config default, ocw_randomized "
+                    "or ocw_wordnet)"
+                    if isinstance(entry, dict) and "wall_id" in entry
+                    else ""
+                )
+                raise PredictionsError(f"{path}: entry {index} has no string `id`{hint}")
+            if set(entry) != {"id", "prediction_text"}:
+                raise PredictionsError(
+                    f"{path}: question {entry['id']} (entry {index}): expected the fields "
+                    f"id and prediction_text, got {sorted(entry)}"
+                )
+            pairs.append((entry["id"], entry["prediction_text"]))
     else:
         raise PredictionsError(
             f"{path}: expected a list of {{id, prediction_text}} or {{id: text}}"
@@ -131,7 +160,8 @@ def _align(
     known = set(gold_ids)
     unknown = [i for i in predictions if i not in known]
     if unknown:
-        raise PredictionsError(f"{path}: {what} not in the split: {_listing(unknown)}")
+        hint = " (is --config / --split right?)" if len(unknown) == len(predictions) else ""
+        raise PredictionsError(f"{path}: {what} not in the split: {_listing(unknown)}{hint}")
     missing = [i for i in gold_ids if i not in predictions]
     if missing and not allow_missing:
         raise PredictionsError(
@@ -254,6 +284,10 @@ def evaluate_ocw(
             subset = [w for w in season_walls if prediction(task, w) is not None]
             if subset:
                 by_season[str(season)][task] = _global(score(task, subset))
+    if not any(task in results for task in _OCW_TASKS):
+        raise PredictionsError(
+            f"{path}: nothing to score: every predicted_groups and predicted_connections is null"
+        )
     results["human"] = _human(walls)
     for season, season_walls in sorted(seasons.items()):
         by_season[str(season)]["human"] = _human(season_walls)
@@ -346,16 +380,20 @@ def evaluate_file(
 ) -> dict[str, Any]:
     """Score a predictions file against a split of a config (what ``ocw-hub evaluate`` runs).
 
-    The split is loaded with :func:`ocw_hub.load_dataset` (from ``data_dir``, else the official
-    download). Returns the dict of :func:`evaluate_ocw` or :func:`evaluate_wote` with ``config``,
-    ``split`` and ``predictions`` added.
+    The split is loaded as :func:`ocw_hub.load_dataset` does (from ``data_dir``, else the
+    official download). Returns the dict of :func:`evaluate_ocw` or :func:`evaluate_wote`
+    with ``config``, ``split`` and ``predictions`` added.
 
     Raises:
-        PredictionsError: see :func:`read_predictions`, :func:`evaluate_ocw`, :func:`evaluate_wote`.
+        PredictionsError: see :func:`read_predictions`, :func:`evaluate_ocw`, :func:`evaluate_wote`;
+            a split the config does not have.
+        SourceUnavailableError: no ``data_dir`` and no download (names ``--data-dir``).
     """
     predictions = read_predictions(predictions_path, config)
-    dataset = load_split(config, split=split, data_dir=data_dir, cache_dir=cache_dir)
-    rows = dataset.to_list()
+    splits = prepare(config, data_dir, cache_dir, flag="--data-dir")
+    if split not in splits:
+        raise PredictionsError(f"--split {split}: config {config!r} has splits {list(splits)}")
+    rows = splits[split].to_list()
     head = {"config": config, "split": split, "predictions": str(predictions_path)}
     if config == "wote":
         return {
@@ -383,12 +421,14 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     :func:`evaluate_file`."""
     rows: list[tuple[str, str, str, str]] = []
     if "spans" in results:
-        rows.append(("spans", "questions", str(results["n_questions"]), "-"))
+        rows.append(("questions", "in the split", str(results["n_questions"]), "-"))
+        rows.append(("questions", "missing, scored as wrong", str(results["n_missing"]), "-"))
         for key in ("exact_match", "f1"):
-            rows.append(("spans", key + " (0-100)", _fmt(results["spans"].get(key)), "-"))
+            rows.append(("spans", key + " (0-100)", f"{results['spans'][key]:.2f}", "-"))
         return rows
     human = results["human"]
-    rows.append(("walls", "scored", str(results["n_walls"]), str(human["n_walls"])))
+    rows.append(("walls", "in the split", str(results["n_walls"]), str(human["n_walls"])))
+    rows.append(("walls", "missing, scored as wrong", str(results["n_missing"]), "-"))
     human_of = {
         "full_wall": human["full_wall"],
         "full_wall_rate": human["full_wall_rate"],

@@ -14,6 +14,7 @@ and in the card's ``dataset_info``).
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -25,7 +26,7 @@ from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from .builders import CONFIGS, PathLike, config_spec, get_builder
+from .builders import CONFIGS, PathLike, config_spec, prepare
 from .resources import hub_root
 
 SPLITS = ("train", "validation", "test")
@@ -40,10 +41,6 @@ CARD_METADATA = {
     "size_categories": ["n<1K"],
     "tags": ["only-connect", "red-herrings", "creative-problem-solving", "wizard-of-tasks"],
 }
-
-
-class SourceUnavailableError(RuntimeError):
-    """A config's source data could not be had (no local ``data_dir`` and no download)."""
 
 
 @dataclass(frozen=True)
@@ -72,37 +69,6 @@ def answers_located(dataset: datasets.Dataset) -> int | None:
 def parquet_path(config: str, split: str) -> str:
     """Path of a split's file inside an export, e.g. ``data/wote/test-00000-of-00001.parquet``."""
     return f"data/{config}/{split}-00000-of-00001.parquet"
-
-
-def prepare(
-    name: str,
-    data_dir: PathLike | None = None,
-    cache_dir: PathLike | None = None,
-    verification_mode: str | None = None,
-) -> datasets.DatasetDict:
-    """Build (or read from the cache) every split of a config.
-
-    Raises:
-        SourceUnavailableError: ``data_dir`` is None and the official download failed, or
-            ``data_dir`` does not exist; the message names the ``ocw-hub build`` flag to give.
-        ValueError: malformed source data (the builder's error names file, id and field).
-    """
-    spec = config_spec(name)
-    if data_dir is not None and not Path(data_dir).exists():
-        raise SourceUnavailableError(
-            f"{spec.flag} {data_dir}: no such file or folder (config {name!r})"
-        )
-    builder = get_builder(name, data_dir=data_dir, cache_dir=cache_dir)
-    try:
-        builder.download_and_prepare(verification_mode=verification_mode)
-    except (ConnectionError, OSError) as err:
-        if data_dir is not None:
-            raise
-        raise SourceUnavailableError(
-            f"config {name!r}: the official files could not be downloaded ({err}); "
-            f"give a local copy with {spec.flag} DIR"
-        ) from err
-    return builder.as_dataset()
 
 
 def card_body() -> str:
@@ -148,11 +114,49 @@ def card_license(configs: Iterable[str]) -> dict[str, str]:
     }
 
 
+def is_export(folder: Path) -> bool:
+    """Whether ``folder`` holds only what :func:`build_export` writes (``README.md``,
+    ``data/**.parquet``): only such a folder, or an empty one, is replaced by a new export."""
+    for path in folder.rglob("*"):
+        rel = path.relative_to(folder)
+        if path.is_dir():
+            if rel.parts[0] != "data":
+                return False
+        elif rel.as_posix() != "README.md" and not (
+            rel.parts[0] == "data" and path.suffix == ".parquet"
+        ):
+            return False
+    return True
+
+
+def check_out(out: Path, sources: Iterable[PathLike | None]) -> None:
+    """Refuse an ``--out`` whose replacement would destroy something else.
+
+    Raises:
+        ValueError: ``out`` is a file; ``out`` holds a source of the build; ``out`` is a
+            folder with files that are not a previous export (nothing is deleted).
+    """
+    out = out.resolve()
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out}: is a file, not an export folder")
+    for source in sources:
+        if source is not None and Path(source).resolve().is_relative_to(out):
+            raise ValueError(f"--out {out}: holds the source {source}; choose another folder")
+    if out.is_dir() and not is_export(out):
+        raise ValueError(
+            f"--out {out}: the folder holds files that are not an ocw-hub export; "
+            "remove them or choose another folder (it would be replaced as a whole)"
+        )
+
+
 @contextlib.contextmanager
 def _staging(out: Path) -> Iterator[Path]:
     """A temporary folder beside ``out`` that replaces ``out`` only if the block succeeds."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    tmp.chmod(0o777 & ~umask)  # mkdtemp makes it private; an export is an ordinary folder
     try:
         yield tmp
         if out.exists():
@@ -181,7 +185,8 @@ def build_export(
         sources: config name -> local ``data_dir`` (``None``: the official download), e.g.
             ``{"default": "../shared/data/ocw/dataset", "wote": "../shared/data/wote"}``.
         out: the export folder; replaced as a whole only when every config succeeded, so a
-            failure leaves the previous export (or nothing) and no partial files.
+            failure leaves the previous export (or nothing) and no partial files. Only an
+            empty folder or a previous export is replaced (see :func:`check_out`).
         cache_dir: the ``datasets`` cache folder.
         on_config, on_split: progress callbacks (a config starts; a split file was written).
 
@@ -189,18 +194,20 @@ def build_export(
         One :class:`ExportedSplit` per written Parquet file, in config then split order.
 
     Raises:
-        ValueError: unknown config; malformed source data.
+        ValueError: unknown config; malformed source data; an ``out`` that is not safe to
+            replace.
         SourceUnavailableError: a source cannot be had (names the flag to give).
     """
     for name in sources:
         config_spec(name)
+    check_out(Path(out), sources.values())
     written: list[ExportedSplit] = []
     infos: dict[str, datasets.DatasetInfo] = {}
     with _staging(Path(out)) as tmp:
         for name, data_dir in sources.items():
             if on_config:
                 on_config(name)
-            dataset_dict = prepare(name, data_dir, cache_dir, verification_mode)
+            dataset_dict = prepare(name, data_dir, cache_dir, verification_mode=verification_mode)
             info = next(iter(dataset_dict.values())).info.copy()
             info.config_name = name
             infos[name] = info

@@ -32,14 +32,27 @@ class PlannedFile:
 
 
 def _data_files_of(config: dict) -> list[tuple[str, list[str]]]:
+    """``(split, patterns)`` of a card config, for every form the Hub accepts: a string, a
+    list of strings (both the ``train`` split), or a list of ``{split, path}``."""
     data_files = config.get("data_files")
     if isinstance(data_files, str):
         return [("train", [data_files])]
+    if isinstance(data_files, list) and all(isinstance(p, str) for p in data_files):
+        return [("train", list(data_files))]
     pairs = []
     for entry in data_files or []:
         paths = entry["path"]
         pairs.append((entry["split"], [paths] if isinstance(paths, str) else list(paths)))
     return pairs
+
+
+def _pattern_problem(pattern: object) -> str | None:
+    """Why a data_files pattern cannot name a file of the repository, or None."""
+    if not isinstance(pattern, str) or not pattern.strip():
+        return "an empty or non-string path"
+    if pattern.startswith("/") or ".." in Path(pattern).parts or "://" in pattern:
+        return "a path outside the folder (the Hub resolves paths inside the repository only)"
+    return None
 
 
 def check_export(folder: PathLike) -> list[str]:
@@ -75,7 +88,12 @@ def check_export(folder: PathLike) -> list[str]:
         if info is None:
             problems.append(f"config {name!r}: no `dataset_info` entry in the card")
         for split, patterns in _data_files_of(config):
-            files = sorted({f for pattern in patterns for f in root.glob(pattern)})
+            bad = [(p, why) for p in patterns if (why := _pattern_problem(p))]
+            for pattern, why in bad:
+                problems.append(f"config {name!r} split {split!r}: {pattern!r} is {why}")
+            if bad:
+                continue
+            files = sorted({f for pattern in patterns for f in root.glob(pattern) if f.is_file()})
             if not files:
                 problems.append(f"config {name!r} split {split!r}: no file matches {patterns}")
                 continue
