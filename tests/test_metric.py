@@ -529,3 +529,216 @@ def test_many_repeated_clues_use_the_greedy_assignment() -> None:
     # As test_transposed_wall_is_worst: WD 1, ARI -0.25, FMS 0.
     assert got["wd"] == 1.0 and got["ari"] == pytest.approx(-0.25) and got["fms"] == 0.0
     assert got["correct_groups"] == 0
+
+
+# ----------------------------------------------------------------------------------------
+# lone surrogates: not Unicode text, rejected before Arrow with the position
+# ----------------------------------------------------------------------------------------
+
+SURROGATE_WALL = [A, ["b1", "b2", "b3", "\ud800"], C, D]
+
+
+@pytest.mark.parametrize(
+    ("preds", "refs", "match"),
+    [
+        (
+            [WALL, WALL, SURROGATE_WALL],
+            [WALL] * 3,
+            r"predictions\[2\]\[1\]\[3\]: clue is not valid Unicode text \(lone surrogate at 0\)",
+        ),
+        (
+            [WALL],
+            [[A, B, ["c1", "c2x\udc80", "c3", "c4"], D]],
+            r"references\[0\]\[2\]\[1\]: clue is not valid Unicode text \(lone surrogate at 3\)",
+        ),
+    ],
+)
+def test_grouping_lone_surrogate(preds: list, refs: list, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        cs.grouping_scores(preds, refs)
+
+
+@pytest.mark.parametrize(
+    ("preds", "refs", "match"),
+    [
+        (
+            [GOLD_CONN, ["a", "b", "c", "d\ud800"]],
+            [GOLD_CONN] * 2,
+            r"predictions\[1\]\[3\]: connection is not valid Unicode text "
+            r"\(lone surrogate at 1\)",
+        ),
+        (
+            [GOLD_CONN],
+            [["\udc80", "b", "c", "d"]],
+            r"references\[0\]\[0\]: connection is not valid Unicode text",
+        ),
+    ],
+)
+def test_connections_lone_surrogate(preds: list, refs: list, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        cs.connection_scores(preds, refs)
+
+
+@pytest.mark.parametrize(
+    ("preds", "refs", "match"),
+    [
+        (
+            ["x", "ab\ud800"],
+            ["x", "y"],
+            r"predictions\[1\]: prediction is not valid Unicode text \(lone surrogate at 2\)",
+        ),
+        (["x"], [["ok", "\udc80"]], r"references\[0\]\[1\]: gold answer is not valid Unicode"),
+        (["x"], ["\udc80"], r"references\[0\]: gold answer is not valid Unicode text"),
+    ],
+)
+def test_spans_lone_surrogate(preds: list, refs: list, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        cs.span_scores(preds, refs)
+
+
+def test_evaluate_rejects_lone_surrogates_before_arrow(loaded: dict) -> None:
+    # Without the check, pyarrow raises a bare UnicodeEncodeError naming no position.
+    with pytest.raises(ValueError, match=r"predictions\[2\]\[1\]\[3\]: clue is not valid"):
+        loaded["grouping"].compute(predictions=[WALL, WALL, SURROGATE_WALL], references=[WALL] * 3)
+    with pytest.raises(ValueError, match=r"references\[0\]\[1\]\[3\]: clue is not valid"):
+        loaded["grouping"].add_batch(predictions=[WALL], references=[SURROGATE_WALL])
+    with pytest.raises(ValueError, match=r"predictions\[2\]: connection is not valid"):
+        loaded["connections"].add(prediction=["a", "b", "\udc80", "d"], reference=GOLD_CONN)
+    with pytest.raises(ValueError, match=r"predictions\[0\]: prediction is not valid"):
+        loaded["spans"].compute(predictions=["\ud800"], references=[["x"]])
+    # Valid non-ASCII text (a proper surrogate pair written as one code point) is fine.
+    got = loaded["spans"].compute(predictions=["caf\u00e9 \U0001f600"], references=["café 😀"])
+    assert got["exact_match"] == 100.0
+
+
+# ----------------------------------------------------------------------------------------
+# gold walls with repeated clues; predictions with repeated clues
+# ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("refs", "match"),
+    [
+        ([[["a"] * 4] * 4], r"references\[0\]: clue 'a' occurs 16 times in the gold wall"),
+        (
+            [WALL, [A, ["b1", "A1", "b3", "b4"], ["c1", "c2", "a1", "c4"], D]],
+            r"references\[1\]: clue 'a1' occurs 3 times .*no clue more than 2 times",
+        ),
+        ([[["x", "y", "z", "w"]] * 4], r"references\[0\]: clue '.' occurs 4 times"),
+    ],
+)
+def test_gold_wall_with_a_clue_more_than_twice_is_rejected(refs: list, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        cs.grouping_scores([WALL] * len(refs), refs)
+
+
+def test_gold_wall_with_a_clue_twice_is_scored(loaded: dict) -> None:
+    # The two walls of the release with a repeated clue (654041: Bask twice in one group;
+    # b308e4: Glamour in two groups) are accepted and perfect predictions score perfectly.
+    w654041 = [
+        ["Vain", "Blue Sky", "Writer", "Brightside"],
+        ["Bask", "Mask", "Rok", "Bask"],
+        ["Bane", "Zoom", "Kingpin", "Sandman"],
+        ["Road", "Hay", "Deck", "Bullseye"],
+    ]
+    refs = [w654041, B308E4]
+    preds = [w654041[::-1], [g[::-1] for g in B308E4[::-1]]]
+    got = loaded["grouping"].compute(predictions=preds, references=refs)
+    assert (got["wd"], got["ami"], got["ari"], got["fms"]) == (0.0, 1.0, 1.0, 1.0)
+    assert got["full_wall"] == 2 and got["correct_groups"] == 8
+
+
+def test_evaluate_rejects_invalid_gold_wall(loaded: dict) -> None:
+    with pytest.raises(ValueError, match=r"references\[1\]: clue 'a' occurs 16 times"):
+        loaded["grouping"].compute(predictions=[WALL, WALL], references=[WALL, [["a"] * 4] * 4])
+    with pytest.raises(ValueError, match=r"references: clue 'a' occurs 16 times"):
+        loaded["grouping"].add(prediction=WALL, reference=[["a"] * 4] * 4)
+
+
+def test_prediction_repeating_one_clue_is_scored(loaded: dict) -> None:
+    # A bad prediction, not malformed input: "a1" 16 times -> labels all 0 (one cluster).
+    # correct groups 0. WD: the first run 0000 equals gold run 0000 and both are removed;
+    # 0000 vs 1111, 2222, 3333: W1 = 1, 2 -> 1, 3 -> 1; WD = 3 / 4 = 0.75.
+    # Pairs: same gold group 24, same predicted label C(16,2) = 120, both 24.
+    # ARI = (24 - 24*120/120) / ((24+120)/2 - 24) = 0; FMS = 24 / sqrt(24*120) = sqrt(0.2).
+    # MI = 0 and the EMI of a one-cluster labelling is 0 -> AMI = 0.
+    got = loaded["grouping"].compute(predictions=[[["a1"] * 4] * 4], references=[WALL])
+    assert got["wd"] == pytest.approx(0.75)
+    assert got["ari"] == pytest.approx(0.0, abs=1e-12)
+    assert got["fms"] == pytest.approx(math.sqrt(0.2))
+    assert got["ami"] == pytest.approx(0.0, abs=1e-12)
+    assert got["correct_groups"] == 0 and got["full_wall"] == 0
+    # "Glamour" 16 times on b308e4 (in two gold groups: 2**16 assignments -> greedy): scored.
+    got = cs.grouping_scores([[["Glamour"] * 4] * 4], [B308E4])
+    assert got["correct_groups"] == 0 and 0.0 <= got["wd"] <= 1.0 and got["fms"] <= 1.0
+
+
+# ----------------------------------------------------------------------------------------
+# bertscore_kwargs needs bertscore=True
+# ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs", [{"model_type": "roberta-base"}, {}])
+def test_bertscore_kwargs_without_bertscore(kwargs: dict) -> None:
+    with pytest.raises(ValueError, match=r"bertscore_kwargs needs bertscore=True"):
+        cs.connection_scores([GOLD_CONN], [GOLD_CONN], bertscore_kwargs=kwargs)
+
+
+def test_bertscore_kwargs_must_be_a_dict() -> None:
+    with pytest.raises(ValueError, match=r"bertscore_kwargs must be a dict.*got list"):
+        cs.connection_scores([GOLD_CONN], [GOLD_CONN], bertscore=True, bertscore_kwargs=[1])
+
+
+def test_evaluate_bertscore_kwargs_without_bertscore(loaded: dict) -> None:
+    metric = loaded["connections"]
+    metric.add_batch(predictions=[GOLD_CONN], references=[GOLD_CONN])
+    with pytest.raises(ValueError, match=r"bertscore_kwargs needs bertscore=True"):
+        metric.compute(bertscore_kwargs={"model_type": "roberta-base"})
+    # Checked before evaluate finalises the stored batch: a corrected call still works.
+    assert metric.compute() == {"exact_match": 1.0, "rouge1": 1.0, "n_walls": 1}
+    with pytest.raises(ValueError, match=r"bertscore is only available with config 'connections'"):
+        loaded["grouping"].compute(predictions=[WALL], references=[WALL], bertscore_kwargs={})
+
+
+# ----------------------------------------------------------------------------------------
+# metric card: citation, no local paths, connections order
+# ----------------------------------------------------------------------------------------
+
+
+def _ocw_citation() -> str:
+    import ast
+
+    tree = ast.parse((REPO_ROOT / "OCW.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "_CITATION":
+            return node.value.value  # type: ignore[attr-defined]
+    raise AssertionError("no _CITATION in OCW.py")
+
+
+def test_citation_identical_to_dataset_script(loaded: dict) -> None:
+    ocw = _ocw_citation()
+    assert "alavi-naeini2023large" in ocw and "Alavi Naeini, Saeid" in ocw
+    card = (METRIC_DIR / "README.md").read_text(encoding="utf-8")
+    assert ocw in card
+    assert card.count("alavi-naeini2023large") == 1
+    citation = loaded["grouping"].citation
+    assert citation.startswith(ocw) and citation.count("alavi-naeini2023large") == 1
+
+
+def test_card_has_no_local_paths() -> None:
+    # The card becomes a public Hugging Face Space: no paths of the development machine.
+    card = (METRIC_DIR / "README.md").read_text(encoding="utf-8")
+    for fragment in ("../", "shared/data", "/work/", "/home/", "/tmp/", "file://"):
+        assert fragment not in card, fragment
+
+
+def test_connections_are_scored_in_gold_group_order(loaded: dict) -> None:
+    # Prediction i is compared with gold connection i, whatever order the predicted groups
+    # came in: the right connections in another order score as wrong ones.
+    # GOLD_CONN reversed: Monkey ___ / Cocktails / Household tools / Famous Mels -> no
+    # position equal (EM 0) and no token shared at any position (ROUGE-1 0).
+    got = loaded["connections"].compute(predictions=[GOLD_CONN[::-1]], references=[GOLD_CONN])
+    assert got == {"exact_match": 0.0, "rouge1": 0.0, "n_walls": 1}
+    card = " ".join((METRIC_DIR / "README.md").read_text(encoding="utf-8").split())
+    assert "prediction `i` names the connection of **gold group `i`**" in card
+    assert "must have them reordered to the gold groups they match" in card

@@ -16,7 +16,9 @@ Three tasks, each a pure function of plain Python lists (no ``evaluate`` needed)
   ``squad`` metric.
 
 Every function validates its input first and raises :class:`ValueError` naming the position
-(``predictions[3][1]``) and the problem when the input is malformed.
+(``predictions[3][1]``) and the problem when the input is malformed: wrong shape or type,
+text with a lone surrogate (not encodable as UTF-8, so Arrow cannot store it), or a gold
+wall in which a clue occurs more than twice (see :func:`validate_reference_wall`).
 """
 
 from __future__ import annotations
@@ -48,6 +50,11 @@ N_CLUES = N_GROUPS * GROUP_SIZE
 GOLD_LABELS: tuple[int, ...] = tuple(g for g in range(N_GROUPS) for _ in range(GROUP_SIZE))
 _GOLD_RUNS: tuple[tuple[int, ...], ...] = tuple((g,) * GROUP_SIZE for g in range(N_GROUPS))
 
+# A gold wall may hold a clue (lowercased) at most this many times. The OCW release holds
+# walls with a clue twice (``654041``: ``Bask`` twice in one group; ``b308e4``: ``Glamour``
+# in two groups) and none with a clue three times or more.
+MAX_GOLD_CLUE_REPEATS = 2
+
 # Above this many candidate assignments of repeated clues, use a greedy assignment instead
 # of the exhaustive search (never reached on real walls: they hold at most one repeated clue).
 _MAX_ASSIGNMENTS = 4096
@@ -70,6 +77,22 @@ def _is_list_like(value: Any) -> bool:
 
 def _type_name(value: Any) -> str:
     return type(value).__name__
+
+
+def check_text(value: str, where: str, what: str) -> str:
+    """Raise ``ValueError`` unless ``value`` is valid Unicode text (encodable as UTF-8).
+
+    A lone surrogate such as ``"\\ud800"`` is a valid Python ``str`` but not Unicode text:
+    Arrow (and so ``evaluate``) cannot store it and would fail with a bare
+    ``UnicodeEncodeError`` naming no position.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ValueError(
+            f"{where}: {what} is not valid Unicode text (lone surrogate at {err.start})"
+        ) from None
+    return str(value)
 
 
 def check_same_length(predictions: Any, references: Any) -> None:
@@ -110,7 +133,34 @@ def validate_wall(wall: Any, where: str) -> list[list[str]]:
                 raise ValueError(
                     f"{where}[{g}][{c}]: clue must be a string, got {_type_name(clue)} {clue!r}"
                 )
+            check_text(clue, f"{where}[{g}][{c}]", "clue")
         out.append([str(clue) for clue in group])
+    return out
+
+
+def validate_reference_wall(wall: Any, where: str) -> list[list[str]]:
+    """Check a gold wall: :func:`validate_wall`, and no clue (lowercased) more than twice.
+
+    A gold wall is 16 clues in 4 groups of 4. The OCW release holds two walls with a clue
+    twice (``654041``, ``b308e4``), which must and do score; a gold wall with a clue three
+    or more times (e.g. the same clue 16 times) is not a wall of the benchmark, and scoring
+    it would report figures for nothing, so it is rejected. Predictions are not checked for
+    repeats: a prediction that repeats a clue is a bad prediction, not malformed input, and
+    is scored (repeated clues count as wrong where they cannot all be right).
+
+    Raises:
+        ValueError: as :func:`validate_wall`, or a clue occurs more than twice; the message
+            names the wall and the clue.
+    """
+    out = validate_wall(wall, where)
+    counts = Counter(clue.lower() for group in out for clue in group)
+    clue, n = counts.most_common(1)[0]
+    if n > MAX_GOLD_CLUE_REPEATS:
+        raise ValueError(
+            f"{where}: clue {clue!r} occurs {n} times in the gold wall (compared lowercased); "
+            f"a gold wall holds 16 clues in 4 groups of 4 and no clue more than "
+            f"{MAX_GOLD_CLUE_REPEATS} times"
+        )
     return out
 
 
@@ -130,6 +180,7 @@ def validate_connections(item: Any, where: str) -> list[str]:
                 f"{where}[{i}]: connection must be a string, got "
                 f"{_type_name(connection)} {connection!r}"
             )
+        check_text(connection, f"{where}[{i}]", "connection")
     return [str(c) for c in item]
 
 
@@ -141,7 +192,7 @@ def validate_span_prediction(item: Any, where: str) -> str:
     """
     if not isinstance(item, str):
         raise ValueError(f"{where}: prediction must be a string, got {_type_name(item)} {item!r}")
-    return str(item)
+    return check_text(item, where, "prediction")
 
 
 def validate_span_reference(item: Any, where: str) -> list[str]:
@@ -151,7 +202,7 @@ def validate_span_reference(item: Any, where: str) -> list[str]:
         ValueError: neither a string nor a non-empty list of strings.
     """
     if isinstance(item, str):
-        return [str(item)]
+        return [check_text(item, where, "gold answer")]
     if not _is_list_like(item):
         raise ValueError(
             f"{where}: reference must be a string or a list of gold answer strings, "
@@ -164,6 +215,7 @@ def validate_span_reference(item: Any, where: str) -> list[str]:
             raise ValueError(
                 f"{where}[{i}]: gold answer must be a string, got {_type_name(answer)} {answer!r}"
             )
+        check_text(answer, f"{where}[{i}]", "gold answer")
     return [str(a) for a in item]
 
 
@@ -374,7 +426,8 @@ def grouping_scores(
         predictions: one predicted wall per item: 4 groups of 4 clue strings, groups in any
             order. Clues are compared lowercased (not stripped); clues that are not in the
             wall are allowed (they count as wrong).
-        references: the gold walls: 4 groups of 4 clue strings in gold group order.
+        references: the gold walls: 4 groups of 4 clue strings in gold group order; no clue
+            (lowercased) more than twice (:func:`validate_reference_wall`).
         return_per_item: also return ``per_item``, one dict per wall with the keys of
             :func:`score_wall`.
 
@@ -385,12 +438,13 @@ def grouping_scores(
         (= correct_groups / (4 n_walls)), both 0-1; ``n_walls``.
 
     Raises:
-        ValueError: empty input, lengths differ, or an item is not 4 groups of 4 strings
-            (the message names the index).
+        ValueError: empty input, lengths differ, an item is not 4 groups of 4 strings, a
+            clue is not valid Unicode text, or a gold wall holds a clue more than twice (the
+            message names the index).
     """
     check_same_length(predictions, references)
     preds = [validate_wall(w, f"predictions[{i}]") for i, w in enumerate(predictions)]
-    refs = [validate_wall(w, f"references[{i}]") for i, w in enumerate(references)]
+    refs = [validate_reference_wall(w, f"references[{i}]") for i, w in enumerate(references)]
     if not preds:
         raise ValueError("nothing to score: predictions and references are empty")
     per_item = [score_wall(p, r) for p, r in zip(preds, refs, strict=True)]
@@ -465,6 +519,23 @@ def _bertscore_f1(
     return [float(x) for x in f1.tolist()]
 
 
+def check_bertscore_options(bertscore: Any, bertscore_kwargs: Any) -> None:
+    """Raise ``ValueError`` when ``bertscore_kwargs`` is given (even ``{}``) without
+    ``bertscore=True``, or is not a dict; it would otherwise be silently ignored."""
+    if bertscore_kwargs is None:
+        return
+    if not bertscore:
+        raise ValueError(
+            "bertscore_kwargs needs bertscore=True: BERTScore is not computed otherwise, so "
+            f"bertscore_kwargs={bertscore_kwargs!r} would be ignored"
+        )
+    if not isinstance(bertscore_kwargs, dict):
+        raise ValueError(
+            "bertscore_kwargs must be a dict of keyword arguments for bert_score.score, got "
+            f"{_type_name(bertscore_kwargs)}"
+        )
+
+
 def connection_scores(
     predictions: Sequence[Any],
     references: Sequence[Any],
@@ -475,12 +546,17 @@ def connection_scores(
     """OCW task 2 scores over walls.
 
     Args:
-        predictions: per wall, 4 predicted connection strings in gold group order.
+        predictions: per wall, 4 predicted connection strings in *gold group order*:
+            prediction ``i`` names the connection of gold group ``i`` (``gt_connections[i]``,
+            ``group_{i+1}``), whatever order the predicted groups came in, as the paper's
+            script compares them position by position. Connections a model gave for its own
+            groups must be reordered to the gold groups they match before scoring.
         references: per wall, the 4 gold connections (``gt_connections``).
         return_per_item: also return ``per_item``, one dict per wall.
         bertscore: also compute BERTScore F1 (``lang="en"``, ``rescale_with_baseline=True``
             as the paper); needs the optional ``bert_score`` package and its model.
-        bertscore_kwargs: extra keyword arguments for ``bert_score.score``.
+        bertscore_kwargs: extra keyword arguments for ``bert_score.score`` (a dict); only
+            with ``bertscore=True``.
 
     Both sides are lowercased and stripped (as upstream); each connection is scored,
     scores are averaged per wall, then over walls.
@@ -490,9 +566,12 @@ def connection_scores(
         ``bertscore=True`` also ``bertscore_f1`` (rescaled, usually 0-1, can be negative).
 
     Raises:
-        ValueError: empty input, lengths differ, an item is not 4 strings.
+        ValueError: empty input, lengths differ, an item is not 4 strings, a connection is
+            not valid Unicode text, ``bertscore_kwargs`` given without ``bertscore=True`` or
+            not a dict.
         RuntimeError: BERTScore requested but ``bert_score`` or its model is unavailable.
     """
+    check_bertscore_options(bertscore, bertscore_kwargs)
     check_same_length(predictions, references)
     preds = [validate_connections(x, f"predictions[{i}]") for i, x in enumerate(predictions)]
     refs = [validate_connections(x, f"references[{i}]") for i, x in enumerate(references)]

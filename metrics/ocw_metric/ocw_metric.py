@@ -8,11 +8,13 @@ import datasets
 import evaluate
 
 from .compute_score import (
+    check_bertscore_options,
     check_same_length,
     connection_scores,
     grouping_scores,
     span_scores,
     validate_connections,
+    validate_reference_wall,
     validate_span_prediction,
     validate_span_reference,
     validate_wall,
@@ -20,14 +22,15 @@ from .compute_score import (
 
 _CITATION = """\
 @inproceedings{alavi-naeini2023large,
-  title={Large Language Models are Fixated by Red Herrings: Exploring Creative Problem
-         Solving and Einstellung Effect using the Only Connect Wall Dataset},
-  author={Saeid Alavi Naeini and Raeid Saqur and Mozhgan Saeidi and John Giorgi
-          and Babak Taati},
-  booktitle={Thirty-seventh Conference on Neural Information Processing Systems
-             Datasets and Benchmarks Track},
-  year={2023},
-  url={https://arxiv.org/abs/2306.11167}
+  title     = {Large Language Models are Fixated by Red Herrings: Exploring Creative Problem
+               Solving and Einstellung Effect using the Only Connect Wall Dataset},
+  author    = {Alavi Naeini, Saeid and Saqur, Raeid and Saeidi, Mozhgan and Giorgi, John and
+               Taati, Babak},
+  booktitle = {Advances in Neural Information Processing Systems},
+  volume    = {36},
+  series    = {Datasets and Benchmarks Track},
+  year      = {2023},
+  url       = {https://arxiv.org/abs/2306.11167}
 }
 @inproceedings{Rajpurkar2016SQuAD10,
   title={SQuAD: 100, 000+ Questions for Machine Comprehension of Text},
@@ -50,10 +53,14 @@ _KWARGS_DESCRIPTION = """\
 Args:
     predictions:
         grouping: per wall, 4 groups of 4 clue strings (groups and clues in any order).
-        connections: per wall, 4 connection strings in gold group order.
+        connections: per wall, 4 connection strings in gold group order: prediction i
+            names the connection of gold group i (gt_connections[i], group_{i+1}),
+            whatever order the predicted groups came in (as the paper's script); reorder
+            a model's connections to the gold groups they match before scoring.
         spans: per question, one answer string.
     references:
-        grouping: per wall, the gold 4 groups of 4 clue strings, in gold group order.
+        grouping: per wall, the gold 4 groups of 4 clue strings, in gold group order;
+            no clue (lowercased) more than twice.
         connections: per wall, the 4 gold connections (gt_connections).
         spans: per question, a list of gold answer strings (or a single string).
     return_per_item (bool, default False): also return "per_item", a list with one dict
@@ -61,8 +68,8 @@ Args:
     bertscore (bool, default False; "connections" only): also compute BERTScore F1
         (lang="en", rescale_with_baseline=True); needs the optional package bert_score
         and its model (roberta-large); RuntimeError when either is unavailable.
-    bertscore_kwargs (dict, optional; "connections" only): extra arguments for
-        bert_score.score.
+    bertscore_kwargs (dict, optional; "connections" only, needs bertscore=True): extra
+        arguments for bert_score.score.
 Returns:
     grouping: wd, ami, ari, fms (means over walls, 0-1; wd lower is better),
         full_wall and correct_groups (totals), full_wall_rate and correct_groups_rate
@@ -72,8 +79,10 @@ Returns:
     spans: exact_match, f1 (0-100), n_questions.
 Raises:
     ValueError: malformed input (not 4 groups of 4 strings, not 4 connection strings,
-        wrong types, different lengths); the message names the index, e.g.
-        "predictions[3][1]: expected a group of 4 clues, got 5 clues".
+        wrong types, different lengths, text with a lone surrogate, a gold wall with a
+        clue more than twice); the message names the index, e.g.
+        "predictions[3][1]: expected a group of 4 clues, got 5 clues". Also
+        bertscore_kwargs without bertscore=True.
 Examples:
     >>> ocw = evaluate.load("metrics/ocw_metric", "grouping")
     >>> wall = [["a", "b", "c", "d"], ["e", "f", "g", "h"],
@@ -134,7 +143,7 @@ class OcwMetric(evaluate.Metric):
         suffix = "" if index is None else f"[{index}]"
         p_where, r_where = f"predictions{suffix}", f"references{suffix}"
         if self.config_name == "grouping":
-            return validate_wall(prediction, p_where), validate_wall(reference, r_where)
+            return validate_wall(prediction, p_where), validate_reference_wall(reference, r_where)
         if self.config_name == "connections":
             return (
                 validate_connections(prediction, p_where),
@@ -165,10 +174,22 @@ class OcwMetric(evaluate.Metric):
             prediction, reference = self._check_item(prediction, reference, None)
         return super().add(prediction=prediction, reference=reference, **kwargs)
 
+    def _check_options(self, bertscore: Any = False, bertscore_kwargs: Any = None) -> None:
+        if (bertscore or bertscore_kwargs is not None) and self.config_name != "connections":
+            raise ValueError(
+                f"bertscore is only available with config 'connections', not {self.config_name!r}"
+            )
+        check_bertscore_options(bertscore, bertscore_kwargs)
+
     def compute(
         self, *, predictions: Any = None, references: Any = None, **kwargs: Any
     ) -> dict[str, Any] | None:
-        """Validate the inputs (if given), then compute (see the module docstring)."""
+        """Validate the options and inputs (if given), then compute (see the module docstring).
+
+        The options are checked before ``evaluate`` finalises the stored batches, so a bad
+        option leaves them in place for a corrected call.
+        """
+        self._check_options(kwargs.get("bertscore", False), kwargs.get("bertscore_kwargs", None))
         if predictions is not None or references is not None:
             predictions, references = self._check_batch(predictions, references)
         return super().compute(predictions=predictions, references=references, **kwargs)
@@ -181,10 +202,7 @@ class OcwMetric(evaluate.Metric):
         bertscore: bool = False,
         bertscore_kwargs: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        if (bertscore or bertscore_kwargs) and self.config_name != "connections":
-            raise ValueError(
-                f"bertscore is only available with config 'connections', not {self.config_name!r}"
-            )
+        self._check_options(bertscore, bertscore_kwargs)
         if self.config_name == "grouping":
             return grouping_scores(predictions, references, return_per_item=return_per_item)
         if self.config_name == "connections":
