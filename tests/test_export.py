@@ -74,6 +74,9 @@ def test_export_layout_and_summary_table(export: tuple[Path, Path, str]) -> None
         assert re.search(rf"wote\s*│\s*{split}\s*│\s*{rows}\s*│\s*{located}\s*│", output)
     # data warnings of the real walls are reported once, as one-line notes
     assert "0f1677" in output and "654041" in output and "b308e4" in output
+    # the stand-in's pre-release wall ids are flagged; the fixtures' ids are not 6 long
+    assert "config 'default': the wall ids are the 6-character pre-release ones" in output
+    assert "config 'ocw_wordnet': the wall ids" not in output
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
@@ -104,6 +107,11 @@ def test_card_parses_and_lists_every_config(export: tuple[Path, Path, str]) -> N
     assert card.data.license == "other"  # OCW is MIT, WoTe states no licence
     assert "MIT" in card.data.license_details
     assert "Only Connect" in card.text and "ocw-hub" not in card.text.split("\n")[0]
+    assert (
+        "This copy holds the config(s) `default`, `ocw_randomized`, `ocw_wordnet`, `wote`"
+        in card.text
+    )
+    assert "For developers" not in card.text and "shared/data" not in card.text
     sizes = {
         (i["config_name"], s["name"]): s["num_examples"]
         for i in card.data.dataset_info

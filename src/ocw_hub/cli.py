@@ -45,7 +45,9 @@ def _quiet_datasets() -> Iterator[None]:
             datasets.enable_progress_bars()
             for warning in caught:
                 if issubclass(warning.category, UserWarning):
-                    err_console.print(f"[yellow]warning:[/] {warning.message}", highlight=False)
+                    err_console.print(
+                        f"[yellow]warning:[/] {escape(str(warning.message))}", highlight=False
+                    )
 
 
 def _fail(message: str) -> None:

@@ -17,6 +17,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,7 +99,18 @@ def render_card(infos: Mapping[str, datasets.DatasetInfo]) -> DatasetCard:
         }
     ).to_dataset_card_data(data)
     DatasetInfosDict(infos).to_dataset_card_data(data)
-    return DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{card_body()}")
+    body = card_body()
+    title, _, rest = body.partition("\n")
+    held = ", ".join(f"`{name}`" for name in infos)
+    note = f"This copy holds the config(s) {held}, in Parquet (written by `ocw-hub build`)."
+    return DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{title}\n\n{note}\n{rest}")
+
+
+def is_prerelease(dataset_dict: datasets.DatasetDict) -> bool:
+    """Whether OCW walls carry the 6-character wall ids of the pre-release export (the
+    official release uses 4, e.g. ``882c``): such a copy is not the official release."""
+    ids = [i for split in dataset_dict.values() for i in split["wall_id"]]
+    return bool(ids) and all(len(i) == 6 for i in ids)
 
 
 def card_license(configs: Iterable[str]) -> dict[str, str]:
@@ -208,6 +220,14 @@ def build_export(
             if on_config:
                 on_config(name)
             dataset_dict = prepare(name, data_dir, cache_dir, verification_mode=verification_mode)
+            if config_spec(name).script == "OCW" and is_prerelease(dataset_dict):
+                warnings.warn(
+                    f"config {name!r}: the wall ids are the 6-character pre-release ones, so "
+                    f"{data_dir} is not the official release (split membership may differ); "
+                    "do not publish this export or figures on it as OCW",
+                    UserWarning,
+                    stacklevel=2,
+                )
             info = next(iter(dataset_dict.values())).info.copy()
             info.config_name = name
             infos[name] = info
