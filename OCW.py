@@ -28,7 +28,13 @@ the file name (tokens split on ``_``, ``-`` and ``.``, case-insensitive): ``test
 Each file is ``{"season_to_walls_map": ..., "dataset": [wall, ...]}``; only ``dataset`` is
 read. Every wall is validated (see :func:`read_walls`) and every split is read and
 cross-checked before any example is written, so a bad input raises :class:`OCWFormatError`
-and leaves no prepared data in the cache.
+and leaves no prepared data in the cache. This includes what would otherwise fail only inside
+``pyarrow`` while writing: strings that are not valid Unicode (a lone surrogate such as
+``"\\ud800"``, which JSON allows), ``season``/``episode`` outside int32, and an empty split.
+
+An archive that cannot be extracted (truncated, or not an archive despite its name) raises
+:class:`OCWFormatError` naming the archive, and the partially extracted folder is removed;
+errors about the files inside an archive name the archive and the extraction folder.
 
 The script imports only the standard library and ``datasets``. It works as a script on
 ``datasets`` 3.x (``load_dataset("OCW.py", "default", data_dir=..., trust_remote_code=True)``)
@@ -36,8 +42,12 @@ and imported by file path on ``datasets`` 3.x-5.x (``OCW(config_name=..., data_d
 """
 
 import json
+import math
 import re
+import shutil
+import tarfile
 import warnings
+import zipfile
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -96,6 +106,7 @@ _ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip", ".tar.bz2", ".tar.xz")
 _ALL_WALLS_STEM = "ocw"  # OCW.json holds every wall of every split: never a split file
 _TOKEN_SEPARATORS = re.compile(r"[_\-.]+")
 _MAX_LISTED = 50  # JSON files listed in a "cannot find split" error
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 
 def _group_features() -> dict[str, Any]:
@@ -258,7 +269,31 @@ def _require(raw: Mapping[str, Any], key: str, kind: type, ctx: _WallContext, fi
         ok = isinstance(value, kind)
     if not ok:
         raise ctx.error(field, f"expected {kind.__name__}, got {type(value).__name__} {value!r}")
+    if kind is str:
+        _check_text(value, ctx, field)
+    elif kind is int and not _INT32_MIN <= value <= _INT32_MAX:
+        raise ctx.error(field, f"integer {value} does not fit in int32")
     return value
+
+
+def _require_text(raw: Mapping[str, Any], key: str, ctx: _WallContext, field: str) -> str:
+    """A required string field that must not be empty or whitespace only."""
+    value = _require(raw, key, str, ctx, field)
+    if not value.strip():
+        raise ctx.error(field, f"empty or blank {value!r}")
+    return value
+
+
+def _check_text(value: str, ctx: _WallContext, field: str) -> None:
+    """Reject a string that cannot be encoded as UTF-8 (a lone surrogate from JSON)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ctx.error(
+            field,
+            f"not valid Unicode text: lone surrogate {value[error.start]!r} at character "
+            f"{error.start} of {value[:40]!r}",
+        ) from None
 
 
 def _clue(value: Any, ctx: _WallContext, field: str) -> str:
@@ -270,7 +305,10 @@ def _clue(value: Any, ctx: _WallContext, field: str) -> str:
     if isinstance(value, str):
         if not value.strip():
             raise ctx.error(field, f"empty clue {value!r}")
+        _check_text(value, ctx, field)
         return value
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ctx.error(field, f"a non-finite number is not a clue, got {value!r}")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         text = str(value)
         ctx.converted.setdefault((repr(value), text), []).append(field)
@@ -296,11 +334,11 @@ def _group(raw: Any, ctx: _WallContext, name: str) -> dict[str, Any]:
     field = f"groups.{name}"
     if not isinstance(raw, dict):
         raise ctx.error(field, f"expected an object, got {type(raw).__name__}")
-    group_id = _require(raw, "group_id", str, ctx, f"{field}.group_id")
+    group_id = _require_text(raw, "group_id", ctx, f"{field}.group_id")
     if "gt_words" not in raw:
         raise ctx.error(f"{field}.gt_words", "missing")
     gt_words = _clue_list(raw["gt_words"], CLUES_PER_GROUP, ctx, f"{field}.gt_words")
-    gt_connection = _require(raw, "gt_connection", str, ctx, f"{field}.gt_connection")
+    gt_connection = _require_text(raw, "gt_connection", ctx, f"{field}.gt_connection")
     human = _require(raw, "human_performance", dict, ctx, f"{field}.human_performance")
     scores = {}
     for key in ("grouping", "connection"):
@@ -346,9 +384,7 @@ def _normalise_wall(raw: Any, path: Path, index: int) -> dict[str, Any]:
     ctx = _WallContext(path, index)
     if not isinstance(raw, dict):
         raise ctx.error("<wall>", f"expected an object, got {type(raw).__name__}")
-    wall_id = _require(raw, "wall_id", str, ctx, "wall_id")
-    if not wall_id:
-        raise ctx.error("wall_id", "empty")
+    wall_id = _require_text(raw, "wall_id", ctx, "wall_id")
     ctx.wall_id = wall_id
     season = _require(raw, "season", int, ctx, "season")
     episode = _require(raw, "episode", int, ctx, "episode")
@@ -418,7 +454,9 @@ def read_walls(path: str | Path, split: str) -> list[dict[str, Any]]:
     what the builder yields for that wall, in file order.
 
     Checks, each failing with :class:`OCWFormatError` naming the file, the wall and the
-    field: required fields present with the right JSON types (``season``/``episode`` integers);
+    field: at least one wall in the file; required fields present with the right JSON types
+    (``season``/``episode`` integers that fit in int32); every string valid Unicode (no lone
+    surrogate); ``wall_id``, ``group_id`` and ``gt_connection`` not empty or blank;
     16 clues in ``words``; exactly 4 groups named ``group_1`` .. ``group_4`` of 4 clues each;
     ``words`` equal, as a multiset, to the union of the groups' ``gt_words``;
     ``gt_connections`` equal to the groups' ``gt_connection`` in group order; human scores
@@ -429,7 +467,7 @@ def read_walls(path: str | Path, split: str) -> list[dict[str, Any]]:
 
     * a clue that is a JSON number (real case: ``8.5`` in wall ``0f1677``) is rendered with
       ``str()`` in ``words`` and in ``gt_words``: ``8.5`` -> ``"8.5"``, ``8`` -> ``"8"``
-      (booleans, ``null`` and empty strings are errors);
+      (booleans, ``null``, ``NaN``/``Infinity`` and empty strings are errors);
     * a clue repeated within one wall (real cases: ``Bask`` in ``654041``, ``Glamour`` in
       ``b308e4``) is kept as is.
 
@@ -441,8 +479,9 @@ def read_walls(path: str | Path, split: str) -> list[dict[str, Any]]:
         The list of walls, in file order.
 
     Raises:
-        OCWFormatError: invalid JSON (with line and column), wrong top-level shape, or any
-            failed check above.
+        OCWFormatError: invalid JSON (with line and column), JSON the parser cannot handle
+            (an integer of more than 4300 digits, nesting deeper than the recursion limit),
+            wrong top-level shape, or any failed check above.
     """
     path = Path(path)
     try:
@@ -455,6 +494,13 @@ def read_walls(path: str | Path, split: str) -> list[dict[str, Any]]:
         ) from error
     except UnicodeDecodeError as error:
         raise OCWFormatError(f"{path}: not UTF-8 text in split {split!r}: {error}") from error
+    except (ValueError, RecursionError, MemoryError) as error:
+        # e.g. "Exceeds the limit (4300 digits) for integer string conversion", or nesting
+        # deeper than the interpreter's recursion limit.
+        raise OCWFormatError(
+            f"{path}: cannot parse the JSON of split {split!r}: {type(error).__name__}: "
+            f"{str(error)[:200]}"
+        ) from error
 
     if not isinstance(document, dict) or not isinstance(document.get("dataset"), list):
         raise OCWFormatError(
@@ -462,6 +508,8 @@ def read_walls(path: str | Path, split: str) -> list[dict[str, Any]]:
             f"got {type(document).__name__}"
             + (f" with keys {sorted(document)}" if isinstance(document, dict) else "")
         )
+    if not document["dataset"]:
+        raise OCWFormatError(f"{path}: split {split!r} has no walls")
 
     walls: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
@@ -498,6 +546,54 @@ def _read_all_splits(files: Mapping[str, Path]) -> dict[str, list[dict[str, Any]
 # --------------------------------------------------------------------------------------------
 # Builder
 # --------------------------------------------------------------------------------------------
+
+# What extracting a damaged archive raises: EOFError (truncated gzip/bz2/xz stream),
+# tarfile.ReadError / zipfile.BadZipFile (corrupt archive), OSError (bad compressed data).
+_EXTRACTION_ERRORS = (EOFError, tarfile.TarError, zipfile.BadZipFile, OSError)
+
+
+def _extraction_folder(dl_manager: datasets.DownloadManager, local_archive: str) -> Path | None:
+    """Where ``datasets`` extracts ``local_archive`` (None when it cannot be told).
+
+    Uses ``datasets``' own ``ExtractManager`` (the same call in 3.x to 5.x); only needed to
+    remove a partially extracted folder, so any failure here just skips the clean-up.
+    """
+    try:
+        from datasets.utils.extract import ExtractManager
+
+        manager = ExtractManager(cache_dir=dl_manager.download_config.cache_dir)
+        return Path(manager._get_output_path(local_archive))
+    except Exception:  # noqa: BLE001 - private API of datasets; clean-up is best effort
+        return None
+
+
+def _extract_archive(dl_manager: datasets.DownloadManager, archive: str) -> Path:
+    """Download (if a URL) and extract ``archive``; return the extracted folder.
+
+    Raises:
+        OCWFormatError: the archive is truncated or is not a readable archive; the message
+            names ``archive`` as given and the cause is chained. The partially extracted
+            folder, if any, is removed so that a later run does not take it for a complete
+            extraction (``datasets`` skips extracting into a non-empty folder).
+    """
+    local = str(dl_manager.download(archive))  # a missing local file stays FileNotFoundError
+    try:
+        root = Path(dl_manager.extract(local))
+    except _EXTRACTION_ERRORS as error:
+        folder = _extraction_folder(dl_manager, local)
+        if folder is not None and folder.is_dir():
+            shutil.rmtree(folder, ignore_errors=True)
+        raise OCWFormatError(
+            f"{archive}: cannot extract the OCW archive: it is truncated or not a readable "
+            f"archive ({type(error).__name__}: {error})"
+        ) from error
+    if not root.is_dir():
+        # datasets returns the file itself when it recognises no archive format.
+        raise OCWFormatError(
+            f"{archive}: not a readable archive: extracting it gave no folder (expected a "
+            f"tar or zip archive, possibly compressed, holding the split JSON files)"
+        )
+    return root
 
 
 @dataclass
@@ -554,27 +650,36 @@ class OCW(datasets.GeneratorBasedBuilder):
             citation=_CITATION,
         )
 
-    def _source_root(self, dl_manager: datasets.DownloadManager) -> Path:
+    def _source_root(self, dl_manager: datasets.DownloadManager) -> tuple[Path, str | None]:
+        """Return ``(folder holding the split files, archive or URL it was extracted from)``."""
         data_dir = self.config.data_dir
         if data_dir is None:
             url = self.config.url or _URLS.get(self.config.name, _URLS["default"])
-            return Path(dl_manager.download_and_extract(url))
+            return _extract_archive(dl_manager, url), url
         data_dir = str(data_dir)
         if Path(data_dir).is_dir():
-            return Path(data_dir)
+            return Path(data_dir), None
         if data_dir.lower().endswith(_ARCHIVE_SUFFIXES):
-            return Path(dl_manager.download_and_extract(data_dir))
+            return _extract_archive(dl_manager, data_dir), data_dir
         raise FileNotFoundError(
             f"OCW data_dir {data_dir!r} is neither a folder nor an archive "
             f"({', '.join(_ARCHIVE_SUFFIXES)})"
         )
 
     def _split_generators(self, dl_manager: datasets.DownloadManager) -> list:
-        files = find_split_files(self._source_root(dl_manager))
-        # Validate every split (and cross-split ids) before any example is written.
-        self._walls_by_file = {
-            str(files[split]): walls for split, walls in _read_all_splits(files).items()
-        }
+        root, archive = self._source_root(dl_manager)
+        try:
+            files = find_split_files(root)
+            # Validate every split (and cross-split ids) before any example is written.
+            walls_by_split = _read_all_splits(files)
+        except OCWFormatError as error:
+            if archive is None:
+                raise
+            message = str(error).removeprefix(f"{root}: ")  # the lookup error starts with it
+            raise OCWFormatError(
+                f"in archive {archive} (extracted to {root}): {message}"
+            ) from error
+        self._walls_by_file = {str(files[split]): walls for split, walls in walls_by_split.items()}
         return [
             datasets.SplitGenerator(
                 name=split, gen_kwargs={"filepath": str(files[split]), "split": split}

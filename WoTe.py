@@ -40,11 +40,18 @@ Derived fields
         extracted answer was not found in the context and ``t`` is the raw answer text.
 
 Errors
-    Every defect in a source file (missing split file, invalid or truncated JSON, a
-    missing or non-string field, an unparseable ``task_data`` / ``question_type`` /
-    ``history``, a duplicate id) raises :class:`WoTeFormatError` naming the file, the
-    question and conversation ids and the field. All splits are read and validated in
+    Every defect in a source file (missing split file, invalid or truncated JSON or JSON
+    the parser cannot handle, an empty split, a missing or non-string field, a string that
+    is not valid Unicode (a lone surrogate such as ``"\\ud800"``, which JSON allows but
+    Arrow cannot store), an unparseable ``task_data`` / ``question_type`` / ``history``, a
+    duplicate id) raises :class:`WoTeFormatError` naming the file, the question and
+    conversation ids and the field. All splits are read and validated in
     ``_split_generators``, before anything is written to the cache.
+
+Kept as is
+    ``data_split`` is copied verbatim; the file a question is in decides its split. A
+    ``data_split`` that disagrees with the file (never the case in the release) is logged
+    as a warning naming the file and the questions, and the rows are kept.
 """
 
 from __future__ import annotations
@@ -174,6 +181,17 @@ def _where(
     return ", ".join(parts)
 
 
+def _check_text(value: str, where: str) -> None:
+    """Reject a string that cannot be encoded as UTF-8 (a lone surrogate from JSON)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise WoTeFormatError(
+            f"{where}: not valid Unicode text: lone surrogate {value[err.start]!r} at "
+            f"character {err.start} of {value[:40]!r}"
+        ) from None
+
+
 def _literal(
     text: str,
     field: str,
@@ -216,7 +234,8 @@ def parse_task_data(
 
     Raises:
         WoTeFormatError: ``text`` is not a string or not a literal; the literal is not a
-            dict; a key is missing or unexpected; a value has the wrong type.
+            dict; a key is missing or unexpected; a value has the wrong type or is a string
+            that is not valid Unicode (a lone surrogate, e.g. written ``'\\ud800'``).
     """
     value = _literal(text, "task_data", file, question_id, conversation_id)
     where = _where(file, question_id, conversation_id, "task_data")
@@ -230,11 +249,14 @@ def parse_task_data(
     for key in ("title", "description"):
         if not isinstance(value[key], str):
             raise WoTeFormatError(f"{where}: {key!r} must be a string")
+        _check_text(value[key], _where(file, question_id, conversation_id, f"task_data.{key}"))
         task[key] = value[key]
     for key in ("ingredients", "steps"):
         items = value[key]
         if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
             raise WoTeFormatError(f"{where}: {key!r} must be a list of strings")
+        for i, item in enumerate(items):
+            _check_text(item, _where(file, question_id, conversation_id, f"task_data.{key}[{i}]"))
         task[key] = list(items)
     return task
 
@@ -257,7 +279,8 @@ def parse_question_type(
         The labels in their original order, e.g. ``["navigation", "history"]``.
 
     Raises:
-        WoTeFormatError: not a literal, or not a list of strings.
+        WoTeFormatError: not a literal, or not a list of strings, or a label that is not
+            valid Unicode.
     """
     value = _literal(text, "question_type", file, question_id, conversation_id)
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
@@ -265,6 +288,8 @@ def parse_question_type(
             f"{_where(file, question_id, conversation_id, 'question_type')}: "
             f"expected a list of strings, got {text[:80]!r}"
         )
+    for i, item in enumerate(value):
+        _check_text(item, _where(file, question_id, conversation_id, f"question_type[{i}]"))
     return value
 
 
@@ -292,6 +317,12 @@ def parse_history(
     holds only the roles ``student`` and ``teacher`` (2925 turns), always separated by
     ``" | "``, and no ``|`` inside a turn.
 
+    Consequence, kept on purpose: only ``student`` and ``teacher`` are roles (lower case),
+    so ``" | assistant: hello"`` or ``" | Teacher: hi"`` after a valid turn is not a turn
+    boundary and stays in the previous turn's text (``"student: hi | assistant: hello"``
+    gives one student turn ``"hi | assistant: hello"``), with no error or warning. Only a
+    history whose *first* piece lacks a known role is an error.
+
     Args:
         text: e.g. ``"student: What next? | teacher: Stir. | student: How long?"``.
         file, question_id, conversation_id: only used in error messages.
@@ -301,11 +332,13 @@ def parse_history(
         "Stir."}, {"role": "student", "text": "How long?"}]``, in conversation order.
 
     Raises:
-        WoTeFormatError: not a string, or a turn does not start with a known role.
+        WoTeFormatError: not a string, not valid Unicode, or a turn does not start with a
+            known role.
     """
     where = _where(file, question_id, conversation_id, "history")
     if not isinstance(text, str):
         raise WoTeFormatError(f"{where}: expected a string, got {type(text).__name__}")
+    _check_text(text, where)
     if text.strip() in ("", "None"):
         return []
     turns = []
@@ -438,6 +471,12 @@ def _load_json(path: str) -> Any:
         ) from None
     except UnicodeDecodeError as err:
         raise WoTeFormatError(f"file {path}: not UTF-8 text: {err}") from None
+    except (ValueError, RecursionError, MemoryError) as err:
+        # e.g. "Exceeds the limit (4300 digits) for integer string conversion", or nesting
+        # deeper than the interpreter's recursion limit.
+        raise WoTeFormatError(
+            f"file {path}: cannot parse the JSON: {type(err).__name__}: {str(err)[:200]}"
+        ) from None
 
 
 def read_questions(path: str, split: str) -> list[dict[str, Any]]:
@@ -454,15 +493,21 @@ def read_questions(path: str, split: str) -> list[dict[str, Any]]:
         (see the module docstring for the derived fields).
 
     Raises:
-        WoTeFormatError: invalid JSON; not a list of objects; a field missing or not a
-            string; an unparseable ``task_data`` / ``question_type`` / ``history``; an
-            ``id`` repeated within the file. The message names the file, the question
-            and conversation ids and the field.
+        WoTeFormatError: invalid JSON; not a list of objects; an empty list; a field
+            missing, not a string or not valid Unicode; an unparseable ``task_data`` /
+            ``question_type`` / ``history``; an ``id`` repeated within the file. The
+            message names the file, the question and conversation ids and the field.
+
+    A ``data_split`` that differs from ``split`` is kept verbatim and logged as a warning.
     """
     data = _load_json(path)
+    file = path
     path = f"{path} (split {split})"
     if not isinstance(data, list):
         raise WoTeFormatError(f"file {path}: expected a JSON list, got {type(data).__name__}")
+    if not data:
+        raise WoTeFormatError(f"file {file}: split {split!r} has no questions")
+    other_split: list[str] = []
     rows: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for index, record in enumerate(data):
@@ -482,6 +527,9 @@ def read_questions(path: str, split: str) -> list[dict[str, Any]]:
                     f"{_where(path, qid, cid, field)}: expected a string, "
                     f"got {type(record[field]).__name__}"
                 )
+            _check_text(record[field], _where(path, qid, cid, field))
+        if record["data_split"] != split:
+            other_split.append(f"{qid!r} has {record['data_split']!r}")
         ids = {"file": path, "question_id": qid, "conversation_id": cid}
         task = parse_task_data(record["task_data"], **ids)
         context = render_context(task)
@@ -512,6 +560,15 @@ def read_questions(path: str, split: str) -> list[dict[str, Any]]:
                 "context": context,
                 "answers": {"text": [text], "answer_start": [start]},
             }
+        )
+    if other_split:
+        shown = ", ".join(other_split[:5]) + (" ..." if len(other_split) > 5 else "")
+        logger.warning(
+            "file %s: field 'data_split' differs from the file's split for %d question(s) "
+            "(%s); kept as is, the file decides the split",
+            path,
+            len(other_split),
+            shown,
         )
     return rows
 

@@ -7,10 +7,12 @@ write small split files into ``tmp_path`` from real walls of ``onlyconnect.json`
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 import re
 import tarfile
 import warnings
+import zipfile
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -128,6 +130,10 @@ def test_script_imports_only_stdlib_and_datasets(repo_root):
     }
     assert imports <= {"json", "re", "warnings", "collections", "dataclasses", "pathlib"} | {
         "typing",
+        "math",
+        "shutil",
+        "tarfile",
+        "zipfile",
         "datasets",
     }
 
@@ -301,13 +307,13 @@ def test_download_path_uses_config_url(ocw, tmp_path, clean_walls, monkeypatch, 
     config = next(c for c in ocw.OCW.BUILDER_CONFIGS if c.name == "ocw_randomized")
     monkeypatch.setattr(config, "url", url)
     calls = []
-    original = datasets.DownloadManager.download_and_extract
+    original = datasets.DownloadManager.download
 
     def spy(self, url_or_urls):
         calls.append(url_or_urls)
         return original(self, url_or_urls)
 
-    monkeypatch.setattr(datasets.DownloadManager, "download_and_extract", spy)
+    monkeypatch.setattr(datasets.DownloadManager, "download", spy)
     ds = build(ocw, tmp_path / "cache", config="ocw_randomized")
     assert calls == [url]
     assert ds["validation"]["wall_id"] == [w["wall_id"] for w in splits["validation"]]
@@ -346,6 +352,91 @@ def test_find_split_files_tokens(ocw, tmp_path):
 def test_missing_data_dir(ocw, tmp_path):
     with pytest.raises(FileNotFoundError, match="nope"):
         build(ocw, tmp_path / "cache", data_dir=str(tmp_path / "nope"))
+
+
+def _extracted_json(cache: Path) -> list[Path]:
+    return sorted(cache.rglob("*.json"))  # split files left by an extraction
+
+
+def _truncated_copy(source: Path, target: Path) -> Path:
+    data = source.read_bytes()
+    target.write_bytes(data[: len(data) // 2])
+    return target
+
+
+def _zip_of(tmp_path: Path, clean) -> Path:
+    make_tarball(tmp_path, clean)  # writes the split files under tmp_path / "staging"
+    archive = tmp_path / "OCW.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for path in sorted((tmp_path / "staging").rglob("*.json")):
+            zipped.write(path, path.relative_to(tmp_path / "staging"))
+    return archive
+
+
+@pytest.mark.parametrize("kind", ["tar.gz", "zip"])
+def test_truncated_archive(ocw, tmp_path, clean_walls, kind):
+    if kind == "tar.gz":
+        good, _ = make_tarball(tmp_path, clean_walls)
+    else:
+        good = _zip_of(tmp_path, clean_walls)
+    archive = _truncated_copy(good, tmp_path / f"OCW_cut.{kind}")
+    cache = tmp_path / "cache"
+    pattern = rf"{re.escape(str(archive))}: (cannot extract .*truncated|not a readable archive)"
+    for _ in range(2):  # the second run must not take a partial extraction for a good one
+        with pytest.raises(ocw.OCWFormatError, match=pattern):
+            build(ocw, cache, data_dir=str(archive))
+        assert arrow_files(cache) == []
+        assert _extracted_json(cache) == []  # the partially extracted folder was removed
+
+
+def test_truncated_tarball_chains_the_cause(ocw, tmp_path, clean_walls):
+    good, _ = make_tarball(tmp_path, clean_walls)
+    archive = _truncated_copy(good, tmp_path / "OCW_cut.tar.gz")
+    with pytest.raises(ocw.OCWFormatError, match=r"cannot extract .*truncated") as info:
+        build(ocw, tmp_path / "cache", data_dir=str(archive))
+    assert isinstance(info.value.__cause__, (EOFError, tarfile.TarError, OSError))
+
+
+@pytest.mark.parametrize("content", ["text", "gzip of text"])
+def test_archive_name_but_not_an_archive(ocw, tmp_path, content):
+    archive = tmp_path / "OCW.tar.gz"
+    payload = b'{"dataset": []}\n'
+    archive.write_bytes(payload if content == "text" else gzip.compress(payload))
+    cache = tmp_path / "cache"
+    pattern = rf"{re.escape(str(archive))}: not a readable archive"
+    with pytest.raises(ocw.OCWFormatError, match=pattern):
+        build(ocw, cache, data_dir=str(archive))
+    assert arrow_files(cache) == []
+
+
+def test_split_lookup_in_archive_names_the_archive(ocw, tmp_path, clean_walls):
+    staging = tmp_path / "staging" / "dataset"
+    splits = make_folder(staging, clean_walls)
+    write_split(staging / "sub" / "test.json", splits["test"])
+    tarball = tmp_path / "OCW.tar.gz"
+    with tarfile.open(tarball, "w:gz") as tar:
+        tar.add(staging, arcname="dataset")
+    pattern = (
+        rf"in archive {re.escape(str(tarball))} \(extracted to .*\): cannot find one JSON file "
+        r"per split \(several files for split 'test': dataset/sub/test\.json, dataset/test\.json"
+    )
+    assert_fails_cleanly(ocw, tmp_path, tarball, pattern)
+
+
+def test_bad_wall_in_archive_names_the_archive(ocw, tmp_path, clean_walls):
+    staging = tmp_path / "staging" / "dataset"
+    splits = make_folder(staging, clean_walls)
+    splits["train"][0]["season"] = 2**31
+    write_split(staging / "train.json", splits["train"])
+    tarball = tmp_path / "OCW.tar.gz"
+    with tarfile.open(tarball, "w:gz") as tar:
+        tar.add(staging, arcname="dataset")
+    wall_id = splits["train"][0]["wall_id"]
+    pattern = (
+        rf"in archive {re.escape(str(tarball))} \(extracted to .*\): .*dataset/train\.json: "
+        rf"wall '{wall_id}' \(#0\): field 'season': integer 2147483648 does not fit in int32"
+    )
+    assert_fails_cleanly(ocw, tmp_path, tarball, pattern)
 
 
 # ------------------------------------------------------------------------------------------
@@ -404,6 +495,44 @@ def _null_clue(wall):
     _set_clue(wall, "group_4", 0, None)
 
 
+def _surrogate_clue(wall):
+    _set_clue(wall, "group_2", 1, "Bad \ud800 clue")
+
+
+def _surrogate_connection(wall):
+    wall["groups"]["group_3"]["gt_connection"] = "\udcff"
+    wall["gt_connections"][2] = "\udcff"
+
+
+def _surrogate_group_id(wall):
+    wall["groups"]["group_2"]["group_id"] = "x\ud83d"
+
+
+def _season_too_big(wall):
+    wall["season"] = 2**40
+
+
+def _episode_too_small(wall):
+    wall["episode"] = -(2**31) - 1
+
+
+def _nan_clue(wall):
+    _set_clue(wall, "group_1", 2, float("nan"))
+
+
+def _infinite_clue(wall):
+    _set_clue(wall, "group_1", 2, float("-inf"))
+
+
+def _empty_connection(wall):
+    wall["groups"]["group_4"]["gt_connection"] = ""
+    wall["gt_connections"][3] = ""
+
+
+def _blank_group_id(wall):
+    wall["groups"]["group_1"]["group_id"] = " \t"
+
+
 BAD_WALLS: dict[str, tuple[Callable[[dict], None], str]] = {
     "15 clues": (_drop_clue, r"field 'words': expected 16 clues, got 15"),
     "3 groups": (_three_groups, r"field 'groups': expected exactly 4 groups"),
@@ -418,6 +547,26 @@ BAD_WALLS: dict[str, tuple[Callable[[dict], None], str]] = {
     "missing field": (_missing_connection, r"field 'groups.group_1.gt_connection': missing"),
     "multiset": (_clue_not_in_groups, r"field 'words': clues differ .*Not a clue of any group"),
     "null clue": (_null_clue, r"field 'words\[\d+\]': expected a string clue, got NoneType"),
+    # Each of these used to pass validation and then fail inside pyarrow while writing.
+    "surrogate clue": (
+        _surrogate_clue,
+        r"field 'words\[\d+\]': not valid Unicode text: lone surrogate '\\ud800' at character 4",
+    ),
+    "surrogate connection": (
+        _surrogate_connection,
+        r"field 'groups.group_3.gt_connection': not valid Unicode text: .*'\\udcff'",
+    ),
+    "surrogate group_id": (
+        _surrogate_group_id,
+        r"field 'groups.group_2.group_id': not valid Unicode text: .*'\\ud83d'",
+    ),
+    "season over int32": (_season_too_big, r"field 'season': integer 1099511627776 .*int32"),
+    "episode under int32": (_episode_too_small, r"field 'episode': integer -2147483649 .*int32"),
+    # JSON NaN / Infinity are numbers, but not clues (they used to load as "nan").
+    "NaN clue": (_nan_clue, r"field 'words\[\d+\]': a non-finite number is not a clue, got nan"),
+    "-Infinity clue": (_infinite_clue, r"field 'words\[\d+\]': a non-finite .*got -inf"),
+    "empty gt_connection": (_empty_connection, r"field 'groups.group_4.gt_connection': empty"),
+    "blank group_id": (_blank_group_id, r"field 'groups.group_1.group_id': empty or blank"),
 }
 
 
@@ -436,11 +585,57 @@ def test_bad_wall_raises_and_writes_nothing(ocw, tmp_path, clean_walls, case):
     assert arrow_files(cache) == []
 
 
-def assert_fails_cleanly(ocw, tmp_path, root, pattern: str) -> None:
+def assert_fails_cleanly(ocw, tmp_path, root, pattern: str) -> pytest.ExceptionInfo:
     cache = tmp_path / "cache"
-    with pytest.raises(ocw.OCWFormatError, match=pattern):
+    with pytest.raises(ocw.OCWFormatError, match=pattern) as info:
         build(ocw, cache, data_dir=str(root))
     assert arrow_files(cache) == []
+    return info
+
+
+@pytest.mark.parametrize(
+    ("wall_id", "problem"),
+    [("\ud800", r"not valid Unicode text: lone surrogate '\\ud800'"), ("  ", r"empty or blank")],
+)
+def test_bad_wall_id(ocw, tmp_path, clean_walls, wall_id, problem):
+    root = tmp_path / "data"
+    splits = make_folder(root, clean_walls)
+    splits["validation"][1]["wall_id"] = wall_id
+    write_split(root / "validation.json", splits["validation"])
+    pattern = rf"validation\.json: wall #1: field 'wall_id': {problem}"
+    assert_fails_cleanly(ocw, tmp_path, root, pattern)
+
+
+def test_empty_split_list(ocw, tmp_path, clean_walls):
+    root = tmp_path / "data"
+    make_folder(root, clean_walls)
+    write_split(root / "train.json", [])
+    assert_fails_cleanly(ocw, tmp_path, root, r"train\.json: split 'train' has no walls")
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (
+            lambda text: text.replace('"dataset":', '"big": ' + "7" * 5000 + ', "dataset":', 1),
+            r"ValueError: Exceeds the limit \(4300 digits\)",
+        ),
+        (
+            lambda text: text.replace(
+                '"dataset":', '"x": ' + "[" * 100_000 + "]" * 100_000 + ', "dataset":', 1
+            ),
+            r"RecursionError",
+        ),
+    ],
+    ids=["5000-digit integer", "100k-deep nesting"],
+)
+def test_json_the_parser_cannot_handle(ocw, tmp_path, clean_walls, edit, problem):
+    root = tmp_path / "data"
+    make_folder(root, clean_walls)
+    path = root / "validation.json"
+    path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
+    pattern = rf"validation\.json: cannot parse the JSON of split 'validation': {problem}"
+    assert_fails_cleanly(ocw, tmp_path, root, pattern)
 
 
 def test_truncated_json(ocw, tmp_path, clean_walls):

@@ -391,3 +391,124 @@ def test_id_repeated_across_splits(wote_dir: Path, tmp_path: Path) -> None:
     _assert_build_fails(
         data, tmp_path / "cache", "test.json", f"{first['conversation_id']}/", "'train'"
     )
+
+
+# --- bad input that used to fail only inside pyarrow, and other edge cases ---------------
+
+
+def _first(wote_dir: Path, split: str, index: int = 0) -> dict:
+    return json.loads((wote_dir / f"{split}.json").read_text(encoding="utf-8"))[index]
+
+
+@pytest.mark.parametrize("field", ["question", "question_id", "history", "extracted_answer"])
+def test_lone_surrogate_in_a_raw_field(wote_dir: Path, tmp_path: Path, field: str) -> None:
+    data = _copy_release(wote_dir, tmp_path / "data")
+    source = _first(wote_dir, "train", 2)
+
+    def edit(records: list) -> None:
+        records[2][field] = records[2][field] + "\ud800"  # JSON "\ud800": allowed by JSON
+
+    _rewrite(data / "train.json", edit)
+    qid = source["question_id"] + "\ud800" if field == "question_id" else source["question_id"]
+    _assert_build_fails(
+        data,
+        tmp_path / "cache",
+        "train.json",
+        f"question_id {qid!r}",
+        f"conversation_id {source['conversation_id']!r}",
+        f"field {field!r}: not valid Unicode text: lone surrogate '\\ud800'",
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        # The Python escape \udc80 inside the literal: valid JSON text, a surrogate once parsed.
+        ("{'title': 'T\\udc80', 'description': '', 'ingredients': [], 'steps': []}", "title"),
+        (
+            "{'title': 'T', 'description': '', 'ingredients': [], 'steps': ['a', '\\udc80']}",
+            "steps[1]",
+        ),
+    ],
+)
+def test_lone_surrogate_inside_task_data(
+    wote_dir: Path, tmp_path: Path, text: str, field: str
+) -> None:
+    assert "\\udc80" in text and "\udc80" not in text
+    data = _copy_release(wote_dir, tmp_path / "data")
+    source = _first(wote_dir, "test", 4)
+
+    def edit(records: list) -> None:
+        records[4]["task_data"] = text
+
+    _rewrite(data / "test.json", edit)
+    _assert_build_fails(
+        data,
+        tmp_path / "cache",
+        "test.json",
+        repr(source["question_id"]),
+        f"field 'task_data.{field}': not valid Unicode text: lone surrogate '\\udc80'",
+    )
+
+
+def test_lone_surrogate_in_question_type_label() -> None:
+    with pytest.raises(wote.WoTeFormatError, match=r"q-9.*field 'question_type\[1\]': not valid"):
+        wote.parse_question_type("['factoid', '\\ud800']", file="f.json", question_id="q-9")
+
+
+def test_empty_split_list(wote_dir: Path, tmp_path: Path) -> None:
+    data = _copy_release(wote_dir, tmp_path / "data")
+    (data / "validation.json").write_text("[]", encoding="utf-8")
+    _assert_build_fails(
+        data, tmp_path / "cache", "validation.json: split 'validation' has no questions"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('[{"x": ' + "7" * 5000 + "}]", "ValueError: Exceeds the limit (4300 digits)"),
+        ("[" * 100_000 + "]" * 100_000, "RecursionError"),
+    ],
+    ids=["5000-digit integer", "100k-deep nesting"],
+)
+def test_json_the_parser_cannot_handle(
+    wote_dir: Path, tmp_path: Path, text: str, problem: str
+) -> None:
+    data = _copy_release(wote_dir, tmp_path / "data")
+    (data / "train.json").write_text(text, encoding="utf-8")
+    _assert_build_fails(data, tmp_path / "cache", "train.json", "cannot parse the JSON", problem)
+
+
+def test_data_split_disagreeing_with_the_file_is_kept_and_logged(
+    wote_dir: Path, tmp_path: Path, caplog
+) -> None:
+    data = _copy_release(wote_dir, tmp_path / "data")
+    source = _first(wote_dir, "train", 1)
+
+    def edit(records: list) -> None:
+        records[1]["data_split"] = "test"
+
+    _rewrite(data / "train.json", edit)
+    caplog.set_level(logging.WARNING, logger=_MODULE_NAME)
+    built = _build(data, tmp_path / "cache")
+    assert built["train"][1]["data_split"] == "test"  # kept verbatim, in the file's split
+    assert built["train"].num_rows == 248
+    warnings = [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == _MODULE_NAME and r.levelno == logging.WARNING
+    ]
+    assert len(warnings) == 1
+    assert "train.json" in warnings[0] and "field 'data_split'" in warnings[0]
+    assert f"{source['question_id']!r} has 'test'" in warnings[0]
+
+
+def test_history_unknown_role_stays_in_the_previous_turn() -> None:
+    # Documented rule: only "student:" and "teacher:" start a turn; no error, no warning.
+    assert wote.parse_history("student: hi | assistant: hello | teacher: ok") == [
+        {"role": "student", "text": "hi | assistant: hello"},
+        {"role": "teacher", "text": "ok"},
+    ]
+    with pytest.raises(wote.WoTeFormatError, match=r"q-3.*field 'history'.*'assistant: hello'"):
+        wote.parse_history("assistant: hello", question_id="q-3")
