@@ -79,13 +79,16 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def check_text(value: str, where: str, what: str) -> str:
-    """Raise ``ValueError`` unless ``value`` is valid Unicode text (encodable as UTF-8).
+def check_text(value: Any, where: str, what: str) -> str:
+    """Raise ``ValueError`` unless ``value`` is a string of valid Unicode text.
 
-    A lone surrogate such as ``"\\ud800"`` is a valid Python ``str`` but not Unicode text:
+    ``what`` names the item in the message (clue, connection, prediction, gold answer). A
+    lone surrogate such as ``"\\ud800"`` is a valid Python ``str`` but not Unicode text:
     Arrow (and so ``evaluate``) cannot store it and would fail with a bare
     ``UnicodeEncodeError`` naming no position.
     """
+    if not isinstance(value, str):
+        raise ValueError(f"{where}: {what} must be a string, got {_type_name(value)} {value!r}")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as err:
@@ -128,13 +131,7 @@ def validate_wall(wall: Any, where: str) -> list[list[str]]:
             )
         if len(group) != GROUP_SIZE:
             raise ValueError(f"{where}[{g}]: expected a group of 4 clues, got {len(group)} clues")
-        for c, clue in enumerate(group):
-            if not isinstance(clue, str):
-                raise ValueError(
-                    f"{where}[{g}][{c}]: clue must be a string, got {_type_name(clue)} {clue!r}"
-                )
-            check_text(clue, f"{where}[{g}][{c}]", "clue")
-        out.append([str(clue) for clue in group])
+        out.append([check_text(clue, f"{where}[{g}][{c}]", "clue") for c, clue in enumerate(group)])
     return out
 
 
@@ -174,14 +171,7 @@ def validate_connections(item: Any, where: str) -> list[str]:
         raise ValueError(f"{where}: expected 4 connection strings, got {_type_name(item)}")
     if len(item) != N_GROUPS:
         raise ValueError(f"{where}: expected 4 connection strings, got {len(item)}")
-    for i, connection in enumerate(item):
-        if not isinstance(connection, str):
-            raise ValueError(
-                f"{where}[{i}]: connection must be a string, got "
-                f"{_type_name(connection)} {connection!r}"
-            )
-        check_text(connection, f"{where}[{i}]", "connection")
-    return [str(c) for c in item]
+    return [check_text(c, f"{where}[{i}]", "connection") for i, c in enumerate(item)]
 
 
 def validate_span_prediction(item: Any, where: str) -> str:
@@ -190,8 +180,6 @@ def validate_span_prediction(item: Any, where: str) -> str:
     Raises:
         ValueError: not a string.
     """
-    if not isinstance(item, str):
-        raise ValueError(f"{where}: prediction must be a string, got {_type_name(item)} {item!r}")
     return check_text(item, where, "prediction")
 
 
@@ -210,13 +198,7 @@ def validate_span_reference(item: Any, where: str) -> list[str]:
         )
     if len(item) == 0:
         raise ValueError(f"{where}: reference has no gold answers")
-    for i, answer in enumerate(item):
-        if not isinstance(answer, str):
-            raise ValueError(
-                f"{where}[{i}]: gold answer must be a string, got {_type_name(answer)} {answer!r}"
-            )
-        check_text(answer, f"{where}[{i}]", "gold answer")
-    return [str(a) for a in item]
+    return [check_text(answer, f"{where}[{i}]", "gold answer") for i, answer in enumerate(item)]
 
 
 # --------------------------------------------------------------------------------------
