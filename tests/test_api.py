@@ -36,7 +36,11 @@ def test_default_and_wote_full_scale(tmp_path: Path, ocw_dir: Path, wote_dir: Pa
 def test_ablation_configs_from_fixtures(tmp_path: Path, ocw_raw: Path, kind: str) -> None:
     folder = write_ablation(ocw_raw, tmp_path / "src", kind)
     split = ocw_hub.load_dataset(
-        f"ocw_{kind}", split="test", data_dir=folder, cache_dir=tmp_path / "cache"
+        f"ocw_{kind}",
+        split="test",
+        data_dir=folder,
+        cache_dir=tmp_path / "cache",
+        verification_mode="no_checks",  # a fixture of 3/2/4 walls, not the official 62/62/494
     )
     assert isinstance(split, datasets.Dataset)
     assert split.num_rows == 4
@@ -72,9 +76,23 @@ def test_get_builder_for_a_custom_cache_dir(tmp_path: Path, wote_dir: Path) -> N
 def test_cache_is_keyed_on_data_dir(tmp_path: Path, ocw_raw: Path) -> None:
     a = write_ablation(ocw_raw, tmp_path / "a", "wordnet", seed=1)
     b = write_ablation(ocw_raw, tmp_path / "b", "wordnet", seed=2)
-    ids_a = ocw_hub.load_dataset("ocw_wordnet", "test", a, cache_dir=tmp_path / "c")["wall_id"]
-    ids_b = ocw_hub.load_dataset("ocw_wordnet", "test", b, cache_dir=tmp_path / "c")["wall_id"]
+    ids_a = ocw_hub.load_dataset(
+        "ocw_wordnet", "test", a, cache_dir=tmp_path / "c", verification_mode="no_checks"
+    )["wall_id"]
+    ids_b = ocw_hub.load_dataset(
+        "ocw_wordnet", "test", b, cache_dir=tmp_path / "c", verification_mode="no_checks"
+    )["wall_id"]
     assert ids_a != ids_b
+
+
+def test_official_split_sizes_are_checked(tmp_path: Path, ocw_raw: Path) -> None:
+    """On every datasets version, as datasets 3.x does for the script: a copy whose sizes are
+    not the official ones (here 3/2/4 walls) is refused unless checks are off."""
+    folder = write_ablation(ocw_raw, tmp_path / "src", "wordnet")
+    with pytest.raises(datasets.exceptions.NonMatchingSplitsSizesError, match="num_examples=62"):
+        ocw_hub.load_dataset("ocw_wordnet", data_dir=folder, cache_dir=tmp_path / "c")
+    assert not list((tmp_path / "c").rglob("*.arrow"))
+    assert ocw_hub.official_splits("wote")["validation"].num_examples == 169
 
 
 def test_unknown_config_is_refused() -> None:
@@ -88,16 +106,22 @@ def test_edited_source_is_rebuilt_not_served_stale(tmp_path: Path, ocw_raw: Path
     import os
 
     folder = write_ablation(ocw_raw, tmp_path / "src", "wordnet")
-    first = ocw_hub.load_dataset("ocw_wordnet", "train", folder, cache_dir=tmp_path / "c")
+    first = ocw_hub.load_dataset(
+        "ocw_wordnet", "train", folder, cache_dir=tmp_path / "c", verification_mode="no_checks"
+    )
     assert first.num_rows == 3
     train = folder / "easy_train_wordnet.json"
     payload = json.loads(train.read_text())
     payload["dataset"] = payload["dataset"][:1]
     train.write_text(json.dumps(payload))
     os.utime(train, ns=(train.stat().st_atime_ns, train.stat().st_mtime_ns + 10**9))
-    second = ocw_hub.load_dataset("ocw_wordnet", "train", folder, cache_dir=tmp_path / "c")
+    second = ocw_hub.load_dataset(
+        "ocw_wordnet", "train", folder, cache_dir=tmp_path / "c", verification_mode="no_checks"
+    )
     assert second.num_rows == 1
     payload["dataset"][0]["words"] = payload["dataset"][0]["words"][:15]
     train.write_text(json.dumps(payload))
     with pytest.raises(ValueError, match="easy_train_wordnet.json.*words"):
-        ocw_hub.load_dataset("ocw_wordnet", "train", folder, cache_dir=tmp_path / "c")
+        ocw_hub.load_dataset(
+            "ocw_wordnet", "train", folder, cache_dir=tmp_path / "c", verification_mode="no_checks"
+        )

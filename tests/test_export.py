@@ -216,3 +216,15 @@ def test_out_that_is_not_an_export_is_never_deleted(tmp_path: Path, ocw_raw: Pat
     assert runner.invoke(app, [*base, "--out", str(tmp_path / "empty")]).exit_code == 0
     assert (tmp_path / "empty" / "README.md").is_file()
     assert (tmp_path / "empty").stat().st_mode & 0o055  # not a private mkdtemp folder
+
+
+def test_copy_of_another_size_needs_no_checks(tmp_path: Path, ocw_raw: Path) -> None:
+    source = write_ablation(ocw_raw, tmp_path / "src", "wordnet")
+    args = ["build", "-c", "ocw_wordnet", "--ocw-wordnet-dir", str(source),
+            "--out", str(tmp_path / "hub"), "--cache-dir", str(tmp_path / "c")]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    assert "split sizes differ from the official ones" in result.output
+    assert "pass --no-checks" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "hub").exists()
+    assert runner.invoke(app, [*args, "--no-checks"]).exit_code == 0

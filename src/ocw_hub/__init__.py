@@ -12,7 +12,7 @@ than copying them. Entry points:
 
 from __future__ import annotations
 
-from .builders import CONFIGS, get_builder, load_dataset
+from .builders import CONFIGS, get_builder, load_dataset, official_splits
 
-__all__ = ["CONFIGS", "get_builder", "load_dataset"]
+__all__ = ["CONFIGS", "get_builder", "load_dataset", "official_splits"]
 __version__ = "0.1.0"

@@ -77,7 +77,10 @@ def get_builder(
         cache_dir: the ``datasets`` cache folder (default: ``HF_DATASETS_CACHE``).
         **builder_kwargs: passed to the builder class (e.g. ``writer_batch_size``).
 
-    The cache is keyed on the script's content, so an edited builder never serves stale rows.
+    The cache is keyed on the script's content and the source files, so an edited builder or
+    source never serves stale rows. The builder records the official split sizes
+    (:func:`official_splits`), which ``download_and_prepare`` checks by default on every
+    ``datasets`` version, as ``datasets`` 3.x does from ``dataset_infos.json`` for a script.
 
     Raises:
         ValueError: unknown ``name``.
@@ -89,12 +92,26 @@ def get_builder(
     if data_dir is not None:
         data_dir = str(Path(data_dir).expanduser().resolve())
         key = hashlib.sha256(f"{key}:{source_fingerprint(data_dir)}".encode()).hexdigest()[:16]
-    return builder_cls(
+    builder = builder_cls(
         config_name=spec.builder_config,
         data_dir=data_dir,
         cache_dir=None if cache_dir is None else str(cache_dir),
         hash=key,
         **builder_kwargs,
+    )
+    if builder.info.splits is None:  # not prepared yet: record the sizes to check against
+        builder.info.splits = official_splits(name)
+    return builder
+
+
+def official_splits(name: str) -> datasets.SplitDict:
+    """The official split sizes of a config (``OFFICIAL_SPLIT_SIZES`` of its script): OCW
+    configs 62 / 62 / 494 walls, WoTe 248 / 169 / 412 questions."""
+    spec = config_spec(name)
+    sizes = load_hub_module(spec.script).OFFICIAL_SPLIT_SIZES
+    return datasets.SplitDict(
+        {split: datasets.SplitInfo(name=split, num_examples=n) for split, n in sizes.items()},
+        dataset_name=spec.script.lower(),
     )
 
 
@@ -174,8 +191,7 @@ def load_dataset(
             accepts); ``None`` returns all three in a ``DatasetDict``.
         data_dir: local source (see :func:`get_builder`); ``None`` downloads the official files.
         cache_dir, download_mode, verification_mode: as in ``datasets.load_dataset``. The
-            default verification compares split sizes with the official ones when the builder
-            records them (``datasets`` 3.x does, from ``dataset_infos.json``); pass
+            default verification compares the split sizes with the official ones; pass
             ``verification_mode="no_checks"`` for a local copy of another size.
 
     Returns:
@@ -185,6 +201,8 @@ def load_dataset(
     Raises:
         ValueError: unknown ``name``; a malformed source file (the builders' ``OCWFormatError``
             / ``WoTeFormatError`` name the file, the wall or question id and the field).
+        datasets.exceptions.NonMatchingSplitsSizesError: split sizes differ from the official
+            ones (unless ``verification_mode="no_checks"``).
         FileNotFoundError / ConnectionError: the source cannot be had.
     """
     builder = get_builder(name, data_dir=data_dir, cache_dir=cache_dir, **builder_kwargs)

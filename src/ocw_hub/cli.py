@@ -62,13 +62,18 @@ def _user_errors() -> Iterator[None]:
     ``datasets`` wraps an error raised while writing a split in ``DatasetGenerationError``;
     its cause is what the user needs to read.
     """
-    from datasets.exceptions import DatasetGenerationError
+    from datasets.exceptions import DatasetGenerationError, SplitsVerificationError
 
     try:
         yield
     except DatasetGenerationError as err:
         cause = err.__cause__ or err
         _fail(f"{type(cause).__name__}: {cause}")
+    except SplitsVerificationError as err:
+        _fail(
+            f"the split sizes differ from the official ones ({err}); for a local copy of "
+            "another size pass --no-checks"
+        )
     except (ValueError, OSError, EOFError, RuntimeError) as err:  # incl. SourceUnavailableError
         _fail(str(err) or type(err).__name__)
 
@@ -222,6 +227,9 @@ def evaluate(
     ),
     bertscore: bool = typer.Option(False, "--bertscore", help="Also BERTScore F1 of connections."),
     cache_dir: Path | None = typer.Option(None, help="datasets cache folder."),
+    no_checks: bool = typer.Option(
+        False, "--no-checks", help="Skip the check of split sizes against the official ones."
+    ),
 ) -> None:
     """Score predictions exactly as the paper did; print a table, optionally write JSON."""
     from .evaluation import evaluate_file, summary_rows
@@ -237,6 +245,7 @@ def evaluate(
             allow_missing=allow_missing,
             bertscore=bertscore,
             cache_dir=cache_dir,
+            verification_mode="no_checks" if no_checks else None,
         )
     rows = summary_rows(results)
     columns = (

@@ -377,6 +377,7 @@ def evaluate_file(
     allow_missing: bool = False,
     bertscore: bool = False,
     cache_dir: PathLike | None = None,
+    verification_mode: str | None = None,
 ) -> dict[str, Any]:
     """Score a predictions file against a split of a config (what ``ocw-hub evaluate`` runs).
 
@@ -390,7 +391,9 @@ def evaluate_file(
         SourceUnavailableError: no ``data_dir`` and no download (names ``--data-dir``).
     """
     predictions = read_predictions(predictions_path, config)
-    splits = prepare(config, data_dir, cache_dir, flag="--data-dir")
+    splits = prepare(
+        config, data_dir, cache_dir, verification_mode=verification_mode, flag="--data-dir"
+    )
     if split not in splits:
         raise PredictionsError(f"--split {split}: config {config!r} has splits {list(splits)}")
     rows = splits[split].to_list()

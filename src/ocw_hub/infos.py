@@ -15,21 +15,23 @@ from typing import Any
 
 import datasets
 
-from .builders import CONFIGS, config_spec, get_builder
-from .resources import dataset_infos_path, load_hub_module
+from .builders import CONFIGS, config_spec, get_builder, official_splits
+from .resources import dataset_infos_path
 
 
 def _legacy_features(node: Any) -> Any:
     """Rewrite a ``Features.to_dict()`` of ``datasets`` >= 4 (``List``) in 3.x notation.
 
     ``List(Value)`` becomes ``{"feature": ..., "_type": "Sequence"}``; a ``List`` of a struct
-    becomes ``[struct]`` (a list of structs in every version); structs are walked recursively.
+    becomes ``[struct]`` (a list of structs in every version: a 3.x ``Sequence`` of a struct
+    would be a struct of lists). A 3.x ``Sequence`` is kept as it is, so the output is the same
+    whichever version renders it. Structs are walked recursively.
     """
     if isinstance(node, list):
         return [_legacy_features(item) for item in node]
     if not isinstance(node, dict):
         return node
-    if node.get("_type") in ("List", "Sequence"):
+    if node.get("_type") == "List":
         inner = node["feature"]
         length = node.get("length", -1)
         if isinstance(inner, dict) and "_type" not in inner and length == -1:
@@ -38,6 +40,14 @@ def _legacy_features(node: Any) -> Any:
         if length != -1:
             out["length"] = length
         return out
+    if node.get("_type") == "Sequence":
+        inner = node["feature"]
+        if isinstance(inner, dict) and "_type" not in inner and "length" not in node:
+            return {
+                key: _legacy_features({"feature": value, "_type": "Sequence"})
+                for key, value in inner.items()
+            }
+        return {**node, "feature": _legacy_features(inner)}
     return {key: _legacy_features(value) for key, value in node.items()}
 
 
@@ -45,15 +55,12 @@ def config_info(name: str) -> datasets.DatasetInfo:
     """The ``DatasetInfo`` of a config with its official split sizes (no data is read)."""
     spec = config_spec(name)
     builder = get_builder(name)
-    info = builder.info.copy()
+    info = builder._info()
+    info.version = builder.config.version
     info.config_name = name
     info.builder_name = spec.script.lower()
     info.dataset_name = spec.script.lower()
-    sizes = load_hub_module(spec.script).OFFICIAL_SPLIT_SIZES
-    info.splits = datasets.SplitDict(
-        {split: datasets.SplitInfo(name=split, num_examples=n) for split, n in sizes.items()},
-        dataset_name=info.dataset_name,
-    )
+    info.splits = official_splits(name)
     return info
 
 
