@@ -249,9 +249,13 @@ def test_wote_validation_end_to_end(
     preds = {q["id"]: q["answers"]["text"][0] for q in wote_validation}
     first = wote_validation[0]
     preds[first["id"]] = "completely unrelated words"
-    result, res = _run(
-        tmp_path, preds, "--config", "wote", "--split", "validation", data_dir=wote_dir, cache=cache
-    )
+
+    def run(predictions: object):
+        return _run(
+            tmp_path, predictions, "-c", "wote", "-s", "validation", data_dir=wote_dir, cache=cache
+        )
+
+    result, res = run(preds)
     assert result.exit_code == 0, result.output
     assert res["n_questions"] == 169
     assert res["spans"]["exact_match"] == pytest.approx(100 * 168 / 169)
@@ -264,29 +268,11 @@ def test_wote_validation_end_to_end(
     assert sum(q["question_id"] == "diy-63-5" for q in res["per_question"]) == 2
 
     as_list = [{"id": k, "prediction_text": v} for k, v in preds.items()]
-    _, res_list = _run(
-        tmp_path,
-        as_list,
-        "--config",
-        "wote",
-        "--split",
-        "validation",
-        data_dir=wote_dir,
-        cache=cache,
-    )
+    _, res_list = run(as_list)
     assert res_list["spans"] == res["spans"]
 
     duplicated = as_list + as_list[:1]
-    result, _ = _run(
-        tmp_path,
-        duplicated,
-        "--config",
-        "wote",
-        "--split",
-        "validation",
-        data_dir=wote_dir,
-        cache=cache,
-    )
+    result, _ = run(duplicated)
     assert (
         result.exit_code == 1 and "duplicated id" in result.output and first["id"] in result.output
     )
