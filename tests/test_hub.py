@@ -164,6 +164,10 @@ def test_metric_folder_publishes_as_a_space(tmp_path: Path) -> None:
         app, ["publish", str(broken), "--repo-id", "o/m", "--space", "--dry-run"]
     )
     assert result.exit_code == 1 and "app.py: missing" in result.output
+    for script in ("ocw_metric.py", "compute_score.py"):
+        (broken / script).unlink()
+    (broken / "app.py").write_text("")
+    assert check_space(broken) == [f"{broken}: no metric script besides app.py"]
 
 
 def test_parquet_written_by_hand_without_features_is_checked_by_arrow_types(export: Path) -> None:

@@ -160,9 +160,10 @@ def prepare(
     flag = flag or spec.flag
     if data_dir is not None and not Path(data_dir).exists():
         raise SourceUnavailableError(f"{flag} {data_dir}: no such file or folder (config {name!r})")
-    builder = get_builder(name, data_dir=data_dir, cache_dir=cache_dir)
     try:
-        builder.download_and_prepare(verification_mode=verification_mode)
+        return load_dataset(
+            name, data_dir=data_dir, cache_dir=cache_dir, verification_mode=verification_mode
+        )
     except (ConnectionError, OSError) as err:
         if data_dir is not None:
             raise
@@ -170,7 +171,6 @@ def prepare(
             f"config {name!r}: the official files could not be downloaded "
             f"({type(err).__name__}: {err}); give a local copy with {flag} DIR"
         ) from err
-    return builder.as_dataset()
 
 
 def load_dataset(

@@ -298,11 +298,11 @@ def evaluate_ocw(
     return results
 
 
-def _with_wall_id(message: str, rows: Sequence[dict], key: str = "wall_id") -> str:
-    """Add the wall (or question) id to a metric error that names a position."""
+def _with_wall_id(message: str, rows: Sequence[dict]) -> str:
+    """Add the wall id to a metric error that names a position (``predictions[3]``)."""
     match = re.search(r"\b(?:predictions|references)\[(\d+)\]", message)
     if match and int(match.group(1)) < len(rows):
-        return f"{key} {rows[int(match.group(1))][key]}: {message}"
+        return f"wall_id {rows[int(match.group(1))]['wall_id']}: {message}"
     return message
 
 

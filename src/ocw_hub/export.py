@@ -27,7 +27,7 @@ from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from .builders import CONFIGS, PathLike, config_spec, prepare
+from .builders import PathLike, config_spec, prepare
 from .resources import hub_root
 
 SPLITS = ("train", "validation", "test")
@@ -249,8 +249,3 @@ def build_export(
 def _ordered(splits: Iterable[str]) -> list[str]:
     splits = list(splits)
     return [s for s in SPLITS if s in splits] + [s for s in splits if s not in SPLITS]
-
-
-def all_configs() -> list[str]:
-    """Every public config name, in card order."""
-    return list(CONFIGS)
