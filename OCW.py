@@ -692,3 +692,7 @@ class OCW(datasets.GeneratorBasedBuilder):
         walls = cached if cached is not None else read_walls(filepath, split)
         for wall in walls:
             yield wall["wall_id"], wall
+
+
+#: The error this script raises for bad input (the same name in WoTe.py: one error design).
+FORMAT_ERROR = OCWFormatError

@@ -643,3 +643,7 @@ class WoTe(datasets.GeneratorBasedBuilder):
         )
         for row in rows:
             yield row["id"], row
+
+
+#: The error this script raises for bad input (the same name in OCW.py: one error design).
+FORMAT_ERROR = WoTeFormatError

@@ -9,7 +9,7 @@ import pytest
 from ocw_fixtures import write_ablation
 
 import ocw_hub
-from ocw_hub.resources import load_hub_module
+from ocw_hub.resources import load_script
 
 OCW_SIZES = {"train": 62, "validation": 62, "test": 494}
 WOTE_SIZES = {"train": 248, "validation": 169, "test": 412}
@@ -25,8 +25,8 @@ def test_default_and_wote_full_scale(tmp_path: Path, ocw_dir: Path, wote_dir: Pa
     wote = ocw_hub.load_dataset("wote", data_dir=wote_dir, cache_dir=tmp_path)
     assert _sizes(ocw) == OCW_SIZES
     assert _sizes(wote) == WOTE_SIZES
-    assert ocw["test"].features == load_hub_module("OCW").FEATURES
-    assert wote["test"].features == load_hub_module("WoTe").FEATURES
+    assert ocw["test"].features == load_script("OCW").FEATURES
+    assert wote["test"].features == load_script("WoTe").FEATURES
     # the upstream evaluation code reads wall["groups"].values(): 4 groups of 4 clues
     wall = ocw["test"][0]
     assert [len(g["gt_words"]) for g in wall["groups"].values()] == [4, 4, 4, 4]
@@ -57,7 +57,7 @@ def test_second_call_is_served_from_the_cache(
     def no_generation(*args: object, **kwargs: object) -> None:
         raise AssertionError("the second call re-generated the split")
 
-    builder_cls = load_hub_module("OCW").OCW
+    builder_cls = load_script("OCW").OCW
     monkeypatch.setattr(builder_cls, "_generate_examples", no_generation)
     monkeypatch.setattr(builder_cls, "_split_generators", no_generation)
     second = ocw_hub.load_dataset("default", split="test", data_dir=ocw_dir, cache_dir=tmp_path)
@@ -96,8 +96,14 @@ def test_official_split_sizes_are_checked(tmp_path: Path, ocw_raw: Path) -> None
 
 
 def test_unknown_config_is_refused() -> None:
-    with pytest.raises(ValueError, match="unknown config 'ocw'.*default"):
-        ocw_hub.load_dataset("ocw")
+    with pytest.raises(ValueError, match="unknown config 'ocw_easy'.*default"):
+        ocw_hub.load_dataset("ocw_easy")
+
+
+def test_upstream_config_name_ocw_is_default() -> None:
+    from ocw_hub.configs import config_spec
+
+    assert config_spec("ocw") is config_spec("default")
 
 
 def test_edited_source_is_rebuilt_not_served_stale(tmp_path: Path, ocw_raw: Path) -> None:

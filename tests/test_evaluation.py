@@ -200,9 +200,9 @@ def test_no_source_names_the_data_dir_flag(
 ) -> None:
     """Without --data-dir the official file is downloaded; here it cannot be (a local path that
     does not exist stands in for the URL, so no network is used)."""
-    from ocw_hub.resources import load_hub_module
+    from ocw_hub.resources import load_script
 
-    ocw = load_hub_module("OCW")
+    ocw = load_script("OCW")
     for config in ocw.OCW.BUILDER_CONFIGS:
         monkeypatch.setattr(config, "url", str(tmp_path / "nowhere" / "OCW.tar.gz"))
     path = tmp_path / "p.json"

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 import ocw_hub
 from ocw_hub.cli import app
 from ocw_hub.export import build_export
-from ocw_hub.hub import check_export
-from ocw_hub.resources import load_hub_module
+from ocw_hub.publish import check_export
+from ocw_hub.resources import load_script
 
 CONFIGS = ("default", "ocw_randomized", "ocw_wordnet", "wote")
 runner = CliRunner()
@@ -94,7 +94,7 @@ def test_round_trip_equals_the_builder(
         assert exported[split].features == built[split].features
         assert exported[split].to_list() == built[split].to_list()
     script = "WoTe" if config == "wote" else "OCW"
-    assert exported["train"].features == load_hub_module(script).FEATURES
+    assert exported["train"].features == load_script(script).FEATURES
 
 
 def test_card_parses_and_lists_every_config(export: tuple[Path, Path, str]) -> None:
@@ -163,7 +163,7 @@ def test_failed_first_build_writes_nothing(tmp_path: Path, ocw_raw: Path) -> Non
 def test_unavailable_source_names_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No local copy and no download: the message says which flag to give (no network used:
     the official URL is pointed at a local file that does not exist)."""
-    ocw = load_hub_module("OCW")
+    ocw = load_script("OCW")
     monkeypatch.setitem(ocw._URLS, "ocw_wordnet", str(tmp_path / "nowhere" / "OCW_wordnet.tar.gz"))
     for config in ocw.OCW.BUILDER_CONFIGS:
         if config.name == "ocw_wordnet":
@@ -187,7 +187,7 @@ def test_missing_local_dir_names_the_flag(tmp_path: Path) -> None:
 
 
 def test_unknown_config_flag(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["build", "-c", "ocw", "--out", str(tmp_path / "o")])
+    result = runner.invoke(app, ["build", "-c", "ocw_easy", "--out", str(tmp_path / "o")])
     assert result.exit_code == 1
     assert "unknown config" in result.output
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.export import build_export
-from ocw_hub.hub import ExportError, check_export, check_space, planned_files, publish
+from ocw_hub.publish import ExportError, check_export, check_space, planned_files, publish
 from ocw_hub.resources import metric_dir
 
 runner = CliRunner()

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from ocw_hub import infos
 from ocw_hub.cli import app
-from ocw_hub.resources import load_hub_module
+from ocw_hub.resources import load_script
 
 runner = CliRunner()
 
@@ -71,7 +71,7 @@ def test_official_sizes_and_features(repo_root: Path) -> None:
         assert '"List"' not in json.dumps(entry["features"])
         recorded, declared = (
             datasets.Features.from_dict(entry["features"]),
-            load_hub_module(script).FEATURES,
+            load_script(script).FEATURES,
         )
         assert recorded.type == declared.type  # the same Arrow types on every version
         if not datasets.__version__.startswith("3."):

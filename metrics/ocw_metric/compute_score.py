@@ -430,6 +430,25 @@ def grouping_scores(
     if not preds:
         raise ValueError("nothing to score: predictions and references are empty")
     per_item = [score_wall(p, r) for p, r in zip(preds, refs, strict=True)]
+    result = aggregate_grouping(per_item)
+    if return_per_item:
+        result["per_item"] = per_item
+    return result
+
+
+def aggregate_grouping(per_item: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The global grouping figures of :func:`grouping_scores` from per-wall figures (dicts of
+    :func:`score_wall`), e.g. for a subset of walls such as one season.
+
+    Returns ``wd``, ``ami``, ``ari``, ``fms`` (means, 0-1), ``full_wall`` and
+    ``correct_groups`` (totals), ``full_wall_rate`` and ``correct_groups_rate`` (0-1),
+    ``n_walls``.
+
+    Raises:
+        ValueError: ``per_item`` is empty.
+    """
+    if not per_item:
+        raise ValueError("nothing to aggregate: no walls")
     n = len(per_item)
     n_full = sum(int(item["full_wall"]) for item in per_item)
     n_correct = sum(item["correct_groups"] for item in per_item)
@@ -445,8 +464,6 @@ def grouping_scores(
             "n_walls": n,
         }
     )
-    if return_per_item:
-        result["per_item"] = per_item
     return result
 
 
@@ -575,16 +592,29 @@ def connection_scores(
                 "rouge1": float(np.mean([rouge1(a, b) for a, b in zip(p, r, strict=True)])),
             }
         )
-    keys = list(CONNECTION_KEYS)
     if bertscore:
         f1 = _bertscore_f1(flat_preds, flat_refs, **(bertscore_kwargs or {}))
         for i, item in enumerate(per_item):
             item["bertscore_f1"] = float(np.mean(f1[N_GROUPS * i : N_GROUPS * (i + 1)]))
-        keys.append("bertscore_f1")
-    result: dict[str, Any] = {k: float(np.mean([item[k] for item in per_item])) for k in keys}
-    result["n_walls"] = len(per_item)
+    result = aggregate_connections(per_item)
     if return_per_item:
         result["per_item"] = per_item
+    return result
+
+
+def aggregate_connections(per_item: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The global connection figures of :func:`connection_scores` from per-wall figures:
+    ``exact_match``, ``rouge1`` (and ``bertscore_f1`` when the items have it), means over
+    walls of per-wall means (0-1), and ``n_walls``.
+
+    Raises:
+        ValueError: ``per_item`` is empty.
+    """
+    if not per_item:
+        raise ValueError("nothing to aggregate: no walls")
+    keys = [*CONNECTION_KEYS, *(["bertscore_f1"] if "bertscore_f1" in per_item[0] else [])]
+    result: dict[str, Any] = {k: float(np.mean([item[k] for item in per_item])) for k in keys}
+    result["n_walls"] = len(per_item)
     return result
 
 
@@ -645,21 +675,29 @@ def span_scores(
     refs = [validate_span_reference(x, f"references[{i}]") for i, x in enumerate(references)]
     if not preds:
         raise ValueError("nothing to score: predictions and references are empty")
-    em_total = 0.0
-    f1_total = 0.0
     per_item = []
     for pred, golds in zip(preds, refs, strict=True):
         em = max(span_exact_match(pred, g) for g in golds)
         f1 = max(span_f1(pred, g) for g in golds)
-        em_total += em
-        f1_total += f1
         per_item.append({"exact_match": 100.0 * em, "f1": 100.0 * f1})
-    total = len(preds)
-    result: dict[str, Any] = {
-        "exact_match": 100.0 * em_total / total,
-        "f1": 100.0 * f1_total / total,
-        "n_questions": total,
-    }
+    result = aggregate_spans(per_item)
     if return_per_item:
         result["per_item"] = per_item
     return result
+
+
+def aggregate_spans(per_item: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The global WoTe figures of :func:`span_scores` from per-question figures:
+    ``exact_match`` and ``f1`` (means, 0-100) and ``n_questions``.
+
+    Raises:
+        ValueError: ``per_item`` is empty.
+    """
+    if not per_item:
+        raise ValueError("nothing to aggregate: no questions")
+    total = len(per_item)
+    return {
+        "exact_match": sum(item["exact_match"] for item in per_item) / total,
+        "f1": sum(item["f1"] for item in per_item) / total,
+        "n_questions": total,
+    }

@@ -6,13 +6,49 @@ than copying them. Entry points:
 
 * :func:`load_dataset` / :func:`get_builder`: the builders through the Python API, on any
   ``datasets`` version (no script loading).
+* :func:`load_metric`: the ``ocw_metric`` evaluate module of this install, from any folder.
 * :func:`ocw_hub.export.build_export`: the Parquet hub layout (``ocw-hub build``).
-* :mod:`ocw_hub.evaluation`: scoring prediction files (``ocw-hub evaluate``).
+* :mod:`ocw_hub.scoring`: scoring prediction files (``ocw-hub evaluate``).
+
+Names are imported on first use, so ``import ocw_hub`` (and ``ocw-hub --help``) stays quick.
 """
 
 from __future__ import annotations
 
-from .builders import CONFIGS, get_builder, load_dataset, official_splits
+from importlib import import_module
+from typing import Any
 
-__all__ = ["CONFIGS", "get_builder", "load_dataset", "official_splits"]
+from .configs import ALIASES, CONFIGS
+from .errors import (
+    ExportError,
+    OCWHubError,
+    OutputPathError,
+    PredictionsError,
+    SourceUnavailableError,
+)
+
 __version__ = "0.1.0"
+
+_LAZY = {
+    "get_builder": "builders",
+    "load_dataset": "builders",
+    "official_splits": "builders",
+    "load_metric": "metric",
+}
+
+__all__ = [
+    "ALIASES",
+    "CONFIGS",
+    "ExportError",
+    "OCWHubError",
+    "OutputPathError",
+    "PredictionsError",
+    "SourceUnavailableError",
+    *_LAZY,
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,56 +9,14 @@ same Arrow cache (``~/.cache/huggingface/datasets`` or ``HF_DATASETS_CACHE``).
 from __future__ import annotations
 
 import hashlib
-import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import datasets
 
-from .resources import file_hash, hub_root, load_hub_module
-
-
-@dataclass(frozen=True)
-class ConfigSpec:
-    """One public config of this project.
-
-    Attributes:
-        name: the public config name (``default``, ``ocw_randomized``, ``ocw_wordnet``, ``wote``).
-        script: the loading script at the repository root that builds it (``OCW`` or ``WoTe``).
-        builder_config: the config name inside that script.
-        flag: the ``ocw-hub build`` flag that gives its local ``data_dir``.
-    """
-
-    name: str
-    script: str
-    builder_config: str
-    flag: str
-
-
-CONFIGS: dict[str, ConfigSpec] = {
-    spec.name: spec
-    for spec in (
-        ConfigSpec("default", "OCW", "default", "--ocw-dir"),
-        ConfigSpec("ocw_randomized", "OCW", "ocw_randomized", "--ocw-randomized-dir"),
-        ConfigSpec("ocw_wordnet", "OCW", "ocw_wordnet", "--ocw-wordnet-dir"),
-        ConfigSpec("wote", "WoTe", "wote", "--wote-dir"),
-    )
-}
-
-PathLike = Union[str, "os.PathLike[str]"]
-
-
-def config_spec(name: str) -> ConfigSpec:
-    """The :class:`ConfigSpec` of a public config name.
-
-    Raises:
-        ValueError: ``name`` is not one of :data:`CONFIGS`.
-    """
-    try:
-        return CONFIGS[name]
-    except KeyError:
-        raise ValueError(f"unknown config {name!r}; expected one of {sorted(CONFIGS)}") from None
+from .configs import PathLike, config_spec
+from .errors import SourceUnavailableError
+from .resources import file_hash, load_script, script_path
 
 
 def get_builder(
@@ -77,26 +35,30 @@ def get_builder(
         cache_dir: the ``datasets`` cache folder (default: ``HF_DATASETS_CACHE``).
         **builder_kwargs: passed to the builder class (e.g. ``writer_batch_size``).
 
-    The cache is keyed on the script's content and the source files, so an edited builder or
-    source never serves stale rows. The builder records the official split sizes
-    (:func:`official_splits`), which ``download_and_prepare`` checks by default on every
-    ``datasets`` version, as ``datasets`` 3.x does from ``dataset_infos.json`` for a script.
+    The cache is keyed on the script's content, the ``datasets`` major version and the source
+    files' content (:func:`script_key`, :func:`source_fingerprint`), so an edited builder or
+    source never serves stale rows and each ``datasets`` era prepares its own copy. The
+    builder records the official split sizes (:func:`official_splits`), which
+    ``download_and_prepare`` checks by default on every ``datasets`` version, as
+    ``datasets`` 3.x does from ``dataset_infos.json`` for a script.
 
     Raises:
         ValueError: unknown ``name``.
     """
     spec = config_spec(name)
-    module = load_hub_module(spec.script)
+    module = load_script(spec.script)
     builder_cls = getattr(module, spec.script)
-    key = file_hash(hub_root() / f"{spec.script}.py")
+    key = script_key(name)
     if data_dir is not None:
         data_dir = str(Path(data_dir).expanduser().resolve())
-        key = hashlib.sha256(f"{key}:{source_fingerprint(data_dir)}".encode()).hexdigest()[:16]
+        key += hashlib.sha256(source_fingerprint(data_dir).encode()).hexdigest()[:8]
+    else:
+        key += "download"
+    builder_kwargs.setdefault("hash", key)
     builder = builder_cls(
         config_name=spec.builder_config,
         data_dir=data_dir,
         cache_dir=None if cache_dir is None else str(cache_dir),
-        hash=key,
         **builder_kwargs,
     )
     if builder.info.splits is None:  # not prepared yet: record the sizes to check against
@@ -108,34 +70,45 @@ def official_splits(name: str) -> datasets.SplitDict:
     """The official split sizes of a config (``OFFICIAL_SPLIT_SIZES`` of its script): OCW
     configs 62 / 62 / 494 walls, WoTe 248 / 169 / 412 questions."""
     spec = config_spec(name)
-    sizes = load_hub_module(spec.script).OFFICIAL_SPLIT_SIZES
+    sizes = load_script(spec.script).OFFICIAL_SPLIT_SIZES
     return datasets.SplitDict(
         {split: datasets.SplitInfo(name=split, num_examples=n) for split, n in sizes.items()},
         dataset_name=spec.script.lower(),
     )
 
 
+def script_key(name: str) -> str:
+    """First part (8 hex digits) of a config's cache key: the loading script's content and the
+    ``datasets`` era. The second part names the source (its content hash, or ``download``), so
+    the cache folder of every preparation by this script and era starts with this key."""
+    spec = config_spec(name)
+    text = f"{file_hash(script_path(spec.script))}:{datasets_era()}"
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def datasets_era() -> str:
+    """``datasets`` major version, e.g. ``"datasets5"``: part of the cache key, so that one
+    ``HF_HOME`` shared by environments of different eras holds one prepared copy per era (data
+    prepared by 5.x stores feature types that 3.x cannot read)."""
+    return f"datasets{datasets.__version__.split('.')[0]}"
+
+
 def source_fingerprint(data_dir: PathLike) -> str:
-    """Path, size and modification time (ns) of every file under a local source.
+    """Relative path and SHA-256 of the content of every file under a local source.
 
     Part of the cache key of :func:`get_builder`, so that editing, replacing or truncating a
-    source file rebuilds the cache instead of serving the old rows (``datasets`` itself keys a
-    local ``data_dir`` on its path only). A missing path gives ``"missing"``; the builder then
-    reports it.
+    source file rebuilds the cache instead of serving the old rows, even when its size and
+    modification time are unchanged (``datasets`` itself keys a local ``data_dir`` on its path
+    only). The sources are small (a few MB), so hashing them costs milliseconds. A missing path
+    gives ``"missing"``; the builder then reports it.
     """
     root = Path(data_dir)
     if not root.exists():
         return "missing"
     files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
     return ";".join(
-        f"{p.relative_to(root) if p != root else p.name}:{st.st_size}:{st.st_mtime_ns}"
-        for p in files
-        for st in (p.stat(),)
+        f"{p.relative_to(root).as_posix() if p != root else p.name}:{file_hash(p)}" for p in files
     )
-
-
-class SourceUnavailableError(RuntimeError):
-    """A config's source data could not be had (no local ``data_dir`` and no download)."""
 
 
 def prepare(
@@ -144,33 +117,17 @@ def prepare(
     cache_dir: PathLike | None = None,
     *,
     verification_mode: str | datasets.VerificationMode | None = None,
-    flag: str | None = None,
+    download_mode: str | datasets.DownloadMode | None = None,
 ) -> datasets.DatasetDict:
-    """Build (or read from the cache) every split of a config, for the CLI commands.
-
-    Like :func:`load_dataset`, with errors a user can act on: ``flag`` names the option that
-    gives a local copy (default: the config's ``ocw-hub build`` flag, e.g. ``--wote-dir``).
-
-    Raises:
-        SourceUnavailableError: ``data_dir`` does not exist, or it is None and the official
-            download failed; the message names ``flag``.
-        ValueError: malformed source data (the builder's error names file, id and field).
-    """
-    spec = config_spec(name)
-    flag = flag or spec.flag
-    if data_dir is not None and not Path(data_dir).exists():
-        raise SourceUnavailableError(f"{flag} {data_dir}: no such file or folder (config {name!r})")
-    try:
-        return load_dataset(
-            name, data_dir=data_dir, cache_dir=cache_dir, verification_mode=verification_mode
-        )
-    except (ConnectionError, OSError) as err:
-        if data_dir is not None:
-            raise
-        raise SourceUnavailableError(
-            f"config {name!r}: the official files could not be downloaded "
-            f"({type(err).__name__}: {err}); give a local copy with {flag} DIR"
-        ) from err
+    """Build (or read from the cache) every split of a config: :func:`load_dataset` with
+    ``split=None``, typed as the ``DatasetDict`` it returns."""
+    return load_dataset(
+        name,
+        data_dir=data_dir,
+        cache_dir=cache_dir,
+        verification_mode=verification_mode,
+        download_mode=download_mode,
+    )
 
 
 def load_dataset(
@@ -203,8 +160,29 @@ def load_dataset(
             / ``WoTeFormatError`` name the file, the wall or question id and the field).
         datasets.exceptions.NonMatchingSplitsSizesError: split sizes differ from the official
             ones (unless ``verification_mode="no_checks"``).
-        FileNotFoundError / ConnectionError: the source cannot be had.
+        SourceUnavailableError: ``data_dir`` does not exist, or it is None and the official
+            files could not be downloaded (offline, or the link failed); the message says to
+            give a local copy as ``data_dir``.
     """
+    spec = config_spec(name)
+    if data_dir is not None and not Path(data_dir).expanduser().exists():
+        raise SourceUnavailableError(
+            f"config {spec.name!r}: data_dir {data_dir}: no such file or folder",
+            config=spec.name,
+            data_dir=str(data_dir),
+        )
     builder = get_builder(name, data_dir=data_dir, cache_dir=cache_dir, **builder_kwargs)
-    builder.download_and_prepare(download_mode=download_mode, verification_mode=verification_mode)
+    try:
+        builder.download_and_prepare(
+            download_mode=download_mode, verification_mode=verification_mode
+        )
+    except (ConnectionError, OSError) as err:
+        if data_dir is not None or isinstance(err, SourceUnavailableError):
+            raise
+        raise SourceUnavailableError(
+            f"config {spec.name!r}: the official files could not be downloaded "
+            f"({type(err).__name__}: {err}); give a local copy: data_dir=DIR "
+            f"({spec.source})",
+            config=spec.name,
+        ) from err
     return builder.as_dataset(split=split)

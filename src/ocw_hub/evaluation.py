@@ -24,18 +24,16 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .builders import PathLike, prepare
+from .configs import PathLike
+from .errors import PredictionsError
 from .resources import metric_dir
+from .sources import load_split
 
 #: Placeholder clue of a missing wall scored with ``allow_missing``: never a real clue, so every
 #: placed clue counts as wrong (no correct group, AMI/ARI/FMS of unrelated labels, WD 1).
 MISSING_CLUE = "\x00missing clue {}"
 #: Fields of an OCW prediction besides ``wall_id``; each must be present (null skips the task).
 OCW_FIELDS = ("predicted_groups", "predicted_connections")
-
-
-class PredictionsError(ValueError):
-    """A predictions file that cannot be scored: names the file, the ids and the problem."""
 
 
 @cache
@@ -391,12 +389,9 @@ def evaluate_file(
         SourceUnavailableError: no ``data_dir`` and no download (names ``--data-dir``).
     """
     predictions = read_predictions(predictions_path, config)
-    splits = prepare(
-        config, data_dir, cache_dir, verification_mode=verification_mode, flag="--data-dir"
-    )
-    if split not in splits:
-        raise PredictionsError(f"--split {split}: config {config!r} has splits {list(splits)}")
-    rows = splits[split].to_list()
+    rows = load_split(
+        config, split, data_dir, cache_dir=cache_dir, verification_mode=verification_mode
+    ).to_list()
     head = {"config": config, "split": split, "predictions": str(predictions_path)}
     if config == "wote":
         return {

@@ -27,8 +27,10 @@ from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from .builders import PathLike, config_spec, prepare
-from .resources import hub_root
+from .builders import prepare
+from .configs import PathLike, config_spec
+from .errors import ExportError
+from .resources import assets_root
 
 SPLITS = ("train", "validation", "test")
 CARD_SPLIT_MARKER = "<!-- end of dataset card -->"
@@ -77,7 +79,7 @@ def card_body() -> str:
 
     One text serves the repository front page and every export, so they never disagree.
     """
-    readme = (hub_root() / "README.md").read_text(encoding="utf-8")
+    readme = (assets_root() / "README.md").read_text(encoding="utf-8")
     _, _, body = readme.partition("\n---\n") if readme.startswith("---\n") else ("", "", readme)
     return body.split(CARD_SPLIT_MARKER)[0].strip() + "\n"
 
@@ -145,18 +147,20 @@ def check_out(out: Path, sources: Iterable[PathLike | None]) -> None:
     """Refuse an ``--out`` whose replacement would destroy something else.
 
     Raises:
-        ValueError: ``out`` is a file; ``out`` holds a source of the build; ``out`` is a
+        ExportError: ``out`` is a file; ``out`` holds a source of the build; ``out`` is a
             folder with files that are not a previous export (nothing is deleted).
     """
     out = out.resolve()
     if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out}: is a file, not an export folder")
+        raise ExportError(f"export folder {out}: is a file, not an export folder")
     for source in sources:
         if source is not None and Path(source).resolve().is_relative_to(out):
-            raise ValueError(f"--out {out}: holds the source {source}; choose another folder")
+            raise ExportError(
+                f"export folder {out}: holds the source {source}; choose another folder"
+            )
     if out.is_dir() and not is_export(out):
-        raise ValueError(
-            f"--out {out}: the folder holds files that are not an ocw-hub export; "
+        raise ExportError(
+            f"export folder {out}: the folder holds files that are not an ocw-hub export; "
             "remove them or choose another folder (it would be replaced as a whole)"
         )
 

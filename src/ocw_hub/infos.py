@@ -15,7 +15,8 @@ from typing import Any
 
 import datasets
 
-from .builders import CONFIGS, config_spec, get_builder, official_splits
+from .builders import get_builder, official_splits
+from .configs import CONFIGS, config_spec
 from .resources import dataset_infos_path
 
 

@@ -1,8 +1,11 @@
-"""Where the hub files (builders, metric, ``dataset_infos.json``) are on this install.
+"""Where this install keeps the Hub assets, and the one way to import a loading script by path.
 
-In a source checkout or an editable install they are at the repository root; a wheel carries
-copies of the same files under ``ocw_hub/_hub/`` (see ``[tool.hatch...force-include]`` in
-``pyproject.toml``). Either way there is one source of truth: the files at the repository root.
+The Hub assets are the files a Hub repository holds as they are: ``OCW.py`` and ``WoTe.py``
+(loading scripts), ``metrics/ocw_metric/`` (the evaluate module, its card and Space files) and
+``dataset_infos.json``. In a source checkout or an editable install they are at the repository
+root; a wheel carries copies of the same files under ``ocw_hub/_hub/`` (see
+``[tool.hatch...force-include]`` in ``pyproject.toml``). Either way there is one source of
+truth: the files at the repository root.
 """
 
 from __future__ import annotations
@@ -16,16 +19,20 @@ from types import ModuleType
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
+#: The loading scripts at the assets root, by module name.
+SCRIPTS = ("OCW", "WoTe")
+
 
 @cache
-def hub_root() -> Path:
-    """The folder holding ``OCW.py``, ``WoTe.py``, ``metrics/`` and ``dataset_infos.json``.
+def assets_root() -> Path:
+    """The folder holding ``OCW.py``, ``WoTe.py``, ``metrics/`` and ``dataset_infos.json``:
+    ``ocw_hub/_hub`` in a wheel, the repository root in a checkout.
 
     Raises:
         FileNotFoundError: neither a wheel copy nor a source checkout is found.
     """
     for candidate in (_PACKAGE_DIR / "_hub", _PACKAGE_DIR.parents[1]):
-        if (candidate / "OCW.py").is_file() and (candidate / "WoTe.py").is_file():
+        if all((candidate / f"{name}.py").is_file() for name in SCRIPTS):
             return candidate
     raise FileNotFoundError(
         f"OCW.py and WoTe.py not found next to the ocw_hub package ({_PACKAGE_DIR}); "
@@ -35,28 +42,62 @@ def hub_root() -> Path:
 
 def metric_dir() -> Path:
     """The ``metrics/ocw_metric`` folder (the evaluate module and its card)."""
-    return hub_root() / "metrics" / "ocw_metric"
+    return assets_root() / "metrics" / "ocw_metric"
 
 
 def dataset_infos_path() -> Path:
     """The root ``dataset_infos.json`` (features and official split sizes of every config)."""
-    return hub_root() / "dataset_infos.json"
+    return assets_root() / "dataset_infos.json"
+
+
+def script_path(name: str) -> Path:
+    """Path of a loading script (``"OCW"`` or ``"WoTe"``) of this install."""
+    if name not in SCRIPTS:
+        raise ValueError(f"unknown loading script {name!r}; expected one of {list(SCRIPTS)}")
+    return assets_root() / f"{name}.py"
 
 
 def file_hash(path: Path) -> str:
-    """First 16 hex digits of the SHA-256 of a file (keys the builder cache on the script)."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    """First 16 hex digits of the SHA-256 of a file's bytes."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
 @cache
-def load_hub_module(name: str) -> ModuleType:
-    """Import a root loading script (``"OCW"`` or ``"WoTe"``) by path, once per process.
+def load_script(name: str) -> ModuleType:
+    """Import a loading script (``"OCW"`` or ``"WoTe"``) by path, once per process.
 
-    The scripts import only the standard library and ``datasets``, so the same file serves the
-    Hub (as a script on ``datasets`` 3.x) and this package (as a module on any version).
+    The one place that imports the scripts: the package and every test use it, so their classes
+    exist once per process. The module is registered as ``ocw_hub._hub.<name>`` (``datasets``
+    re-imports a builder's module by name, and the last part names the builder: ``ocw``,
+    ``wo_te``). The scripts import only the standard library and ``datasets``, so the same file
+    serves the Hub (as a script on ``datasets`` 3.x) and this package (on any version).
     """
-    path = hub_root() / f"{name}.py"
-    module_name = f"ocw_hub._hub.{name}"  # last part names the builder: "ocw", "wo_te"
+    path = script_path(name)
+    module_name = f"ocw_hub._hub.{name}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:  # pragma: no cover - only on a broken install
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def format_errors() -> tuple[type[Exception], ...]:
+    """The loading scripts' own input-error classes (``OCWFormatError``, ``WoTeFormatError``)."""
+    return tuple(load_script(name).FORMAT_ERROR for name in SCRIPTS)
+
+
+@cache
+def load_metric_code() -> ModuleType:
+    """Import the metric's pure scoring code (``metrics/ocw_metric/compute_score.py``) by path,
+    once per process, as ``ocw_hub._hub.ocw_metric.compute_score``.
+
+    The package scores through this module (no ``evaluate`` start-up); ``evaluate.load`` of the
+    metric folder runs the same file, so the figures are one piece of code.
+    """
+    path = metric_dir() / "compute_score.py"
+    module_name = "ocw_hub._hub.ocw_metric.compute_score"
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:  # pragma: no cover - only on a broken install
         raise ImportError(f"cannot import {path}")

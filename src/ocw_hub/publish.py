@@ -16,11 +16,8 @@ from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, HfApi, RepoCard
 
-from .builders import PathLike
-
-
-class ExportError(ValueError):
-    """An export or Space folder the Hub viewer (or Space) could not use as it is."""
+from .configs import PathLike
+from .errors import ExportError
 
 
 @dataclass(frozen=True)

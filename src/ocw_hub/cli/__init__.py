@@ -1,0 +1,48 @@
+"""``ocw-hub``: build, check and publish the Hub export; score, predict and look at results.
+
+Every command is a thin shell over the package; its words (options, tables, progress bars) stay
+in this package. Commands by module:
+
+* :mod:`.data`: ``build``, ``check``, ``publish``, ``infos``;
+* :mod:`.scoring`: ``evaluate``;
+* :mod:`.predict`: ``predict`` (baselines);
+* :mod:`.llm`: ``prompts``, ``run-llm``, ``parse``;
+* :mod:`.derive`: ``derive randomized``;
+* :mod:`.views`: ``show``, ``report``.
+
+Errors a user can fix end with a one-line message and exit code 1 (see
+:func:`._common.user_errors`); anything else keeps its traceback. Heavy modules (``datasets``,
+``evaluate``, scikit-learn) are imported inside the commands, so ``ocw-hub --help`` is quick.
+"""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(
+    help="Load, export, score and publish the OCW and WoTe benchmarks.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"ocw-hub {version('ocw-hub')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Load, export, score and publish the OCW and WoTe benchmarks."""
+
+
+from . import data, derive, llm, predict, scoring, views  # noqa: E402,F401  (registers commands)
+
+__all__ = ["app"]

@@ -1,0 +1,1 @@
+"""``ocw-hub derive``: derived copies of the data (the ``ocw_randomized`` ablation)."""

@@ -1,0 +1,1 @@
+"""``ocw-hub prompts``, ``run-llm``, ``parse``: the paper's LLM protocol, offline-first."""

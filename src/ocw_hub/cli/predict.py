@@ -1,0 +1,1 @@
+"""``ocw-hub predict``: baseline predictions files (random, embedding + constrained k-means)."""

@@ -1,0 +1,1 @@
+"""``ocw-hub show`` and ``report``: walls and results drawn, in the terminal and in HTML."""

@@ -1,0 +1,62 @@
+"""Exceptions of ocw-hub: one base class for every error a user can fix.
+
+The core raises these with the facts a message needs (the config, the file, the wall or question
+id, the field); the CLI (:mod:`ocw_hub.cli`) prints them as one line and exits 1, and catches
+nothing else, so a bug keeps its traceback. The loading scripts ``OCW.py`` and ``WoTe.py`` are
+self-contained (a Hub script gets only its own file), so their ``OCWFormatError`` and
+``WoTeFormatError`` are ``ValueError`` subclasses of their own; the CLI treats them as user
+errors too.
+"""
+
+from __future__ import annotations
+
+
+class OCWHubError(Exception):
+    """Base class of every error a user can fix by changing an input or an option."""
+
+
+class SourceUnavailableError(OCWHubError, OSError):
+    """A config's source data could not be had: a local ``data_dir`` that does not exist, or no
+    ``data_dir`` and the official download failed (offline, dead link).
+
+    Attributes:
+        config: the public config name (``default``, ``ocw_randomized``, ``ocw_wordnet``,
+            ``wote``).
+        data_dir: the local source that was given, or None (the official download).
+    """
+
+    def __init__(self, message: str, *, config: str, data_dir: str | None = None) -> None:
+        super().__init__(message)
+        self.config = config
+        self.data_dir = data_dir
+
+
+class PredictionsError(OCWHubError, ValueError):
+    """A predictions (or responses) file that cannot be scored: the message names the file, the
+    wall or question ids and the field."""
+
+
+class ExportError(OCWHubError, ValueError):
+    """An export or Space folder that the Hub viewer (or a Space) could not use as it is, or an
+    export folder that is not safe to write or publish."""
+
+
+class OutputPathError(OCWHubError, ValueError):
+    """An output path that cannot be written safely (a folder where a file is expected, an input
+    of the same command, a path under a file); checked before any work is done."""
+
+
+class UnknownSplitError(OCWHubError, ValueError):
+    """A split name the config does not have.
+
+    Attributes:
+        config: the public config name.
+        split: the split asked for.
+        splits: the config's splits.
+    """
+
+    def __init__(self, config: str, split: str, splits: tuple[str, ...]) -> None:
+        super().__init__(f"split {split!r}: config {config!r} has splits {list(splits)}")
+        self.config = config
+        self.split = split
+        self.splits = splits

@@ -1,0 +1,151 @@
+"""One split of a config from wherever the user has it: raw sources, an export, the Hub, the
+cache.
+
+:func:`load_split` is what the scoring and experiment commands read. ``data_dir`` may be:
+
+* the raw source files (a folder or a release tarball): built by the loading script through
+  :func:`ocw_hub.load_dataset`, validated, cached;
+* an export folder written by ``ocw-hub build`` (``README.md`` with ``configs`` and
+  ``data/<config>/<split>-*.parquet``): read with ``datasets.load_dataset`` as the Hub viewer
+  would;
+* a Hub repo id ``ORG/NAME`` of a published export (read from the ``datasets`` cache when
+  offline);
+* ``None``: the data already prepared in the ``datasets`` cache for this config (from any
+  source, newest first), else the official download.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import datasets
+
+from .builders import PathLike, config_spec, get_builder, load_dataset, script_key
+from .errors import SourceUnavailableError, UnknownSplitError
+
+#: The splits of every config, in order.
+SPLITS = ("train", "validation", "test")
+
+_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+def is_export_folder(folder: Path) -> bool:
+    """Whether ``folder`` is a Parquet hub layout (a card and a ``data/`` folder of Parquet
+    files) rather than raw source files."""
+    return (
+        folder.is_dir()
+        and (folder / "README.md").is_file()
+        and any((folder / "data").glob("**/*.parquet"))
+    )
+
+
+def looks_like_repo_id(text: str) -> bool:
+    """``ORG/NAME`` as the Hub spells repo ids, and not a path that exists here."""
+    return bool(_REPO_ID.match(text)) and not Path(text).exists()
+
+
+def prepared_split(
+    name: str, split: str, cache_dir: PathLike | None = None
+) -> datasets.Dataset | None:
+    """The split as already prepared in the cache by this install's builder for ``name`` (any
+    source; the newest preparation wins), or None when nothing is prepared.
+
+    Only preparations by the same script content and ``datasets`` era are seen: the cache
+    folder of each is named by the key of :func:`ocw_hub.builders.get_builder`.
+    """
+    builder = get_builder(name, cache_dir=cache_dir)
+    version_dir = Path(builder.cache_dir).parent
+    if not version_dir.is_dir():
+        return None
+    prefix = script_key(name)
+    candidates = sorted(
+        (
+            d
+            for d in version_dir.iterdir()
+            if d.name.startswith(prefix) and (d / "dataset_info.json").is_file()
+        ),
+        key=lambda d: (d / "dataset_info.json").stat().st_mtime,
+        reverse=True,
+    )
+    for folder in candidates:
+        try:
+            found = get_builder(name, cache_dir=cache_dir, hash=folder.name)
+            return found.as_dataset(split=split)
+        except (FileNotFoundError, ValueError, KeyError):
+            continue
+    return None
+
+
+def load_split(
+    config: str,
+    split: str,
+    data_dir: PathLike | None = None,
+    *,
+    cache_dir: PathLike | None = None,
+    verification_mode: str | None = None,
+    download_mode: str | None = None,
+) -> datasets.Dataset:
+    """One split of a config as a ``datasets.Dataset`` (see the module docstring for the forms
+    of ``data_dir``).
+
+    Raises:
+        SourceUnavailableError: ``data_dir`` is neither an existing path nor a repo id; no
+            prepared data and the download failed.
+        UnknownSplitError: ``split`` is not train, validation or test.
+        ValueError: unknown config; malformed source files (the loading scripts'
+            format errors name the file, the id and the field).
+    """
+    spec = config_spec(config)
+    if split not in SPLITS:
+        raise UnknownSplitError(spec.name, split, SPLITS)
+    if data_dir is not None:
+        text = str(data_dir)
+        path = Path(text).expanduser()
+        if is_export_folder(path):
+            return _from_export(str(path), spec.name, split, cache_dir, download_mode)
+        if not path.exists() and looks_like_repo_id(text):
+            return _from_export(text, spec.name, split, cache_dir, download_mode)
+    elif download_mode not in ("force_redownload", datasets.DownloadMode.FORCE_REDOWNLOAD):
+        cached = prepared_split(spec.name, split, cache_dir)
+        if cached is not None:
+            return cached
+    ds = load_dataset(
+        spec.name,
+        split=split,
+        data_dir=data_dir,
+        cache_dir=cache_dir,
+        verification_mode=verification_mode,
+        download_mode=download_mode,
+    )
+    assert isinstance(ds, datasets.Dataset)
+    return ds
+
+
+def _from_export(
+    where: str, config: str, split: str, cache_dir: PathLike | None, download_mode: Any
+) -> datasets.Dataset:
+    try:
+        return datasets.load_dataset(
+            where,
+            config,
+            split=split,
+            cache_dir=None if cache_dir is None else str(cache_dir),
+            download_mode=download_mode,
+        )
+    except (ConnectionError, FileNotFoundError) as err:
+        raise SourceUnavailableError(
+            f"config {config!r}: cannot read {where} ({type(err).__name__}: {err}); give a "
+            "local copy: data_dir=DIR",
+            config=config,
+            data_dir=where,
+        ) from err
+    except ValueError as err:
+        if "BuilderConfig" in str(err) or "config" in str(err).lower():
+            raise SourceUnavailableError(
+                f"config {config!r}: {where} holds no such config ({err})",
+                config=config,
+                data_dir=where,
+            ) from err
+        raise
