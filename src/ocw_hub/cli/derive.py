@@ -1,1 +1,49 @@
 """``ocw-hub derive``: derived copies of the data (the ``ocw_randomized`` ablation)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from . import app
+from ._common import console, quiet_datasets, user_errors
+
+derive_app = typer.Typer(
+    help="Derive the ablation copies of the data offline (ocw_randomized).",
+    no_args_is_help=True,
+)
+app.add_typer(derive_app, name="derive")
+
+
+@derive_app.command("randomized")
+def randomized(
+    ocw_dir: Path = typer.Option(
+        ...,
+        "--ocw-dir",
+        help="The OCW release folder (dataset/ of OCW.tar.gz): train, validation, test JSON.",
+    ),
+    out: Path = typer.Option(
+        ...,
+        "--out",
+        "-o",
+        help="Folder to write train.json, validation.json, test.json (the ocw_randomized "
+        "source); not the --ocw-dir nor inside it.",
+    ),
+    seed: int = typer.Option(42, "--seed", help="Seed of the random stream (the paper: 42)."),
+) -> None:
+    """Rebuild each test wall from groups of other test walls (the paper's ablation).
+
+    Train and validation are copied unchanged; the same input and seed give the same bytes.
+    """
+    from ..randomize import derive_randomized
+
+    with user_errors(), quiet_datasets():
+        written = derive_randomized(ocw_dir, out, seed=seed)
+    console.print(
+        f"wrote {written['test'].parent}: test.json (randomized, seed {seed}), train.json and "
+        "validation.json (copied); load it as config ocw_randomized with --data-dir "
+        f"{written['test'].parent}",
+        highlight=False,
+        soft_wrap=True,
+    )
