@@ -147,7 +147,7 @@ def test_malformed_prediction_names_the_wall(
     preds[7]["predicted_groups"] = preds[7]["predicted_groups"][:3]
     result, res = _run(tmp_path, preds, data_dir=ocw_dir, cache=cache)
     assert result.exit_code == 1 and res is None
-    assert test_walls[7]["wall_id"] in result.output and "grouping" in result.output
+    assert test_walls[7]["wall_id"] in result.output and "predicted_groups" in result.output
 
 
 def test_null_task_is_skipped(

@@ -49,33 +49,38 @@ def looks_like_repo_id(text: str) -> bool:
 def prepared_split(
     name: str, split: str, cache_dir: PathLike | None = None
 ) -> datasets.Dataset | None:
-    """The split as already prepared in the cache by this install's builder for ``name`` (any
-    source; the newest preparation wins), or None when nothing is prepared.
+    """The split as already prepared in the cache by this install's builder for ``name`` (from
+    any source; the newest preparation wins), or None when nothing is prepared.
 
-    Only preparations by the same script content and ``datasets`` era are seen: the cache
-    folder of each is named by the key of :func:`ocw_hub.builders.get_builder`.
+    Only preparations by the same script content and ``datasets`` era are seen: their cache
+    folders are named by keys that start with :func:`ocw_hub.builders.script_key`
+    (``<cache>/<dataset>/<config>[-<data_dir id>]/<version>/<key>``).
     """
     builder = get_builder(name, cache_dir=cache_dir)
     version_dir = Path(builder.cache_dir).parent
-    if not version_dir.is_dir():
-        return None
-    prefix = script_key(name)
+    dataset_dir = version_dir.parents[1]
+    pattern = f"{version_dir.parent.name}*/{version_dir.name}/{script_key(name)}*"
     candidates = sorted(
-        (
-            d
-            for d in version_dir.iterdir()
-            if d.name.startswith(prefix) and (d / "dataset_info.json").is_file()
-        ),
+        (d for d in dataset_dir.glob(pattern) if (d / "dataset_info.json").is_file()),
         key=lambda d: (d / "dataset_info.json").stat().st_mtime,
         reverse=True,
     )
     for folder in candidates:
-        try:
-            found = get_builder(name, cache_dir=cache_dir, hash=folder.name)
-            return found.as_dataset(split=split)
-        except (FileNotFoundError, ValueError, KeyError):
-            continue
+        arrow = _split_arrow_files(folder, builder.dataset_name, split)
+        if arrow:
+            info = datasets.DatasetInfo.from_directory(str(folder))
+            parts = [datasets.Dataset.from_file(str(f), info=info, split=split) for f in arrow]
+            return parts[0] if len(parts) == 1 else datasets.concatenate_datasets(parts)
     return None
+
+
+def _split_arrow_files(folder: Path, dataset_name: str, split: str) -> list[Path]:
+    """The Arrow file(s) of a split in a prepared cache folder: ``<name>-<split>.arrow`` or the
+    shards ``<name>-<split>-NNNNN-of-NNNNN.arrow``, in shard order."""
+    single = folder / f"{dataset_name}-{split}.arrow"
+    if single.is_file():
+        return [single]
+    return sorted(folder.glob(f"{dataset_name}-{split}-[0-9]*-of-[0-9]*.arrow"))
 
 
 def load_split(

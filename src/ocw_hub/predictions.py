@@ -1,0 +1,257 @@
+"""Reading predictions files, checking their shape with the wall or question id in hand.
+
+Formats:
+
+* OCW (``default``, ``ocw_randomized``, ``ocw_wordnet``), the official format: a JSON list of
+  ``{"wall_id": str, "predicted_groups": 4 lists of 4 clues | null,
+  "predicted_connections": 4 strings in gold group order | null}``. Both fields must be
+  present; ``null`` skips that task for that wall.
+* WoTe: a JSON list of ``{"id": str, "prediction_text": str}`` (the input shape of
+  ``evaluate``'s ``squad`` metric) or an object ``{id: text}``; ``id`` is the dataset's unique
+  ``id`` column (``conversation_id/question_id``).
+
+Every JSON object is read strictly: a key given twice (``{"wall_id": "a", "wall_id": "b"}``)
+is an error naming the file, the id and the key, never "last wins". The shape checks are the
+metric's own (``ocw_metric``'s ``compute_score``), run once per prediction; the errors name the
+file, the wall or question id and the field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .configs import PathLike, config_spec
+from .errors import PredictionsError
+from .resources import load_metric_code
+
+#: Fields of an OCW prediction besides ``wall_id``; each must be present (null skips the task).
+OCW_FIELDS = ("predicted_groups", "predicted_connections")
+
+
+@dataclass(frozen=True)
+class WallPrediction:
+    """One wall's prediction, shape-checked.
+
+    Attributes:
+        wall_id: the wall.
+        groups: 4 groups of 4 clue strings (any order), or None (task 1 not predicted).
+        connections: 4 connection strings in gold group order, or None (task 2 not predicted).
+    """
+
+    wall_id: str
+    groups: list[list[str]] | None
+    connections: list[str] | None
+
+
+def listing(ids: Sequence[str]) -> str:
+    """Up to 10 ids, comma-separated, with the count: ``a, b (2)`` or ``a, …, j, … (12 in all)``."""
+    shown = ", ".join(map(str, ids[:10]))
+    more = f", … ({len(ids)} in all)" if len(ids) > 10 else f" ({len(ids)})"
+    return shown + more
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str, owner: str | None) -> None:
+        super().__init__(key)
+        self.key = key
+        self.owner = owner
+
+
+def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            owner = next(
+                (v for k, v in pairs if k in ("wall_id", "id") and isinstance(v, str)), None
+            )
+            raise _DuplicateKey(key, owner)
+        out[key] = value
+    return out
+
+
+def read_json(path: PathLike) -> Any:
+    """Parse a JSON file, rejecting a key given twice in any object.
+
+    Raises:
+        PredictionsError: no such file, not UTF-8, not valid JSON, or a duplicated key (the
+            message names the file, the key and the wall or question id of the object).
+    """
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_strict_object)
+    except FileNotFoundError:
+        raise PredictionsError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise PredictionsError(f"{path}: is a folder, not a predictions file") from None
+    except UnicodeDecodeError as err:
+        raise PredictionsError(f"{path}: not UTF-8 text ({err})") from None
+    except _DuplicateKey as err:
+        owner = f"{err.owner}: " if err.owner else ""
+        raise PredictionsError(
+            f"{path}: {owner}key {err.key!r} given twice in one object (never resolved as "
+            "'last wins')"
+        ) from None
+    except (ValueError, RecursionError) as err:  # JSONDecodeError is a ValueError
+        raise PredictionsError(f"{path}: not valid JSON ({err})") from None
+
+
+def read_predictions(path: PathLike, config: str) -> dict[str, Any]:
+    """Parse and shape-check a predictions file: ``{wall_id: WallPrediction}`` for the OCW
+    configs, ``{id: prediction_text}`` for ``wote``.
+
+    Raises:
+        PredictionsError: see :func:`read_json`; wrong top-level shape; an entry without its
+            id; unknown or missing fields; a prediction that is not 4 groups of 4 clue strings
+            or 4 connection strings (names the wall and the field); duplicated ids (listed).
+    """
+    raw = read_json(path)
+    if config_spec(config).script == "WoTe":
+        return _read_wote(Path(path), raw)
+    return _read_ocw(Path(path), raw)
+
+
+def _entry_wall_id(path: Path, index: int, entry: Any) -> str:
+    if isinstance(entry, dict) and isinstance(entry.get("wall_id"), str):
+        return entry["wall_id"]
+    hint = (
+        " (WoTe predictions have `id`: use --config wote)"
+        if isinstance(entry, dict) and "id" in entry
+        else ""
+    )
+    raise PredictionsError(f"{path}: entry {index} has no string `wall_id`{hint}")
+
+
+def _check_fields(path: Path, index: int, wall_id: str, entry: dict[str, Any]) -> None:
+    fields = set(entry) - {"wall_id"}
+    if fields == set(OCW_FIELDS):
+        return
+    unknown = sorted(fields - set(OCW_FIELDS))
+    absent = sorted(set(OCW_FIELDS) - fields)
+    problems = [f"unknown field(s) {unknown}"] if unknown else []
+    if absent:
+        problems.append(f"missing field(s) {absent} (give null to skip a task)")
+    raise PredictionsError(f"{path}: wall {wall_id} (entry {index}): " + "; ".join(problems))
+
+
+def check_wall_prediction(path: PathLike, wall_id: str, entry: dict[str, Any]) -> WallPrediction:
+    """Shape-check one wall's prediction with the metric's own validators.
+
+    Raises:
+        PredictionsError: ``predicted_groups`` is not null nor 4 groups of 4 clue strings, or
+            ``predicted_connections`` not null nor 4 strings; the message names the file, the
+            wall and the field, e.g. ``wall 882c: predicted_groups[1]: expected a group of 4
+            clues, got 5 clues``.
+    """
+    code = load_metric_code()
+    groups = entry.get("predicted_groups")
+    connections = entry.get("predicted_connections")
+    try:
+        if groups is not None:
+            groups = code.validate_wall(groups, "predicted_groups")
+        if connections is not None:
+            connections = code.validate_connections(connections, "predicted_connections")
+    except ValueError as err:
+        raise PredictionsError(f"{path}: wall {wall_id}: {err}") from None
+    return WallPrediction(wall_id, groups, connections)
+
+
+def _read_ocw(path: Path, raw: Any) -> dict[str, WallPrediction]:
+    if not isinstance(raw, list):
+        raise PredictionsError(
+            f"{path}: expected a JSON list of {{wall_id, predicted_groups, predicted_connections}}"
+        )
+    out: dict[str, WallPrediction] = {}
+    duplicated: list[str] = []
+    for index, entry in enumerate(raw):
+        wall_id = _entry_wall_id(path, index, entry)
+        _check_fields(path, index, wall_id, entry)
+        if wall_id in out:
+            duplicated.append(wall_id)
+        out[wall_id] = check_wall_prediction(path, wall_id, entry)
+    if duplicated:
+        raise PredictionsError(f"{path}: duplicated wall_id: {listing(duplicated)}")
+    return out
+
+
+def _wote_pairs(path: Path, raw: Any) -> list[tuple[str, Any]]:
+    if isinstance(raw, dict):
+        return list(raw.items())
+    if not isinstance(raw, list):
+        raise PredictionsError(
+            f"{path}: expected a list of {{id, prediction_text}} or {{id: text}}"
+        )
+    pairs = []
+    for index, entry in enumerate(raw):
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+            hint = (
+                " (OCW predictions have `wall_id`: use --config default, ocw_randomized "
+                "or ocw_wordnet)"
+                if isinstance(entry, dict) and "wall_id" in entry
+                else ""
+            )
+            raise PredictionsError(f"{path}: entry {index} has no string `id`{hint}")
+        if set(entry) != {"id", "prediction_text"}:
+            raise PredictionsError(
+                f"{path}: question {entry['id']} (entry {index}): expected the fields "
+                f"id and prediction_text, got {sorted(entry)}"
+            )
+        pairs.append((entry["id"], entry["prediction_text"]))
+    return pairs
+
+
+def _read_wote(path: Path, raw: Any) -> dict[str, str]:
+    code = load_metric_code()
+    out: dict[str, str] = {}
+    duplicated = []
+    for qid, text in _wote_pairs(path, raw):
+        try:
+            code.validate_span_prediction(text, "prediction_text")
+        except ValueError as err:
+            raise PredictionsError(f"{path}: question {qid}: {err}") from None
+        if qid in out:
+            duplicated.append(qid)
+        out[qid] = text
+    if duplicated:
+        raise PredictionsError(f"{path}: duplicated id: {listing(duplicated)}")
+    return out
+
+
+def _runs_in(folder: Path, pattern: str) -> list[Path]:
+    return sorted(
+        p
+        for p in folder.glob(pattern)
+        if p.is_file() and not p.is_symlink() and not p.name.startswith(".")
+    )
+
+
+def expand_prediction_paths(paths: Sequence[PathLike]) -> list[Path]:
+    """The predictions files of a run list: each path is a file, or a folder of runs: its
+    ``run-*.json`` files when it has some (as ``ocw-hub predict`` writes them, beside sidecar
+    files such as ``embeddings.json``), else its ``*.json`` files; not hidden, no symlinks,
+    sorted by name.
+
+    Raises:
+        PredictionsError: a path does not exist; a folder holds no JSON file; a file is given
+            twice.
+    """
+    files: list[Path] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            runs = _runs_in(path, "run-*.json") or _runs_in(path, "*.json")
+            if not runs:
+                raise PredictionsError(f"{path}: a folder with no predictions file (*.json)")
+            files.extend(runs)
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise PredictionsError(f"{path}: no such file or folder")
+    resolved = [f.resolve() for f in files]
+    twice = sorted({str(f) for f in files if resolved.count(f.resolve()) > 1})
+    if twice:
+        raise PredictionsError(f"predictions given twice: {listing(twice)}")
+    return files

@@ -1,0 +1,399 @@
+"""Scoring predictions against a split (``ocw-hub evaluate``): alignment, figures, breakdowns.
+
+The figures come from the metric's own scoring code (``metrics/ocw_metric/compute_score.py``,
+imported once by :func:`ocw_hub.resources.load_metric_code`; ``evaluate.load`` of the metric
+runs the same file), so ``ocw-hub evaluate`` and ``evaluate.load(...).compute`` agree exactly.
+Each figure is computed once per wall (question); the global figures and the breakdowns by
+season (question type, domain) are aggregated from the per-wall results with the metric's
+``aggregate_*`` functions, as the paper's script averages per-wall figures.
+
+Several predictions files of one config and split are runs (the paper's protocol: 16 runs,
+reported as mean ± standard deviation, ``numpy.std``, population, as upstream
+``task1_grouping_evaluation_batch``): :func:`evaluate_files` scores each against the split,
+read and validated once, and adds ``mean`` and ``std`` of every figure over runs.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .configs import PathLike, config_spec
+from .errors import PredictionsError
+from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
+from .resources import load_metric_code
+
+#: Placeholder clue of a missing wall scored with ``allow_missing``: never a real clue, so every
+#: placed clue counts as wrong (no correct group, AMI/ARI/FMS of unrelated labels, WD 1).
+MISSING_CLUE = "\x00missing clue {}"
+_MISSING_GROUPS = [[MISSING_CLUE.format(4 * g + c) for c in range(4)] for g in range(4)]
+_MISSING_CONNECTIONS = [""] * 4
+
+#: The tasks of each dataset, in report order.
+OCW_TASKS = ("grouping", "connections")
+WOTE_TASKS = ("spans",)
+
+Progress = Callable[[int], None]
+
+
+def align(
+    path: PathLike,
+    predicted_ids: Sequence[str],
+    gold_ids: Sequence[str],
+    allow_missing: bool,
+    what: str,
+) -> set[str]:
+    """The gold ids that have no prediction (empty unless ``allow_missing``).
+
+    Raises:
+        PredictionsError: a predicted id is not in the split (hinting at ``--config`` /
+            ``--split`` when none is); an id is missing and ``allow_missing`` is false.
+    """
+    known = set(gold_ids)
+    unknown = [i for i in predicted_ids if i not in known]
+    if unknown:
+        hint = " (is --config / --split right?)" if len(unknown) == len(predicted_ids) else ""
+        raise PredictionsError(f"{path}: {what} not in the split: {listing(unknown)}{hint}")
+    predicted = set(predicted_ids)
+    missing = [i for i in gold_ids if i not in predicted]
+    if missing and not allow_missing:
+        raise PredictionsError(
+            f"{path}: {what} missing from the predictions: {listing(missing)}; "
+            "pass --allow-missing to score them as wrong"
+        )
+    return set(missing)
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def human_figures(walls: Sequence[dict]) -> dict[str, Any]:
+    """Human performance recorded in the dataset for these walls (the contestants on the show):
+    ``correct_groups`` (total) and ``correct_groups_rate`` (0-1), ``full_wall`` (walls with all
+    4 groups found) and ``full_wall_rate`` (0-1), ``connections_correct_rate`` (0-1),
+    ``n_walls``."""
+    grouping = [g["human_performance"]["grouping"] for w in walls for g in w["groups"].values()]
+    connection = [g["human_performance"]["connection"] for w in walls for g in w["groups"].values()]
+    full = [
+        int(all(g["human_performance"]["grouping"] == 1 for g in w["groups"].values()))
+        for w in walls
+    ]
+    return {
+        "n_walls": len(walls),
+        "correct_groups": sum(grouping),
+        "correct_groups_rate": _mean(grouping),
+        "full_wall": sum(full),
+        "full_wall_rate": _mean(full),
+        "connections_correct_rate": _mean(connection),
+    }
+
+
+class GoldWalls:
+    """A split's walls with their gold groups checked once by the metric's validator (shared
+    by every run scored against the split).
+
+    Raises:
+        PredictionsError: never for a split built by the loading script (it applies the same
+            rules); kept for walls given by hand.
+    """
+
+    def __init__(self, walls: Sequence[dict]) -> None:
+        code = load_metric_code()
+        self.walls = list(walls)
+        self.ids = [w["wall_id"] for w in self.walls]
+        self.groups = [
+            code.validate_reference_wall(
+                [g["gt_words"] for g in w["groups"].values()], f"wall {w['wall_id']}: gold groups"
+            )
+            for w in self.walls
+        ]
+        self.connections = [list(w["gt_connections"]) for w in self.walls]
+        self.seasons: dict[int, list[int]] = defaultdict(list)
+        for index, wall in enumerate(self.walls):
+            self.seasons[wall["season"]].append(index)
+        self.human = human_figures(self.walls)
+        self.human_by_season = {
+            season: human_figures([self.walls[i] for i in indices])
+            for season, indices in sorted(self.seasons.items())
+        }
+        self.human_per_wall = [human_figures([w]) for w in self.walls]
+
+
+def _grouping_items(
+    gold: GoldWalls, preds: dict[str, WallPrediction], missing: set[str], on_wall: Progress | None
+) -> dict[int, dict[str, Any]]:
+    code = load_metric_code()
+    items: dict[int, dict[str, Any]] = {}
+    for index, wall_id in enumerate(gold.ids):
+        if wall_id in missing:
+            predicted = _MISSING_GROUPS
+        elif preds[wall_id].groups is None:
+            continue
+        else:
+            predicted = preds[wall_id].groups
+        item = code.score_wall(predicted, gold.groups[index])
+        items[index] = {**item, "full_wall": bool(item["full_wall"])}
+        if on_wall is not None:
+            on_wall(1)
+    return items
+
+
+def _connection_items(
+    gold: GoldWalls, preds: dict[str, WallPrediction], missing: set[str], bertscore: bool
+) -> dict[int, dict[str, Any]]:
+    indices = [
+        i
+        for i, wall_id in enumerate(gold.ids)
+        if wall_id in missing or preds[wall_id].connections is not None
+    ]
+    if not indices:
+        return {}
+    predicted = [
+        _MISSING_CONNECTIONS if gold.ids[i] in missing else preds[gold.ids[i]].connections
+        for i in indices
+    ]
+    result = load_metric_code().connection_scores(
+        predicted,
+        [gold.connections[i] for i in indices],
+        return_per_item=True,
+        bertscore=bertscore,
+    )
+    return dict(zip(indices, result["per_item"], strict=True))
+
+
+def score_ocw(
+    path: PathLike,
+    gold: GoldWalls,
+    predictions: dict[str, WallPrediction],
+    *,
+    allow_missing: bool = False,
+    bertscore: bool = False,
+    on_wall: Progress | None = None,
+) -> dict[str, Any]:
+    """Score one run of OCW predictions against a split's walls.
+
+    Returns a dict with ``n_walls``, ``n_missing``, ``grouping`` and ``connections`` (the
+    metric's figures: wd, ami, ari, fms means on 0-1, full_wall and correct_groups totals and
+    rates, n_walls scored; exact_match and rouge1 on 0-1, n_walls scored; a task no wall
+    predicts is absent), ``human`` (the dataset's human performance on the same walls),
+    ``by_season`` (the same per season) and ``per_wall``. A missing wall (with
+    ``allow_missing``) is scored as a prediction that places no clue of the wall and names
+    every connection as the empty string.
+
+    Raises:
+        PredictionsError: unknown or (without ``allow_missing``) missing wall ids; nothing to
+            score (every prediction null).
+    """
+    code = load_metric_code()
+    missing = align(path, list(predictions), gold.ids, allow_missing, "wall_id")
+    items = {
+        "grouping": _grouping_items(gold, predictions, missing, on_wall),
+        "connections": _connection_items(gold, predictions, missing, bertscore),
+    }
+    if not any(items.values()):
+        raise PredictionsError(
+            f"{path}: nothing to score: every predicted_groups and predicted_connections is null"
+        )
+    aggregate = {"grouping": code.aggregate_grouping, "connections": code.aggregate_connections}
+    results: dict[str, Any] = {"n_walls": len(gold.ids), "n_missing": len(missing)}
+    by_season: dict[str, dict[str, Any]] = {}
+    for season, indices in sorted(gold.seasons.items()):
+        by_season[str(season)] = {"n_walls": len(indices)}
+    for task in OCW_TASKS:
+        if not items[task]:
+            continue
+        results[task] = aggregate[task](list(items[task].values()))
+        for season, indices in sorted(gold.seasons.items()):
+            subset = [items[task][i] for i in indices if i in items[task]]
+            if subset:
+                by_season[str(season)][task] = aggregate[task](subset)
+    for season, human in gold.human_by_season.items():
+        by_season[str(season)]["human"] = human
+    results["human"] = gold.human
+    results["by_season"] = by_season
+    results["per_wall"] = [
+        {
+            "wall_id": wall["wall_id"],
+            "season": wall["season"],
+            "episode": wall["episode"],
+            "missing": wall["wall_id"] in missing,
+            **{task: items[task][i] for task in OCW_TASKS if i in items[task]},
+            "human": gold.human_per_wall[i],
+        }
+        for i, wall in enumerate(gold.walls)
+    ]
+    return results
+
+
+def score_wote(
+    path: PathLike,
+    questions: Sequence[dict],
+    predictions: dict[str, str],
+    *,
+    allow_missing: bool = False,
+) -> dict[str, Any]:
+    """Score one run of WoTe span predictions (``{id: prediction_text}``) against
+    ``answers.text``.
+
+    Returns ``spans`` (SQuAD v1.1 exact_match and f1 on 0-100, from the metric),
+    ``by_question_type`` (a question with several types counts in each), ``by_domain``
+    (cooking, diy) and ``per_question``. A missing question (with ``allow_missing``) is scored
+    as the empty prediction.
+
+    Raises:
+        PredictionsError: unknown or (without ``allow_missing``) missing ids.
+    """
+    code = load_metric_code()
+    ids = [q["id"] for q in questions]
+    missing = align(path, list(predictions), ids, allow_missing, "id")
+    texts = ["" if q["id"] in missing else predictions[q["id"]] for q in questions]
+    result = code.span_scores(
+        texts, [list(q["answers"]["text"]) for q in questions], return_per_item=True
+    )
+    items = result["per_item"]
+    by_type: dict[str, list[dict]] = defaultdict(list)
+    by_domain: dict[str, list[dict]] = defaultdict(list)
+    for q, item in zip(questions, items, strict=True):
+        for qtype in q["question_type"]:
+            by_type[qtype].append(item)
+        by_domain[q["domain"]].append(item)
+
+    def breakdown(groups: dict[str, list[dict]]) -> dict[str, Any]:
+        return {
+            key: {"n_questions": len(group), "spans": code.aggregate_spans(group)}
+            for key, group in sorted(groups.items())
+        }
+
+    return {
+        "n_questions": len(questions),
+        "n_missing": len(missing),
+        "spans": code.aggregate_spans(items),
+        "by_question_type": breakdown(by_type),
+        "by_domain": breakdown(by_domain),
+        "per_question": [
+            {
+                "id": q["id"],
+                "question_id": q["question_id"],
+                "domain": q["domain"],
+                "question_type": list(q["question_type"]),
+                "missing": q["id"] in missing,
+                "prediction_text": text,
+                "answers": list(q["answers"]["text"]),
+                **item,
+            }
+            for q, text, item in zip(questions, texts, items, strict=True)
+        ],
+    }
+
+
+def summarize_runs(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """``mean`` and ``std`` (``numpy.std``, population, as upstream
+    ``task1_grouping_evaluation_batch``) over runs of every figure of every task the runs
+    share: ``{"mean": {task: {figure: x}}, "std": {task: {figure: x}}}``. Counts of scored
+    items (``n_walls``, ``n_questions``) are not averaged."""
+    import numpy as np
+
+    tasks = [t for t in (*OCW_TASKS, *WOTE_TASKS) if all(t in run for run in runs)]
+    mean: dict[str, dict[str, float]] = {}
+    std: dict[str, dict[str, float]] = {}
+    for task in tasks:
+        figures = [k for k in runs[0][task] if k not in ("n_walls", "n_questions")]
+        values = {k: np.array([float(run[task][k]) for run in runs]) for k in figures}
+        mean[task] = {k: float(v.mean()) for k, v in values.items()}
+        std[task] = {k: float(v.std()) for k, v in values.items()}
+    return {"mean": mean, "std": std}
+
+
+def evaluate_files(
+    predictions: Sequence[PathLike],
+    config: str,
+    split: str = "test",
+    data_dir: PathLike | None = None,
+    *,
+    allow_missing: bool = False,
+    bertscore: bool = False,
+    cache_dir: PathLike | None = None,
+    verification_mode: str | None = None,
+    download_mode: str | None = None,
+    on_item: Progress | None = None,
+    rows: Sequence[dict] | None = None,
+) -> dict[str, Any]:
+    """Score predictions files (or folders of runs) against a split of a config: what
+    ``ocw-hub evaluate`` runs.
+
+    Every file is read and shape-checked before the split is loaded, so a bad file costs no
+    loading time. The split comes from :func:`ocw_hub.sources.load_split` (raw source files,
+    an export folder, a Hub repo id, or the prepared cache) unless ``rows`` gives it.
+
+    Returns:
+        One file: the single-run dict of :func:`score_ocw` / :func:`score_wote` with
+        ``config``, ``split``, ``predictions`` (the path) and ``run`` (the file's stem) added.
+        Several: ``{config, split, n_runs, n_walls | n_questions, runs: [single-run dicts],
+        mean, std, human (OCW)}`` (see :func:`summarize_runs`).
+
+    Raises:
+        PredictionsError: a bad predictions file (see :mod:`ocw_hub.predictions`), an id
+            mismatch, nothing to score.
+        SourceUnavailableError, UnknownSplitError: the split cannot be had.
+    """
+    spec = config_spec(config)
+    files = expand_prediction_paths(predictions)
+    parsed = [read_predictions(path, spec.name) for path in files]
+    if rows is None:
+        from .sources import load_split
+
+        rows = load_split(
+            spec.name,
+            split,
+            data_dir,
+            cache_dir=cache_dir,
+            verification_mode=verification_mode,
+            download_mode=download_mode,
+        ).to_list()
+    runs = _score_runs(spec.script, files, parsed, rows, allow_missing, bertscore, on_item)
+    head = {"config": spec.name, "split": split}
+    if len(runs) == 1:
+        return {**head, **runs[0]}
+    size_key = "n_questions" if spec.script == "WoTe" else "n_walls"
+    summary: dict[str, Any] = {
+        **head,
+        "n_runs": len(runs),
+        size_key: runs[0][size_key],
+        "runs": runs,
+        **summarize_runs(runs),
+    }
+    if "human" in runs[0]:
+        summary["human"] = runs[0]["human"]
+    return summary
+
+
+def _score_runs(
+    script: str,
+    files: Sequence[Path],
+    parsed: Sequence[dict[str, Any]],
+    rows: Sequence[dict],
+    allow_missing: bool,
+    bertscore: bool,
+    on_item: Progress | None,
+) -> list[dict[str, Any]]:
+    gold = GoldWalls(rows) if script == "OCW" else None
+    runs = []
+    for path, preds in zip(files, parsed, strict=True):
+        if gold is not None:
+            result = score_ocw(
+                path,
+                gold,
+                preds,
+                allow_missing=allow_missing,
+                bertscore=bertscore,
+                on_wall=on_item,
+            )
+        else:
+            result = score_wote(path, rows, preds, allow_missing=allow_missing)
+            if on_item is not None:
+                on_item(len(rows))
+        runs.append({"predictions": str(path), "run": Path(path).stem, **result})
+    return runs
