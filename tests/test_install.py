@@ -1,0 +1,109 @@
+"""A user's path after ``pip install .`` (a wheel, not editable), from another folder, offline:
+load a config from local files, load the metric by name, score predictions with the CLI.
+
+The wheel is built offline (``--no-build-isolation``, hatchling from the dev extra) and
+installed with ``--target`` into a temporary folder that is put first on ``PYTHONPATH``, so the
+checkout is not importable from the test's working directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from test_scoring import _perfect, _swapped, _wall
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``ocw_hub`` installed from a wheel of this checkout into a folder of its own."""
+    wheels = tmp_path_factory.mktemp("wheel")
+    target = tmp_path_factory.mktemp("site")
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(REPO_ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = wheels.glob("ocw_hub-*.whl")
+    subprocess.run(
+        [*pip, "install", "--no-deps", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    return target
+
+
+def _run(installed: Path, cwd: Path, code: str, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(installed), "HF_HUB_OFFLINE": "1"}
+    env["HF_DATASETS_OFFLINE"] = "1"
+    env["HF_HOME"] = str(cwd / "hf_home")
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_wheel_install_from_another_folder(installed: Path, tmp_path: Path) -> None:
+    release = tmp_path / "data" / "dataset"
+    release.mkdir(parents=True)
+    for split, numbers in {"train": [1], "validation": [2], "test": [3, 4]}.items():
+        payload = {"season_to_walls_map": {}, "dataset": [_wall(n, 1) for n in numbers]}
+        (release / f"{split}.json").write_text(json.dumps(payload))
+    walls = [_wall(3, 1), _wall(4, 1)]
+    (tmp_path / "p.json").write_text(json.dumps([_perfect(walls[0]), _swapped(walls[1])]))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    code = """
+        import json, sys
+        from pathlib import Path
+        import evaluate
+        import ocw_hub
+        from ocw_hub.resources import metric_dir
+
+        assert Path(ocw_hub.__file__).is_relative_to(sys.argv[1]), ocw_hub.__file__
+        test = ocw_hub.load_dataset(
+            "default", "test", data_dir=sys.argv[2], verification_mode="no_checks"
+        )
+        gold = [[g["gt_words"] for g in w["groups"].values()] for w in test]
+        by_name = ocw_hub.load_metric("grouping").compute(predictions=gold, references=gold)
+        by_path = evaluate.load(str(metric_dir()), "grouping")
+        by_path = by_path.compute(predictions=gold, references=gold)
+        print(json.dumps({"n": test.num_rows, "name": by_name, "path": by_path}))
+        """
+    done = _run(installed, elsewhere, code, str(installed), str(release))
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["n"] == 2
+    assert out["name"]["full_wall"] == 2 and out["name"]["ami"] == 1.0
+    assert out["path"] == out["name"]
+
+    cli = "from ocw_hub.cli import app; app()"
+    done = _run(
+        installed,
+        elsewhere,
+        cli,
+        "evaluate",
+        str(tmp_path / "p.json"),
+        "--data-dir",
+        str(release),
+        "--no-checks",
+        "--out",
+        str(tmp_path / "r.json"),
+    )
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "r.json").read_text())
+    assert results["grouping"]["correct_groups"] == 4 + 2
+    done = _run(installed, elsewhere, cli, "--version")
+    assert done.returncode == 0 and done.stdout.strip() == "ocw-hub 0.1.0"
