@@ -1,13 +1,63 @@
-"""Shared fixtures: paths to the repository and to the real data in ``../shared/data``."""
+"""Shared fixtures: the repository, the small fixtures of ``tests/data`` and the real data in
+``../shared/data``.
+
+Tests that need the real data ask for one of :data:`FULL_DATA_FIXTURES` (or carry
+``@pytest.mark.full_data`` themselves): they are marked ``full_data`` at collection and skipped,
+with a one-line reason, when ``../shared/data`` is absent (a plain clone). With
+``OCW_HUB_REQUIRE_FULL_DATA=1`` (set by ``.ci/run``) a missing ``../shared/data`` fails them
+instead. Every other test runs on ``tests/data`` alone.
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+from ocw_fixtures import OCW_FIXTURE, WOTE_FIXTURE
+
+from ocw_hub.resources import load_script
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+#: Fixtures that read ``../shared/data``: a test using one of them is a ``full_data`` test.
+FULL_DATA_FIXTURES = frozenset({"shared_data", "ocw_dir", "ocw_raw", "wote_dir"})
+#: Environment variable that turns a missing ``../shared/data`` into a failure (CI).
+REQUIRE_ENV = "OCW_HUB_REQUIRE_FULL_DATA"
+
+
+def _full_data_required() -> bool:
+    return os.environ.get(REQUIRE_ENV, "") == "1"
+
+
+def _missing_reason() -> str:
+    return f"needs the real data at {SHARED_DATA} (absent; see README.md, 'For developers')"
+
+
+def _failure_message() -> str:
+    return f"{_missing_reason()}; {REQUIRE_ENV}=1 makes it required"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test that uses a full-data fixture ``full_data``; skip those tests when
+    ``../shared/data`` is absent, unless ``OCW_HUB_REQUIRE_FULL_DATA=1``."""
+    skip = None
+    if not SHARED_DATA.is_dir() and not _full_data_required():
+        skip = pytest.mark.skip(reason=_missing_reason())
+    for item in items:
+        if FULL_DATA_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.full_data)
+        if skip is not None and item.get_closest_marker("full_data") is not None:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _full_data_guard(request: pytest.FixtureRequest) -> None:
+    """A ``full_data`` test fails (not skips) when the data is absent and CI requires it."""
+    if request.node.get_closest_marker("full_data") is not None and not SHARED_DATA.is_dir():
+        pytest.fail(_failure_message(), pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -16,10 +66,23 @@ def repo_root() -> Path:
 
 
 @pytest.fixture(scope="session")
+def ocw_fixture_dir() -> Path:
+    """The OCW fixture in the release layout: 4 / 3 / 6 real walls, including the quirk walls
+    ``0f1677`` (validation), ``654041`` and ``b308e4`` (test)."""
+    return OCW_FIXTURE
+
+
+@pytest.fixture(scope="session")
+def wote_fixture_dir() -> Path:
+    """The WoTe fixture: 3 / 3 / 4 synthetic questions in the release shape."""
+    return WOTE_FIXTURE
+
+
+@pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The real data folder (``../shared/data``); the full-scale tests need it."""
     if not SHARED_DATA.is_dir():
-        pytest.fail(f"real data not found at {SHARED_DATA}; see README.md")
+        pytest.fail(_failure_message(), pytrace=False)
     return SHARED_DATA
 
 
@@ -41,30 +104,11 @@ def wote_dir(shared_data: Path) -> Path:
     return shared_data / "wote"
 
 
-def _load_builder_module(name: str):
-    """Import ``<repo>/<name>.py`` by file path as module ``name`` (cached in sys.modules).
-
-    ``datasets`` re-imports a builder's module by name, so it must be registered there.
-    """
-    import importlib.util
-    import sys
-
-    path = REPO_ROOT / f"{name}.py"
-    module = sys.modules.get(name)
-    if module is not None and Path(getattr(module, "__file__", "")).resolve() == path:
-        return module
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None, f"cannot load {path}"
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="session")
-def load_builder_module():
-    """Factory: ``load_builder_module("OCW")`` returns the loading script imported by path."""
-    return _load_builder_module
+def load_builder_module() -> Callable[[str], ModuleType]:
+    """``load_builder_module("OCW")``: the loading script as imported by the package
+    (:func:`ocw_hub.resources.load_script`, one module per script and process)."""
+    return load_script
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,6 @@
-"""ocw_hub.load_dataset / get_builder: the builders through the Python API on datasets 5.x."""
+"""ocw_hub.load_dataset / get_builder: the builders through the Python API on every datasets
+version. Most tests read the fixtures of ``tests/data``; the full-scale ones (``ocw_dir``,
+``wote_dir``) need ``../shared/data``."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ from pathlib import Path
 
 import datasets
 import pytest
-from ocw_fixtures import write_ablation
+from ocw_fixtures import OCW_FIXTURE_SIZES, write_ablation
 
 import ocw_hub
 from ocw_hub.resources import load_script
@@ -33,8 +35,8 @@ def test_default_and_wote_full_scale(tmp_path: Path, ocw_dir: Path, wote_dir: Pa
 
 
 @pytest.mark.parametrize("kind", ["randomized", "wordnet"])
-def test_ablation_configs_from_fixtures(tmp_path: Path, ocw_raw: Path, kind: str) -> None:
-    folder = write_ablation(ocw_raw, tmp_path / "src", kind)
+def test_ablation_configs_from_fixtures(tmp_path: Path, ocw_fixture_dir: Path, kind: str) -> None:
+    folder = write_ablation(ocw_fixture_dir, tmp_path / "src", kind)
     split = ocw_hub.load_dataset(
         f"ocw_{kind}",
         split="test",
@@ -50,9 +52,19 @@ def test_ablation_configs_from_fixtures(tmp_path: Path, ocw_raw: Path, kind: str
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_second_call_is_served_from_the_cache(
-    tmp_path: Path, ocw_dir: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, ocw_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first = ocw_hub.load_dataset("default", split="test", data_dir=ocw_dir, cache_dir=tmp_path)
+    def load() -> datasets.Dataset:
+        return ocw_hub.load_dataset(
+            "default",
+            split="test",
+            data_dir=ocw_fixture_dir,
+            cache_dir=tmp_path,
+            verification_mode="no_checks",
+        )
+
+    first = load()
+    assert first.num_rows == OCW_FIXTURE_SIZES["test"]
 
     def no_generation(*args: object, **kwargs: object) -> None:
         raise AssertionError("the second call re-generated the split")
@@ -60,22 +72,23 @@ def test_second_call_is_served_from_the_cache(
     builder_cls = load_script("OCW").OCW
     monkeypatch.setattr(builder_cls, "_generate_examples", no_generation)
     monkeypatch.setattr(builder_cls, "_split_generators", no_generation)
-    second = ocw_hub.load_dataset("default", split="test", data_dir=ocw_dir, cache_dir=tmp_path)
+    second = load()
     assert second.to_list() == first.to_list()
     assert second.cache_files[0]["filename"] == first.cache_files[0]["filename"]
 
 
-def test_get_builder_for_a_custom_cache_dir(tmp_path: Path, wote_dir: Path) -> None:
-    builder = ocw_hub.get_builder("wote", data_dir=wote_dir, cache_dir=tmp_path / "c")
-    builder.download_and_prepare()
+def test_get_builder_for_a_custom_cache_dir(tmp_path: Path, wote_fixture_dir: Path) -> None:
+    builder = ocw_hub.get_builder("wote", data_dir=wote_fixture_dir, cache_dir=tmp_path / "c")
+    assert builder.info.splits["validation"].num_examples == 169  # official, to check against
+    builder.download_and_prepare(verification_mode="no_checks")
     assert Path(builder.cache_dir).is_relative_to(tmp_path / "c")
-    assert builder.info.splits["validation"].num_examples == 169
-    assert builder.as_dataset(split="validation").num_rows == 169
+    assert builder.info.splits["validation"].num_examples == 3  # as prepared
+    assert builder.as_dataset(split="validation").num_rows == 3
 
 
-def test_cache_is_keyed_on_data_dir(tmp_path: Path, ocw_raw: Path) -> None:
-    a = write_ablation(ocw_raw, tmp_path / "a", "wordnet", seed=1)
-    b = write_ablation(ocw_raw, tmp_path / "b", "wordnet", seed=2)
+def test_cache_is_keyed_on_data_dir(tmp_path: Path, ocw_fixture_dir: Path) -> None:
+    a = write_ablation(ocw_fixture_dir, tmp_path / "a", "wordnet", seed=1)
+    b = write_ablation(ocw_fixture_dir, tmp_path / "b", "wordnet", seed=2)
     ids_a = ocw_hub.load_dataset(
         "ocw_wordnet", "test", a, cache_dir=tmp_path / "c", verification_mode="no_checks"
     )["wall_id"]
@@ -85,10 +98,10 @@ def test_cache_is_keyed_on_data_dir(tmp_path: Path, ocw_raw: Path) -> None:
     assert ids_a != ids_b
 
 
-def test_official_split_sizes_are_checked(tmp_path: Path, ocw_raw: Path) -> None:
+def test_official_split_sizes_are_checked(tmp_path: Path, ocw_fixture_dir: Path) -> None:
     """On every datasets version, as datasets 3.x does for the script: a copy whose sizes are
     not the official ones (here 3/2/4 walls) is refused unless checks are off."""
-    folder = write_ablation(ocw_raw, tmp_path / "src", "wordnet")
+    folder = write_ablation(ocw_fixture_dir, tmp_path / "src", "wordnet")
     with pytest.raises(datasets.exceptions.NonMatchingSplitsSizesError, match="num_examples=62"):
         ocw_hub.load_dataset("ocw_wordnet", data_dir=folder, cache_dir=tmp_path / "c")
     assert not list((tmp_path / "c").rglob("*.arrow"))
@@ -106,12 +119,12 @@ def test_upstream_config_name_ocw_is_default() -> None:
     assert config_spec("ocw") is config_spec("default")
 
 
-def test_edited_source_is_rebuilt_not_served_stale(tmp_path: Path, ocw_raw: Path) -> None:
-    """datasets keys a local data_dir on its path; ocw_hub adds the files' sizes and times."""
+def test_edited_source_is_rebuilt_not_served_stale(tmp_path: Path, ocw_fixture_dir: Path) -> None:
+    """datasets keys a local data_dir on its path; ocw_hub adds the files' content hash."""
     import json
     import os
 
-    folder = write_ablation(ocw_raw, tmp_path / "src", "wordnet")
+    folder = write_ablation(ocw_fixture_dir, tmp_path / "src", "wordnet")
     first = ocw_hub.load_dataset(
         "ocw_wordnet", "train", folder, cache_dir=tmp_path / "c", verification_mode="no_checks"
     )

@@ -6,11 +6,13 @@ and its rows as canonical JSON. Equal fingerprints mean identical rows and Arrow
 
 Run as a script under the datasets 3.6.0 environment::
 
-    python tests/compat3/fingerprint.py OUT_DIR
+    python tests/compat3/fingerprint.py OUT_DIR [fixtures|full]
 
-It loads every config through the 3.x script path (``load_dataset("OCW.py", ...,
-trust_remote_code=True)``) from ``../shared/data`` and the ablation fixtures, and prints
-``{config: {split: fingerprint}}`` as JSON.
+It loads configs through the 3.x script path (``load_dataset("OCW.py", ...,
+trust_remote_code=True)``) and prints ``{config: {split: fingerprint}}`` as JSON:
+``fixtures`` (the default) builds all four configs from ``tests/data`` (the ablations from
+stand-ins written from its walls); ``full`` builds ``default`` and ``wote`` from
+``../shared/data``.
 """
 
 from __future__ import annotations
@@ -33,39 +35,52 @@ def split_fingerprint(dataset) -> str:  # noqa: ANN001 - a datasets.Dataset of a
     return digest.hexdigest()
 
 
-def sources(work_dir: Path) -> dict[str, Path]:
-    """The local source of every config: real data, and fixtures for the two ablations."""
-    sys.path.insert(0, str(REPO_ROOT / "tests"))
-    from ocw_fixtures import write_ablation
+SCALES = ("fixtures", "full")
 
-    raw = SHARED_DATA / "ocw" / "raw" / "onlyconnect.json"
+
+def sources(work_dir: Path, scale: str = "fixtures") -> dict[str, Path]:
+    """The local source of each config compared at ``scale``.
+
+    ``fixtures``: all four configs from ``tests/data`` (no ``../shared`` needed); ``full``:
+    ``default`` and ``wote`` from the real data in ``../shared/data``.
+
+    Raises:
+        ValueError: ``scale`` is not one of :data:`SCALES`.
+    """
+    if scale == "full":
+        return {"default": SHARED_DATA / "ocw" / "dataset", "wote": SHARED_DATA / "wote"}
+    if scale != "fixtures":
+        raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
+    sys.path.insert(0, str(REPO_ROOT / "tests"))
+    from ocw_fixtures import OCW_FIXTURE, WOTE_FIXTURE, write_ablation
+
     return {
-        "default": SHARED_DATA / "ocw" / "dataset",
-        "ocw_randomized": write_ablation(raw, work_dir, "randomized"),
-        "ocw_wordnet": write_ablation(raw, work_dir, "wordnet"),
-        "wote": SHARED_DATA / "wote",
+        "default": OCW_FIXTURE,
+        "ocw_randomized": write_ablation(OCW_FIXTURE, work_dir, "randomized"),
+        "ocw_wordnet": write_ablation(OCW_FIXTURE, work_dir, "wordnet"),
+        "wote": WOTE_FIXTURE,
     }
 
 
 SCRIPT_OF = {"default": "OCW", "ocw_randomized": "OCW", "ocw_wordnet": "OCW", "wote": "WoTe"}
 
 
-def main(work_dir: str) -> None:
+def main(work_dir: str, scale: str = "fixtures") -> None:
     import datasets
 
     out = {}
-    for config, data_dir in sources(Path(work_dir)).items():
+    for config, data_dir in sources(Path(work_dir), scale).items():
         dataset_dict = datasets.load_dataset(
             str(REPO_ROOT / f"{SCRIPT_OF[config]}.py"),
             config,
             data_dir=str(data_dir),
             trust_remote_code=True,
             cache_dir=str(Path(work_dir) / "cache"),
-            verification_mode="no_checks" if config.startswith("ocw_") else None,
+            verification_mode="no_checks" if scale == "fixtures" else None,
         )
         out[config] = {split: split_fingerprint(ds) for split, ds in dataset_dict.items()}
     print(json.dumps(out, sort_keys=True))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:3])
