@@ -264,5 +264,6 @@ def test_scores_against_the_prepared_cache_offline(
     result = _invoke("evaluate", path, "--cache-dir", cache, "--no-checks")
     assert result.exit_code == 0, result.output
     assert "16" in result.output  # correct_groups
+    assert f"prepared in the cache from {release.resolve()}" in " ".join(result.output.split())
     result = _invoke("evaluate", path, "--cache-dir", cache, "--fresh", "--no-checks")
     assert result.exit_code == 1 and "could not be downloaded" in result.output

@@ -9,6 +9,7 @@ same Arrow cache (``~/.cache/huggingface/datasets`` or ``HF_DATASETS_CACHE``).
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -185,4 +186,21 @@ def load_dataset(
             f"({spec.source})",
             config=spec.name,
         ) from err
+    _record_source(builder, data_dir)
     return builder.as_dataset(split=split)
+
+
+#: File written beside a prepared cache folder's ``dataset_info.json``: where its rows came from.
+SOURCE_RECORD = "ocw_hub_source.json"
+
+
+def _record_source(builder: datasets.DatasetBuilder, data_dir: PathLike | None) -> None:
+    """Record the source of a preparation (the ``data_dir`` path, or the official download) so
+    that :func:`ocw_hub.sources.prepared_split` can say which data it reuses."""
+    record = Path(builder.cache_dir) / SOURCE_RECORD
+    if record.parent.is_dir() and not record.exists():
+        source = None if data_dir is None else str(Path(data_dir).expanduser().resolve())
+        try:
+            record.write_text(json.dumps({"data_dir": source}), encoding="utf-8")
+        except OSError:  # a read-only cache still serves its rows
+            pass

@@ -16,13 +16,16 @@ cache.
 
 from __future__ import annotations
 
+import json
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
 import datasets
 
-from .builders import PathLike, config_spec, get_builder, load_dataset, script_key
+from .builders import SOURCE_RECORD, get_builder, load_dataset, script_key
+from .configs import PathLike, config_spec
 from .errors import SourceUnavailableError, UnknownSplitError
 
 #: The splits of every config, in order.
@@ -49,8 +52,9 @@ def looks_like_repo_id(text: str) -> bool:
 def prepared_split(
     name: str, split: str, cache_dir: PathLike | None = None
 ) -> datasets.Dataset | None:
-    """The split as already prepared in the cache by this install's builder for ``name`` (from
-    any source; the newest preparation wins), or None when nothing is prepared.
+    """The split as already prepared in the cache by this install's builder for ``name``, or
+    None when nothing is prepared: the official download's preparation when there is one,
+    else the newest preparation from a local ``data_dir`` (with a ``UserWarning`` naming it).
 
     Only preparations by the same script content and ``datasets`` era are seen: their cache
     folders are named by keys that start with :func:`ocw_hub.builders.script_key`
@@ -62,16 +66,37 @@ def prepared_split(
     pattern = f"{version_dir.parent.name}*/{version_dir.name}/{script_key(name)}*"
     candidates = sorted(
         (d for d in dataset_dir.glob(pattern) if (d / "dataset_info.json").is_file()),
-        key=lambda d: (d / "dataset_info.json").stat().st_mtime,
+        key=lambda d: (_recorded_source(d) is None, (d / "dataset_info.json").stat().st_mtime),
         reverse=True,
     )
     for folder in candidates:
         arrow = _split_arrow_files(folder, builder.dataset_name, split)
         if arrow:
+            source = _recorded_source(folder)
+            if source is not None:
+                warnings.warn(
+                    f"config {name!r}: no data_dir given; using the split prepared in the cache "
+                    f"from {source} (the newest local preparation; the official download was "
+                    "never prepared here)",
+                    UserWarning,
+                    stacklevel=3,
+                )
             info = datasets.DatasetInfo.from_directory(str(folder))
             parts = [datasets.Dataset.from_file(str(f), info=info, split=split) for f in arrow]
             return parts[0] if len(parts) == 1 else datasets.concatenate_datasets(parts)
     return None
+
+
+def _recorded_source(folder: Path) -> str | None:
+    """The ``data_dir`` a prepared cache folder was built from (None: the official download, or
+    a preparation made before sources were recorded)."""
+    record = folder / SOURCE_RECORD
+    if not record.is_file():
+        return None
+    try:
+        return json.loads(record.read_text(encoding="utf-8")).get("data_dir")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def _split_arrow_files(folder: Path, dataset_name: str, split: str) -> list[Path]:
