@@ -9,6 +9,7 @@ including ``654041`` whose group ``b62c7c_02`` holds ``Bask`` twice) and hand-ma
 from __future__ import annotations
 
 import json
+import random
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -25,6 +26,7 @@ from ocw_hub.errors import OutputPathError
 from ocw_hub.randomize import (
     RandomizeError,
     RepeatedClueWarning,
+    _SortedWithout,
     derive_randomized,
     randomize_test_split,
 )
@@ -364,6 +366,23 @@ def test_malformed_walls_are_named(mutate: Any, message: str) -> None:
     mutate(walls[1])
     with pytest.raises(RandomizeError, match=message):
         randomize_test_split(walls)
+
+
+@given(st.sets(st.text(max_size=3), max_size=12), st.data())
+def test_candidates_are_sorted_ids_without_the_seen_walls(ids: set[str], data: Any) -> None:
+    # rng.choice on the candidates must draw what it draws on sorted(wall_ids - seen_walls)
+    ordered = sorted(ids)
+    seen = data.draw(st.sets(st.sampled_from(ordered), max_size=4)) if ordered else set()
+    expected = sorted(ids - seen)
+    candidates = _SortedWithout(ordered, {w: i for i, w in enumerate(ordered)}, seen)
+    assert len(candidates) == len(expected)
+    assert [candidates[i] for i in range(len(expected))] == expected
+    assert [candidates[-i] for i in range(1, len(expected) + 1)] == expected[::-1]
+    with pytest.raises(IndexError):
+        candidates[len(expected)]
+    seed = data.draw(st.integers(0, 2**16))
+    if expected:
+        assert random.Random(seed).choice(candidates) == random.Random(seed).choice(expected)
 
 
 @st.composite

@@ -48,9 +48,10 @@ DRAWN_GROUPS = ("group_2", "group_3", "group_4")
 GROUP_NAMES = ("group_1", *DRAWN_GROUPS)
 #: The split files written by :func:`derive_randomized`.
 SPLIT_FILES = {"train": "train.json", "validation": "validation.json", "test": "test.json"}
-#: Draws per remaining candidate (wall, group) before a slot is given up: the feasibility check
-#: runs after that many misses; with a valid group present, giving up at this many misses
-#: has a probability below exp(-200).
+#: Draws per candidate (wall, group) of a slot: after this many misses the slot is checked
+#: for a valid group at all (none: an error); after _DRAWS_LIMIT as many, it is given up. Each
+#: draw hits a valid group with probability >= 1/(3 M) (M candidate walls), so giving up while
+#: one exists has a probability below exp(-600): the output is the upstream one.
 _DRAWS_BEFORE_CHECK = 3
 _DRAWS_LIMIT = 600
 
@@ -131,6 +132,30 @@ def _check_walls(walls: Sequence[Any]) -> dict[str, Mapping[str, Any]]:
 # --------------------------------------------------------------------------------------------
 
 
+class _SortedWithout(Sequence[str]):
+    """``sorted(ids - excluded)`` as a read-only sequence, without building the list: the
+    same length and items, so ``rng.choice`` on it draws exactly what it draws on the list."""
+
+    def __init__(self, sorted_ids: Sequence[str], positions: Mapping[str, int], excluded: set):
+        self._ids = sorted_ids
+        self._skips = sorted(positions[wall_id] for wall_id in excluded)
+
+    def __len__(self) -> int:
+        return len(self._ids) - len(self._skips)
+
+    def __getitem__(self, index: Any) -> Any:
+        if not isinstance(index, int):
+            raise TypeError(f"indexes are integers, got {type(index).__name__}")
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        for skip in self._skips:
+            if skip <= index:
+                index += 1
+        return self._ids[index]
+
+
 class _Randomizer:
     """The state shared by all walls of one run: the random stream and the used groups."""
 
@@ -139,6 +164,7 @@ class _Randomizer:
         self.seed = seed
         self.rng = random.Random(seed)
         self.sorted_ids = sorted(walls)
+        self.positions = {wall_id: i for i, wall_id in enumerate(self.sorted_ids)}
         self.used: set[str] = set()
 
     def _valid(self, group: Mapping[str, Any], clues: set[Any]) -> bool:
@@ -160,8 +186,8 @@ class _Randomizer:
 
     def draw(self, wall_id: str, slot: str, seen: set[str], clues: set[Any]) -> tuple[str, Any]:
         """Draw (source wall id, group) for one slot as upstream does, bounded."""
-        # sorted(wall_ids - seen) is constant during the loop: the same list, built once.
-        candidates = [other for other in self.sorted_ids if other not in seen]
+        # sorted(wall_ids - seen), constant during the loop (seen holds at most 4 walls).
+        candidates = _SortedWithout(self.sorted_ids, self.positions, seen)
         if not candidates:
             raise self._give_up(wall_id, slot, "every other test wall already gave a group")
         check_at = _DRAWS_BEFORE_CHECK * 3 * len(candidates)
