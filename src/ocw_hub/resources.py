@@ -73,7 +73,7 @@ def load_script(name: str) -> ModuleType:
     serves the Hub (as a script on ``datasets`` 3.x) and this package (on any version).
     """
     path = script_path(name)
-    module_name = f"ocw_hub._hub.{name}"
+    module_name = _module_name(name)
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:  # pragma: no cover - only on a broken install
         raise ImportError(f"cannot import {path}")
@@ -83,9 +83,19 @@ def load_script(name: str) -> ModuleType:
     return module
 
 
-def format_errors() -> tuple[type[Exception], ...]:
-    """The loading scripts' own input-error classes (``OCWFormatError``, ``WoTeFormatError``)."""
-    return tuple(load_script(name).FORMAT_ERROR for name in SCRIPTS)
+def loaded_format_errors() -> tuple[type[Exception], ...]:
+    """The input-error classes (``FORMAT_ERROR``: ``OCWFormatError``, ``WoTeFormatError``) of
+    the loading scripts this process has imported with :func:`load_script`; importing none
+    (and so not ``datasets``) to tell."""
+    return tuple(
+        module.FORMAT_ERROR
+        for name in SCRIPTS
+        if (module := sys.modules.get(_module_name(name))) is not None
+    )
+
+
+def _module_name(script: str) -> str:
+    return f"ocw_hub._hub.{script}"
 
 
 @cache

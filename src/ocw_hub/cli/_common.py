@@ -8,6 +8,8 @@ code 1. Any other exception keeps its traceback: it is a bug.
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,6 +25,8 @@ err_console = Console(stderr=True)
 
 #: The option that gives a config's local source in the scoring and experiment commands.
 DATA_DIR_OPTION = "--data-dir"
+#: The environment variable ``datasets`` reads on import to hide its progress bars.
+_NO_BARS = "HF_DATASETS_DISABLE_PROGRESS_BARS"
 
 
 def fail(message: str) -> None:
@@ -38,6 +42,26 @@ def _source_message(err: Any, option: str | None) -> str:
     return str(err).replace("data_dir=DIR", f"{option} DIR").replace("data_dir", option)
 
 
+def _datasets_error(err: Exception) -> str | None:
+    """The message for a ``datasets`` error a user can fix, or None (only when ``datasets`` is
+    loaded: it is imported by the commands that need it, not here)."""
+    from ..resources import loaded_format_errors
+
+    exceptions = sys.modules.get("datasets.exceptions")
+    if exceptions is None:
+        return None
+    if isinstance(err, exceptions.SplitsVerificationError):
+        return (
+            f"the split sizes differ from the official ones ({err}); for a local copy of "
+            "another size pass --no-checks"
+        )
+    if isinstance(err, exceptions.DatasetGenerationError):
+        cause = err.__cause__
+        if isinstance(cause, loaded_format_errors()):
+            return f"{type(cause).__name__}: {cause}"
+    return None
+
+
 @contextmanager
 def user_errors(source_options: dict[str, str] | None = None) -> Iterator[None]:
     """Errors a user can fix end with one line and exit code 1; anything else propagates.
@@ -49,10 +73,8 @@ def user_errors(source_options: dict[str, str] | None = None) -> Iterator[None]:
     ``datasets`` wraps an error raised while writing a split in ``DatasetGenerationError``;
     its cause is what the user needs to read.
     """
-    from datasets.exceptions import DatasetGenerationError, SplitsVerificationError
-
     from ..errors import OCWHubError, SourceUnavailableError, UnknownSplitError
-    from ..resources import format_errors
+    from ..resources import loaded_format_errors
 
     try:
         yield
@@ -63,34 +85,40 @@ def user_errors(source_options: dict[str, str] | None = None) -> Iterator[None]:
         fail(f"--split {err.split}: config {err.config!r} has splits {list(err.splits)}")
     except OCWHubError as err:
         fail(str(err))
-    except SplitsVerificationError as err:
-        fail(
-            f"the split sizes differ from the official ones ({err}); for a local copy of "
-            "another size pass --no-checks"
-        )
-    except DatasetGenerationError as err:
-        cause = err.__cause__
-        if isinstance(cause, (*format_errors(), OCWHubError)):
-            fail(f"{type(cause).__name__}: {cause}")
-        raise
     except Exception as err:
-        if isinstance(err, format_errors()):
+        if isinstance(err, loaded_format_errors()):
             fail(f"{type(err).__name__}: {err}")
-        raise
+        message = _datasets_error(err)
+        if message is None:
+            raise
+        fail(message)
 
 
 @contextmanager
 def quiet_datasets() -> Iterator[None]:
-    """Our rich progress bars instead of datasets' tqdm bars; data warnings as one-line notes."""
-    import datasets
+    """Our rich progress bars instead of datasets' tqdm bars; data warnings as one-line notes.
 
-    datasets.disable_progress_bars()
+    Does not import ``datasets``: when it is not loaded yet, its progress bars are turned off
+    through the environment variable it reads on import.
+    """
+    datasets = sys.modules.get("datasets")
+    previous = os.environ.get(_NO_BARS)
+    if datasets is not None:
+        datasets.disable_progress_bars()
+    else:
+        os.environ[_NO_BARS] = "1"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             yield
         finally:
-            datasets.enable_progress_bars()
+            if previous is None:
+                os.environ.pop(_NO_BARS, None)
+            else:
+                os.environ[_NO_BARS] = previous
+            datasets = sys.modules.get("datasets")
+            if datasets is not None:
+                datasets.enable_progress_bars()
             for warning in caught:
                 if issubclass(warning.category, UserWarning):
                     err_console.print(
