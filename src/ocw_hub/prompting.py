@@ -1,0 +1,228 @@
+"""Chat-completion requests for the paper's few-shot LLM protocol (``ocw-hub prompts``).
+
+The protocol, as the paper ran it (facts from the upstream notebook ``run_openai.ipynb``; the
+wording of our instructions is our own):
+
+* **Task 1, grouping**: the model gets the wall's 16 clues in the order of ``words`` and is
+  asked for the four groups of four, one group per line, clues separated by commas.
+* **Task 2, connections**: the model gets the four gold groups (in gold group order, one per
+  line, each followed by ``. Connection:``) and is asked to complete each line with the
+  group's connection.
+* **In-context examples**: K whole walls of the *train* split, the same for every wall of a
+  run, drawn with ``random.Random(seed).sample(train_walls, K)`` (seed 42; the paper ran
+  K in 0, 1, 3, 5, 10). Each example is written one line per group in gold group order as
+  ``clue, clue, clue, clue. Connection: X``.
+* **Decoding**: temperature 0, at most 144 new tokens.
+
+One request per wall, in the OpenAI batch *input* shape that OpenAI's Batch API, vLLM's
+``run_batch`` and ``ocw-hub run-llm`` read::
+
+    {"custom_id": wall_id, "method": "POST", "url": "/v1/chat/completions",
+     "body": {"model": ..., "messages": [system, user], "temperature": 0, "max_tokens": 144}}
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .errors import OCWHubError
+
+#: The two OCW tasks, by the names ``prompts`` and ``parse`` use.
+TASKS = ("grouping", "connections")
+#: The numbers of in-context examples the paper ran.
+PAPER_SHOTS = (0, 1, 3, 5, 10)
+#: Seed of the in-context example draw in the paper.
+DEFAULT_SEED = 42
+#: Decoding of the paper: greedy, at most 144 new tokens.
+TEMPERATURE = 0
+MAX_TOKENS = 144
+#: Model named in the requests when none is given (the notebook's default).
+DEFAULT_MODEL = "gpt-3.5-turbo"
+#: The endpoint of every request, as the batch input shape names it.
+CHAT_COMPLETIONS_URL = "/v1/chat/completions"
+#: What separates a group's clues from its connection in examples and task-2 answers.
+CONNECTION_MARK = ". Connection:"
+
+_ROUND = (
+    "You are playing the Connecting Wall, round 3 of the BBC quiz show Only Connect. A wall "
+    "holds 16 clues (words or phrases) that form exactly four groups of four, each group "
+    "sharing one connection. Walls are built to mislead: they hold red herrings, clues that "
+    "seem to belong to more than one group, yet only one split uses every clue exactly once."
+)
+
+GROUPING_SYSTEM = (
+    _ROUND + "\n\nSolve the wall. Answer with the four groups only: one group per line, the "
+    "four clues of a group separated by commas, each clue written exactly as given. Do not "
+    "name the connections and do not add anything else."
+)
+
+CONNECTIONS_SYSTEM = (
+    _ROUND + "\n\nYou are given a solved wall: its four groups, one per line. Name the "
+    "connection of each group; connections can be thematic, linguistic, factual or "
+    "mathematical, and draw on obscure subjects as well as popular culture. Answer with four "
+    "lines, one per group in the order given: the group's clues as given, then "
+    '". Connection: " and the connection.'
+)
+
+_EXAMPLES_HEADER = "Solved walls, one group per line with its connection:"
+
+
+class PromptError(OCWHubError, ValueError):
+    """Requests that cannot be built: an unknown task, a number of in-context examples the
+    train split cannot supply, or a wall without its 16 clues or 4 groups."""
+
+
+def gold_groups(wall: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The 4 groups of a wall row in gold group order (``group_1`` … ``group_4``), each
+    ``{gt_words: [4 clues], gt_connection: str, ...}``.
+
+    Raises:
+        PromptError: the wall has no ``groups`` mapping of 4 groups.
+    """
+    groups = wall.get("groups")
+    if not isinstance(groups, Mapping) or len(groups) != 4:
+        raise PromptError(f"wall {wall.get('wall_id')!r}: field groups: expected 4 groups")
+    return [groups[key] for key in sorted(groups, key=_group_number)]
+
+
+def _group_number(key: str) -> tuple[int, str]:
+    tail = key.rsplit("_", 1)[-1]
+    return (int(tail), key) if tail.isdigit() else (0, key)
+
+
+def format_group(words: Sequence[str], connection: str | None = None) -> str:
+    """One group as a line: ``clue, clue, clue, clue. Connection: X``.
+
+    With ``connection=None`` the line ends with ``. Connection:`` (the task-2 question).
+    """
+    line = ", ".join(words) + CONNECTION_MARK
+    return line if connection is None else f"{line} {connection}"
+
+
+def format_example(wall: Mapping[str, Any]) -> str:
+    """A solved wall as 4 lines, one group per line in gold group order with its connection."""
+    return "\n".join(format_group(g["gt_words"], g["gt_connection"]) for g in gold_groups(wall))
+
+
+def format_examples(walls: Sequence[Mapping[str, Any]]) -> str:
+    """The in-context examples block (``Example 1`` … ``Example K``), or ``""`` for K = 0."""
+    if not walls:
+        return ""
+    blocks = [f"Example {i}\n{format_example(wall)}" for i, wall in enumerate(walls, 1)]
+    return _EXAMPLES_HEADER + "\n\n" + "\n\n".join(blocks)
+
+
+def format_clues(wall: Mapping[str, Any]) -> str:
+    """The wall's 16 clues in the order of ``words``, comma-separated, after ``Clues:``.
+
+    Raises:
+        PromptError: ``words`` is not a list of 16 strings.
+    """
+    words = wall.get("words")
+    if not isinstance(words, Sequence) or isinstance(words, str) or len(words) != 16:
+        raise PromptError(f"wall {wall.get('wall_id')!r}: field words: expected 16 clues")
+    return "Clues: " + ", ".join(str(w) for w in words)
+
+
+def sample_examples(
+    train_walls: Sequence[Mapping[str, Any]], shots: int, seed: int = DEFAULT_SEED
+) -> list[Mapping[str, Any]]:
+    """The K in-context example walls: ``random.Random(seed).sample(train_walls, shots)``.
+
+    The draw depends only on the number of train walls, K and the seed, so the examples are
+    the same for every wall of a run (as in the paper). Note that Python's ``sample`` switches
+    algorithm with K, so the 10 examples of K = 10 need not start with the 5 of K = 5.
+
+    Raises:
+        PromptError: ``shots`` is negative or larger than the number of train walls.
+    """
+    if not 0 <= shots <= len(train_walls):
+        raise PromptError(
+            f"{shots} in-context examples asked, but the train split has {len(train_walls)} "
+            f"walls (the paper used K in {list(PAPER_SHOTS)})"
+        )
+    return random.Random(seed).sample(list(train_walls), shots)
+
+
+def _user_message(examples: Sequence[Mapping[str, Any]], question: str, ask: str) -> str:
+    parts = [format_examples(examples), question, ask]
+    return "\n\n".join(part for part in parts if part)
+
+
+def grouping_messages(
+    wall: Mapping[str, Any], examples: Sequence[Mapping[str, Any]]
+) -> list[dict[str, str]]:
+    """The chat messages of task 1 for ``wall``: system instructions, then the examples and
+    the wall's clues."""
+    user = _user_message(examples, format_clues(wall), "Solve this wall.")
+    return [{"role": "system", "content": GROUPING_SYSTEM}, {"role": "user", "content": user}]
+
+
+def connections_messages(
+    wall: Mapping[str, Any], examples: Sequence[Mapping[str, Any]]
+) -> list[dict[str, str]]:
+    """The chat messages of task 2 for ``wall``: system instructions, then the examples and
+    the wall's 4 gold groups, each line ending with ``. Connection:``."""
+    groups = "\n".join(format_group(g["gt_words"]) for g in gold_groups(wall))
+    user = _user_message(examples, "Groups:\n" + groups, "Name the four connections.")
+    return [{"role": "system", "content": CONNECTIONS_SYSTEM}, {"role": "user", "content": user}]
+
+
+def make_request(
+    wall: Mapping[str, Any],
+    task: str,
+    examples: Sequence[Mapping[str, Any]],
+    model: str = DEFAULT_MODEL,
+) -> dict[str, Any]:
+    """One request in the OpenAI batch input shape (see the module docstring), ``custom_id``
+    the wall id.
+
+    Raises:
+        PromptError: unknown ``task``; a malformed wall.
+    """
+    if task == "grouping":
+        messages = grouping_messages(wall, examples)
+    elif task == "connections":
+        messages = connections_messages(wall, examples)
+    else:
+        raise PromptError(f"unknown task {task!r}; expected one of {list(TASKS)}")
+    return {
+        "custom_id": str(wall["wall_id"]),
+        "method": "POST",
+        "url": CHAT_COMPLETIONS_URL,
+        "body": {
+            "model": model,
+            "messages": messages,
+            "temperature": TEMPERATURE,
+            "max_tokens": MAX_TOKENS,
+        },
+    }
+
+
+def build_requests(
+    walls: Sequence[Mapping[str, Any]],
+    train_walls: Sequence[Mapping[str, Any]],
+    *,
+    task: str,
+    shots: int,
+    seed: int = DEFAULT_SEED,
+    model: str = DEFAULT_MODEL,
+) -> list[dict[str, Any]]:
+    """One request per wall of ``walls`` (in order), with the same ``shots`` in-context
+    examples drawn from ``train_walls`` (:func:`sample_examples`).
+
+    Raises:
+        PromptError: unknown task, too many shots for the train split, a malformed wall.
+    """
+    if task not in TASKS:
+        raise PromptError(f"unknown task {task!r}; expected one of {list(TASKS)}")
+    examples = sample_examples(train_walls, shots, seed)
+    return [make_request(wall, task, examples, model) for wall in walls]
+
+
+def requests_jsonl(requests: Sequence[Mapping[str, Any]]) -> str:
+    """JSON Lines text: one request per line (UTF-8 kept as is), ending with a newline."""
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in requests)
