@@ -318,18 +318,39 @@ async def _send_one(
     except openai.APIStatusError as err:
         if err.status_code in FATAL_STATUSES:
             raise LLMServerError(
-                f"the server answered {err.status_code} for model {model!r}: {err.message}",
+                f"the server answered {err.status_code} for model {model!r}: "
+                f"{_status_message(err)}",
                 base_url=base_url,
                 model=model,
                 status_code=err.status_code,
             ) from err
-        error = {"code": str(err.status_code), "message": err.message}
+        error = {"code": str(err.status_code), "message": _status_message(err)}
         return output_line(
-            custom_id, status_code=err.status_code, body=err.body, error=error, digest=digest
+            custom_id,
+            status_code=err.status_code,
+            body=_response_json(err.response),
+            error=error,
+            digest=digest,
         )
     return output_line(
         custom_id, status_code=raw.status_code, body=json.loads(raw.text), error=None, digest=digest
     )
+
+
+def _status_message(err: Any) -> str:
+    """The server's own error message (``{"error": {"message": ...}}``), else the client's."""
+    body = err.body
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return body["message"]
+    return str(err.message)
+
+
+def _response_json(response: Any) -> Any:
+    """The body of an HTTP answer: JSON when it is, else its text."""
+    try:
+        return response.json()
+    except ValueError:
+        return response.text
 
 
 def _write_line(handle: IO[str], record: Mapping[str, Any]) -> None:

@@ -1,0 +1,445 @@
+"""ocw-hub run-llm against a fake chat-completions server on 127.0.0.1 (never another address).
+
+The server answers canned completions, fails chosen requests with 500/429/400/404 first,
+counts what it receives and how many requests are in flight at once.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from ocw_hub.cli import app
+from ocw_hub.llm_client import (
+    DUMMY_API_KEY,
+    LLMInputError,
+    LLMServerError,
+    body_digest,
+    read_log,
+    read_requests,
+    run_requests,
+    sent_body,
+)
+
+runner = CliRunner()
+
+
+def last_user_message(body: dict[str, Any]) -> str:
+    return body["messages"][-1]["content"]
+
+
+class FakeServer:
+    """An OpenAI-style ``POST /v1/chat/completions`` server in a thread on 127.0.0.1.
+
+    Args:
+        answer: request body -> the completion's text.
+        failures: key -> HTTP statuses served (in order) before the request succeeds; 429
+            answers carry ``retry-after-ms: 10``, 500 answers no header (the client's own
+            exponential backoff).
+        key: request body -> key of ``failures`` and ``count`` (default: last user message).
+        delay: seconds each answer takes (to see requests in flight together).
+    """
+
+    def __init__(
+        self,
+        answer: Callable[[dict[str, Any]], str],
+        failures: dict[str, list[int]] | None = None,
+        key: Callable[[dict[str, Any]], str] = last_user_message,
+        delay: float = 0.0,
+    ) -> None:
+        self.answer, self.key, self.delay = answer, key, delay
+        self.failures = {k: list(v) for k, v in (failures or {}).items()}
+        self.count: Counter[str] = Counter()
+        self.bodies: list[dict[str, Any]] = []
+        self.auth: list[str | None] = []
+        self.active = self.max_active = 0
+        self.lock = threading.Lock()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def _reply(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+        key = self.key(body)
+        with self.lock:
+            self.count[key] += 1
+            planned = self.failures.get(key, [])
+            status = planned.pop(0) if planned else 200
+        if status != 200:
+            headers = {"retry-after-ms": "10"} if status == 429 else {}
+            error = {"error": {"message": f"fake {status}", "type": "fake", "code": None}}
+            return status, error, headers
+        completion = {
+            "id": f"chatcmpl-{self.count[key]}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": self.answer(body)},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+        return 200, completion, {}
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", 0))
+                body = json.loads(self.rfile.read(length))
+                with server.lock:
+                    server.bodies.append(body)
+                    server.auth.append(self.headers.get("authorization"))
+                    server.active += 1
+                    server.max_active = max(server.max_active, server.active)
+                try:
+                    if server.delay:
+                        time.sleep(server.delay)
+                    if self.path != "/v1/chat/completions":
+                        status, payload, headers = 404, {"error": {"message": "no route"}}, {}
+                    else:
+                        status, payload, headers = server._reply(body)
+                finally:
+                    with server.lock:
+                        server.active -= 1
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
+
+
+@pytest.fixture(autouse=True)
+def _local_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No proxy between the client and 127.0.0.1; no key from the environment."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+
+@pytest.fixture
+def fake_server() -> Iterator[Callable[..., FakeServer]]:
+    servers: list[FakeServer] = []
+
+    def start(*args: Any, **kwargs: Any) -> FakeServer:
+        servers.append(FakeServer(*args, **kwargs))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def make_requests(n: int, model: str = "gpt-3.5-turbo") -> list[dict[str, Any]]:
+    return [
+        {
+            "custom_id": f"w{i}",
+            "method": "POST",
+            "url": "/v1/chat/completions",
+            "body": {
+                "model": model,
+                "messages": [
+                    {"role": "system", "content": "Solve it."},
+                    {"role": "user", "content": f"q{i}"},
+                ],
+                "temperature": 0,
+                "max_tokens": 144,
+            },
+        }
+        for i in range(n)
+    ]
+
+
+def echo(body: dict[str, Any]) -> str:
+    return "answer to " + last_user_message(body)
+
+
+def log_lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# --------------------------------------------------------------------------------------
+# Sending, retries, the log
+# --------------------------------------------------------------------------------------
+
+
+def test_retries_then_batch_output_log(tmp_path: Path, fake_server) -> None:
+    server = fake_server(echo, failures={"q1": [500], "q2": [429, 429], "q4": [503]})
+    requests = make_requests(6)
+    log = tmp_path / "log.jsonl"
+    summary = run_requests(
+        requests, log, base_url=server.url, model="served-model", concurrency=3, max_retries=3
+    )
+    assert (summary.total, summary.sent, summary.succeeded, summary.already_done) == (6, 6, 6, 0)
+    assert summary.failures == []
+    # one request each, plus one per injected failure
+    assert server.count == {"q0": 1, "q1": 2, "q2": 3, "q3": 1, "q4": 2, "q5": 1}
+    lines = log_lines(log)
+    assert sorted(line["custom_id"] for line in lines) == [f"w{i}" for i in range(6)]
+    for line in lines:
+        number = line["custom_id"][1:]
+        assert line["error"] is None and line["response"]["status_code"] == 200
+        body = line["response"]["body"]
+        assert body["choices"][0]["message"]["content"] == f"answer to q{number}"
+        assert body["model"] == "served-model"
+        request = requests[int(number)]
+        assert line["body_sha256"] == body_digest(sent_body(request, "served-model"))
+    # the body is sent as written, with the model replaced
+    sent = server.bodies[0]
+    assert sent["model"] == "served-model"
+    assert (sent["temperature"], sent["max_tokens"]) == (0, 144)
+    assert sent["messages"][0] == {"role": "system", "content": "Solve it."}
+    assert set(read_log(log)) == {f"w{i}" for i in range(6)}
+    assert server.auth[0] == f"Bearer {DUMMY_API_KEY}"
+
+
+def test_concurrency_is_bounded(tmp_path: Path, fake_server) -> None:
+    server = fake_server(echo, delay=0.1)
+    run_requests(
+        make_requests(8), tmp_path / "log.jsonl", base_url=server.url, model="m", concurrency=2
+    )
+    assert server.max_active == 2
+    assert sum(server.count.values()) == 8
+
+
+def test_rerun_sends_only_missing(tmp_path: Path, fake_server) -> None:
+    server = fake_server(echo)
+    requests = make_requests(6)
+    log = tmp_path / "log.jsonl"
+    first = run_requests(requests[:2], log, base_url=server.url, model="m")
+    assert (first.sent, first.already_done) == (2, 0)
+    second = run_requests(requests, log, base_url=server.url, model="m")
+    assert (second.sent, second.already_done, second.total) == (4, 2, 6)
+    assert server.count == {f"q{i}": 1 for i in range(6)}
+    third = run_requests(requests, log, base_url=server.url, model="m")
+    assert (third.sent, third.already_done) == (0, 6)
+    assert sum(server.count.values()) == 6
+    assert len(log_lines(log)) == 6
+
+
+def test_failed_request_logged_then_sent_again(tmp_path: Path, fake_server) -> None:
+    server = fake_server(echo, failures={"q1": [400]})
+    requests = make_requests(3)
+    log = tmp_path / "log.jsonl"
+    summary = run_requests(requests, log, base_url=server.url, model="m", max_retries=2)
+    assert summary.succeeded == 2
+    assert summary.failures == [("w1", "400: fake 400")]  # 400 is not retried
+    failed = [line for line in log_lines(log) if line["custom_id"] == "w1"]
+    assert failed[0]["error"] == {"code": "400", "message": "fake 400"}
+    assert failed[0]["response"]["status_code"] == 400
+    again = run_requests(requests, log, base_url=server.url, model="m")
+    assert (again.sent, again.succeeded, again.failures) == (1, 1, [])
+    assert server.count == {"q0": 1, "q1": 2, "q2": 1}
+    assert set(read_log(log)) == {"w0", "w1", "w2"}
+
+
+def test_retries_exhausted_is_a_failure_not_a_crash(tmp_path: Path, fake_server) -> None:
+    server = fake_server(echo, failures={"q0": [429, 429, 429]})
+    summary = run_requests(
+        make_requests(2), tmp_path / "log.jsonl", base_url=server.url, model="m", max_retries=1
+    )
+    assert summary.failures == [("w0", "429: fake 429")]
+    assert server.count["q0"] == 2  # the first try and one retry
+
+
+def test_line_cut_by_a_crash_is_sent_again(tmp_path: Path, fake_server) -> None:
+    server = fake_server(echo)
+    requests = make_requests(3)
+    log = tmp_path / "log.jsonl"
+    run_requests(requests[:2], log, base_url=server.url, model="m")
+    text = log.read_text()
+    cut = text.rindex('"response"')
+    log.write_text(text[:cut])  # the second line cut short, no newline
+    summary = run_requests(requests, log, base_url=server.url, model="m")
+    assert summary.dropped_partial_line
+    assert summary.sent == 2 and summary.already_done == 1
+    assert len(log_lines(log)) == 3  # every line whole again
+
+
+def test_log_of_other_requests_is_refused(tmp_path: Path, fake_server) -> None:
+    server = fake_server(echo)
+    log = tmp_path / "log.jsonl"
+    run_requests(make_requests(2), log, base_url=server.url, model="m")
+    with pytest.raises(LLMInputError, match="another request body"):
+        run_requests(make_requests(2), log, base_url=server.url, model="other-model")
+    other = make_requests(1)
+    other[0]["custom_id"] = "zz"
+    with pytest.raises(LLMInputError, match=r"custom_ids that are not in the requests \(w0, w1\)"):
+        run_requests(other, log, base_url=server.url, model="m")
+    assert sum(server.count.values()) == 2
+
+
+def test_api_key_from_environment(
+    tmp_path: Path, fake_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-123")
+    server = fake_server(echo)
+    run_requests(make_requests(1), tmp_path / "log.jsonl", base_url=server.url, model="m")
+    assert server.auth == ["Bearer sk-test-123"]
+
+
+def test_unreachable_server(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    log = tmp_path / "log.jsonl"
+    with pytest.raises(LLMServerError, match="cannot connect") as info:
+        run_requests(make_requests(3), log, base_url=url, model="m", max_retries=0)
+    assert info.value.base_url == url and info.value.status_code is None
+    assert not log.exists() or log.read_text() == ""
+
+
+def test_unknown_model_is_fatal(tmp_path: Path, fake_server) -> None:
+    server = fake_server(echo, failures={f"q{i}": [404] for i in range(5)})
+    with pytest.raises(LLMServerError, match="answered 404 for model 'nope'") as info:
+        run_requests(make_requests(5), tmp_path / "log.jsonl", base_url=server.url, model="nope")
+    assert info.value.status_code == 404
+
+
+# --------------------------------------------------------------------------------------
+# Bad request files
+# --------------------------------------------------------------------------------------
+
+
+def _write(path: Path, lines: list[Any]) -> Path:
+    path.write_text(
+        "".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines),
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (["{not json"], r"line 1: not valid JSON"),
+        ([[1, 2]], r"line 1: expected a JSON object"),
+        ([{"body": {"messages": [{"role": "user", "content": "x"}]}}], "line 1: field custom_id"),
+        ([{"custom_id": "a", "body": {}}], r"line 1 \(a\): field body.messages"),
+        ([{"custom_id": "a", "body": {"messages": ["hi"]}}], "each message needs role"),
+        (
+            [{"custom_id": "a", "url": "/v1/embeddings", "body": {"messages": []}}],
+            "field url: expected /v1/chat/completions",
+        ),
+        ([], "no requests"),
+    ],
+)
+def test_malformed_requests(tmp_path: Path, lines: list[Any], message: str) -> None:
+    with pytest.raises(LLMInputError, match=message):
+        read_requests(_write(tmp_path / "req.jsonl", lines))
+
+
+def test_duplicate_custom_id_names_both_lines(tmp_path: Path) -> None:
+    requests = make_requests(2)
+    path = _write(tmp_path / "req.jsonl", [requests[0], "", requests[1], requests[0]])
+    with pytest.raises(LLMInputError, match=r"line 4: custom_id 'w0' already on line 1"):
+        read_requests(path)
+
+
+def test_malformed_log_line(tmp_path: Path) -> None:
+    log = _write(tmp_path / "log.jsonl", [{"custom_id": "w0"}, "[garbage", {"custom_id": "w1"}])
+    with pytest.raises(LLMInputError, match=r"log.jsonl, line 2: not valid JSON"):
+        read_log(log)
+
+
+# --------------------------------------------------------------------------------------
+# The command
+# --------------------------------------------------------------------------------------
+
+
+def _run_llm(requests: Path, out: Path, url: str, *args: str):
+    return runner.invoke(
+        app,
+        ["run-llm", str(requests), "--base-url", url, "--model", "m", "--out", str(out), *args],
+    )
+
+
+def test_run_llm_command(tmp_path: Path, fake_server) -> None:
+    server = fake_server(echo, failures={"q0": [429]})
+    requests = _write(tmp_path / "req.jsonl", make_requests(4))
+    out = tmp_path / "responses.jsonl"
+    result = _run_llm(requests, out, server.url, "--concurrency", "2")
+    assert result.exit_code == 0, result.output
+    assert "4 of 4 requests sent were answered; 0 of 4 were already answered" in result.output
+    assert len(log_lines(out)) == 4
+    result = _run_llm(requests, out, server.url)
+    assert result.exit_code == 0, result.output
+    assert "0 of 0 requests sent were answered; 4 of 4 were already answered" in result.output
+    assert sum(server.count.values()) == 5
+
+
+def test_run_llm_reports_failures(tmp_path: Path, fake_server) -> None:
+    server = fake_server(echo, failures={"q1": [400]})
+    requests = _write(tmp_path / "req.jsonl", make_requests(2))
+    result = _run_llm(requests, tmp_path / "out.jsonl", server.url)
+    assert result.exit_code == 1
+    assert "w1: 400: fake 400" in result.output
+    assert "1 requests failed (logged with their error); run the same command again" in (
+        result.output
+    )
+
+
+def test_run_llm_unreachable_is_one_line(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    requests = _write(tmp_path / "req.jsonl", make_requests(2))
+    result = _run_llm(requests, tmp_path / "out.jsonl", url, "--max-retries", "0")
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith(f"error: --base-url {url}: cannot connect")
+    assert "Traceback" not in result.output
+
+
+def test_run_llm_bad_inputs(tmp_path: Path) -> None:
+    requests = _write(tmp_path / "req.jsonl", [make_requests(1)[0], "{oops"])
+    result = _run_llm(requests, tmp_path / "out.jsonl", "http://127.0.0.1:9/v1")
+    assert result.exit_code == 1
+    assert f"error: {requests}, line 2: not valid JSON" in result.output.replace("\n", "")
+    good = _write(tmp_path / "good.jsonl", make_requests(1))
+    result = _run_llm(good, good, "http://127.0.0.1:9/v1")
+    assert result.exit_code == 1 and "is an input of this command" in result.output
+    result = _run_llm(good, tmp_path / "out.jsonl", "localhost:8000")
+    assert result.exit_code == 1 and "--base-url localhost:8000: expected an http(s) URL" in (
+        result.output
+    )
+    assert not (tmp_path / "out.jsonl").exists()
