@@ -1,24 +1,601 @@
-"""ocw-hub build: the Parquet hub layout round-trips through datasets.load_dataset (5.x)."""
+"""ocw-hub build: one Parquet export per dataset, read back by every ``datasets`` era, written
+only where it is safe, with cards that say what each dataset is."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import datasets
+import pyarrow.parquet as pq
 import pytest
 from huggingface_hub import DatasetCard
-from ocw_fixtures import tarball, write_ablation
+from ocw_fixtures import OCW_FIXTURE, tarball, write_ablation
 from typer.testing import CliRunner
 
 import ocw_hub
+from ocw_hub import export as export_module
 from ocw_hub.cli import app
-from ocw_hub.export import build_export
-from ocw_hub.publish import check_export
+from ocw_hub.export import (
+    ExportPathError,
+    build_export,
+    season_markdown,
+    season_table,
+    wote_counts_markdown,
+)
+from ocw_hub.publish import check_export, inspect_export
 from ocw_hub.resources import load_script
 
 CONFIGS = ("default", "ocw_randomized", "ocw_wordnet", "wote")
+EXPORT_OF = {"default": "ocw", "ocw_randomized": "ocw", "ocw_wordnet": "ocw", "wote": "wote"}
+#: Synthetic sources written for these tests: OCW walls with 4-character ids (as the official
+#: release) and dated seasons; WoTe questions in the release shape.
+HUB_DATA = Path(__file__).parent / "data" / "hub_export"
+SMALL_SIZES = {"ocw": {"train": 2, "validation": 2, "test": 3}, "wote": [3, 2, 3]}
 runner = CliRunner()
+
+
+def _tree(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+
+
+def _contents(folder: Path) -> dict[str, bytes]:
+    return {p: p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _build_small(out: Path, cache: Path, *configs: str, extra: tuple[str, ...] = ()):
+    """``ocw-hub build`` of the synthetic sources (``default``, ``ocw_wordnet``, ``wote``)."""
+    flags = {
+        "default": ["--ocw-dir", str(HUB_DATA / "ocw")],
+        "ocw_wordnet": ["--ocw-wordnet-dir", str(HUB_DATA / "ocw")],
+        "wote": ["--wote-dir", str(HUB_DATA / "wote")],
+    }
+    args = ["build", "--out", str(out), "--cache-dir", str(cache), "--no-checks", *extra]
+    for config in configs or ("default", "ocw_wordnet", "wote"):
+        args += ["-c", config, *flags[config]]
+    return runner.invoke(app, args)
+
+
+@pytest.fixture(scope="module")
+def small_export(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``build`` of default + ocw_wordnet (synthetic walls) and wote (synthetic questions)."""
+    work = tmp_path_factory.mktemp("small")
+    result = _build_small(work / "hub", work / "cache")
+    assert result.exit_code == 0, result.output
+    return work / "hub"
+
+
+# --------------------------------------------------------------------------------------------
+# Layout and cards (synthetic sources: run from a plain clone)
+# --------------------------------------------------------------------------------------------
+
+
+def test_one_export_per_dataset(small_export: Path) -> None:
+    assert sorted(p.name for p in small_export.iterdir()) == ["ocw", "wote"]
+    assert _tree(small_export / "ocw") == ["README.md"] + [
+        f"data/{c}/{s}-00000-of-00001.parquet"
+        for c in ("default", "ocw_wordnet")
+        for s in ("test", "train", "validation")
+    ]
+    assert _tree(small_export / "wote") == ["README.md"] + [
+        f"data/wote/{s}-00000-of-00001.parquet" for s in ("test", "train", "validation")
+    ]
+    for export in ("ocw", "wote"):
+        assert check_export(small_export / export) == []
+    result = runner.invoke(app, ["check", str(small_export)])
+    assert result.exit_code == 0, result.output
+    assert "ocw: OK for the Hub viewer (7 files)" in result.output
+    assert "wote: OK for the Hub viewer (4 files)" in result.output
+
+
+def test_ocw_card_metadata(small_export: Path) -> None:
+    card = DatasetCard.load(small_export / "ocw" / "README.md")
+    data = card.data
+    assert data.license == "mit" and "license_link" not in data.to_dict()
+    assert data.pretty_name == "Only Connect Wall (OCW)"
+    assert data.source_datasets == ["original"]
+    assert data.annotations_creators == ["found"] and data.language_creators == ["found"]
+    assert "paperswithcode_id" not in data.to_dict()  # none could be confirmed
+    assert [c["config_name"] for c in data.configs] == ["default", "ocw_wordnet"]
+    assert [c.get("default") for c in data.configs] == [True, None]
+    # download_size: the bytes of each config's Parquet files
+    for info in data.dataset_info:
+        files = (small_export / "ocw" / "data" / info["config_name"]).glob("*.parquet")
+        assert info["download_size"] == sum(f.stat().st_size for f in files) > 0
+        assert info["dataset_size"] == sum(s["num_bytes"] for s in info["splits"]) > 0
+    assert "This copy holds the config(s) `default`, `ocw_wordnet`" in card.text
+    assert "@inproceedings{alavi-naeini2023large" in card.text
+    assert "## OCW: the Only Connect Wall dataset" in card.text  # README's own section
+    assert "WoTe" not in card.text and "Provenance" not in card.text  # 4-character ids
+
+
+def test_ocw_card_has_the_season_table_with_parsed_dates(small_export: Path) -> None:
+    text = (small_export / "ocw" / "README.md").read_text()
+    assert "| 1 | 3 | 2008-09-15 | 2008-12-22 |" in text
+    assert "| 2 | 4 | 2009-07-13 | 2009-09-21 |" in text
+    assert "2 seasons, 7 walls." in text and "not recorded" not in text
+
+
+def test_season_table_of_the_stand_in_has_no_dates(tmp_path: Path) -> None:
+    seasons = season_table("default", OCW_FIXTURE, tmp_path)
+    assert seasons is not None
+    assert [(s.season, s.num_walls) for s in seasons] == [(1, 8), (2, 2), (3, 1), (13, 1), (15, 1)]
+    assert all(s.start_date is None and s.end_date is None for s in seasons)
+    text = season_markdown(seasons)
+    assert "| 13 | 1 | not recorded | not recorded |" in text
+    assert "5 seasons, 13 walls." in text and "null in this copy's source files" in text
+
+
+def test_season_table_from_a_tarball(tmp_path: Path) -> None:
+    """The builder's own extraction is reused for an archive source."""
+    source = tmp_path / "dataset"
+    shutil.copytree(HUB_DATA / "ocw", source)
+    archive = tarball(source, tmp_path / "OCW.tar.gz")
+    ocw_hub.load_dataset("default", data_dir=archive, cache_dir=tmp_path / "c",
+                         verification_mode="no_checks")  # fmt: skip
+    seasons = season_table("default", archive, tmp_path / "c")
+    assert [(s.season, s.num_walls, str(s.start_date)) for s in seasons or []] == [
+        (1, 3, "2008-09-15"),
+        (2, 4, "2009-07-13"),
+    ]
+
+
+def test_wote_card_metadata_and_citation(small_export: Path) -> None:
+    card = DatasetCard.load(small_export / "wote" / "README.md")
+    data = card.data
+    assert data.license == "other"
+    assert data.license_name == "wote-no-licence-stated"
+    assert data.license_link == "https://github.com/grill-lab/WoTe"
+    assert "state no licence" in data.license_details
+    assert data.source_datasets == ["extended|other-wizard-of-tasks"]
+    assert data.annotations_creators == ["crowdsourced", "expert-generated"]
+    assert data.language_creators == ["crowdsourced", "found"]
+    assert data.task_ids == ["extractive-qa"]
+    assert [c["config_name"] for c in data.configs] == ["wote"]
+    assert data.configs[0]["default"] is True  # the only config
+    assert "{GRILLBot} In Practice: Lessons and Tradeoffs Deploying Large Language Models" in (
+        card.text
+    )
+    assert "Fischer, Sophie and Gemmell, Carlos and Tecklenburg, Niklas and Mackie, Iain" in (
+        card.text
+    )
+    assert "@inproceedings{choi-etal-2022-wizard" in card.text  # with Wizard of Tasks
+    assert "Only Connect" not in card.text
+    assert (
+        "The upstream README states 826 questions and splits of train 248, validation 167, "
+        "test 412. The files of this copy, kept as released, hold 8 rows (train 3, "
+        "validation 2, test 3)" in card.text
+    )
+
+
+def _wote_row(conversation: str, question_id: str, question: str, **other: str) -> dict:
+    return {
+        "id": f"{conversation}/{question_id}",
+        "conversation_id": conversation,
+        "question_id": question_id,
+        "question": question,
+        "extracted_answer": other.get("answer", "an inch a week"),
+        "history": [{"role": "student", "text": "Hi"}],
+        "intent_answer": other.get("intent", "answer_question_recipe_steps"),
+    }
+
+
+def test_wote_counts_relate_the_readme_to_the_rows() -> None:
+    """Two rows of one conversation repeat the same question and answer under another
+    question id (the shape measured in the release's validation split)."""
+    rows = {
+        "train": [_wote_row("c1", "c1-1", "How long?"), _wote_row("c1", "c1-2", "Why?")],
+        "validation": [
+            _wote_row("c2", "c2-5", "How often?", intent="answer_question_external_fact"),
+            _wote_row("c2", "c3-6", "How often?"),
+            _wote_row("c3", "c2-5", "How often?", answer="water daily"),
+            _wote_row("c3", "c3-6", "How often?", answer="water daily", intent="x"),
+        ],
+        "test": [_wote_row("c4", "c4-1", "How long?", answer="an hour")],
+    }
+    text = wote_counts_markdown(rows)
+    assert "hold 7 rows (train 2, validation 4, test 1)" in text
+    assert "they hold 3 distinct `question` strings" in text
+    assert (
+        "2 rows repeat an earlier row of the same conversation (same `question`, "
+        "`extracted_answer` and `history`) under another `question_id`: conversation `c2` "
+        "(validation): question ids `c2-5`, `c3-6` (they differ in `intent_answer`, "
+        "`question_id`); conversation `c3` (validation): question ids `c2-5`, `c3-6` (they "
+        "differ in `intent_answer`, `question_id`). Counting each repeated row once gives 5 rows "
+        "(train 2, validation 2, test 1)." in text
+    )
+
+
+def test_stand_in_export_carries_a_provenance_notice(tmp_path: Path) -> None:
+    """The shared fixture holds real walls with the pre-release 6-character ids."""
+    build_export(
+        {"default": OCW_FIXTURE}, tmp_path / "hub", tmp_path / "c", verification_mode="no_checks"
+    )
+    text = (tmp_path / "hub" / "ocw" / "README.md").read_text()
+    notice = text.split("# Only Connect Wall (OCW)\n\n", 1)[1].split("\n\n", 1)[0]
+    assert notice.startswith("> **Provenance: not the official OCW release.** The walls of")
+    assert "`default` carry the 6-character wall ids of the pre-release export" in notice
+    assert inspect_export(tmp_path / "hub" / "ocw").prerelease == ["default"]
+
+
+# --------------------------------------------------------------------------------------------
+# Every datasets era reads what build writes
+# --------------------------------------------------------------------------------------------
+
+
+def _parquet_files(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*.parquet"))
+
+
+def test_files_carry_features_in_the_notation_3x_reads(small_export: Path) -> None:
+    for file in _parquet_files(small_export):
+        metadata = pq.read_schema(file).metadata[b"huggingface"].decode()
+        assert '"List"' not in metadata and '"Sequence"' in metadata, file
+        features = json.loads(metadata)["info"]["features"]
+        if "history" in features:
+            assert isinstance(features["history"], list)  # a list of structs: [struct]
+            assert features["answers"]["text"]["_type"] == "Sequence"
+    for export in ("ocw", "wote"):
+        yaml_text = (small_export / export / "README.md").read_text().split("\n---\n")[0]
+        assert "sequence: string" in yaml_text and "list: string" not in yaml_text
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(("config", "source"), [("default", "ocw"), ("wote", "wote")])
+def test_every_reader_of_this_version(
+    small_export: Path, tmp_path: Path, config: str, source: str
+) -> None:
+    """load_dataset(folder, config), load_dataset("parquet", data_files=...) and
+    Dataset.from_parquet all give the builder's rows and Arrow types."""
+    folder = small_export / EXPORT_OF[config]
+    built = ocw_hub.load_dataset(
+        config, data_dir=HUB_DATA / source, cache_dir=tmp_path / "b", verification_mode="no_checks"
+    )
+    by_folder = datasets.load_dataset(str(folder), config, cache_dir=str(tmp_path / "f"))
+    for split in ("train", "validation", "test"):
+        file = str(folder / "data" / config / f"{split}-00000-of-00001.parquet")
+        by_files = datasets.load_dataset("parquet", data_files=file, cache_dir=str(tmp_path))
+        from_parquet = datasets.Dataset.from_parquet(file, cache_dir=str(tmp_path / "p"))
+        for dataset in (by_folder[split], by_files["train"], from_parquet):
+            assert dataset.to_list() == built[split].to_list()
+            assert dataset.features.arrow_schema == built[split].features.arrow_schema
+
+
+_READ_IN_3X = r"""
+import json, sys, datasets
+datasets.disable_progress_bars()
+out, cache = sys.argv[1], sys.argv[2]
+result = {"version": datasets.__version__}
+for export, config in (("ocw", "default"), ("wote", "wote")):
+    folder = f"{out}/{export}"
+    file = f"{folder}/data/{config}/train-00000-of-00001.parquet"
+    readers = {
+        "folder": datasets.load_dataset(folder, config, split="train", cache_dir=cache),
+        "parquet": datasets.load_dataset("parquet", data_files=file, split="train",
+                                         cache_dir=cache),
+        "from_parquet": datasets.Dataset.from_parquet(file, cache_dir=cache),
+    }
+    result[config] = {
+        name: {"rows": ds.to_list(), "schema": str(ds.data.schema.remove_metadata())}
+        for name, ds in readers.items()
+    }
+print(json.dumps(result))
+"""
+
+
+def test_datasets_3_reads_an_export_written_here(small_export: Path, tmp_path: Path) -> None:
+    """The export written by this environment (5.x in CI) read by datasets 3.6.0 in the
+    environment ``OCW_DATASETS3_PYTHON`` names (set by .ci/run), with all three readers."""
+    if datasets.__version__.startswith("3."):
+        pytest.skip("this environment is datasets 3.x: test_every_reader_of_this_version")
+    python = os.environ.get("OCW_DATASETS3_PYTHON")
+    if not python:
+        if os.environ.get("CI"):
+            pytest.fail("OCW_DATASETS3_PYTHON is not set: .ci/run must provide datasets==3.6.0")
+        pytest.skip("set OCW_DATASETS3_PYTHON to a python with datasets==3.6.0 (as .ci/run does)")
+    env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        [python, "-c", _READ_IN_3X, str(small_export), str(tmp_path / "c3")],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["version"].startswith("3.")
+    for export, config in (("ocw", "default"), ("wote", "wote")):
+        folder = small_export / export
+        here = datasets.load_dataset(str(folder), config, split="train", cache_dir=str(tmp_path))
+        for reader in ("folder", "parquet", "from_parquet"):
+            assert seen[config][reader]["rows"] == here.to_list(), (config, reader)
+            assert seen[config][reader]["schema"] == str(here.data.schema.remove_metadata())
+
+
+def test_check_reports_the_4x_notation_and_never_crashes(small_export: Path, tmp_path: Path):
+    """A file written with 4.x+ metadata (``List``): a finding on every version, with the
+    reason, not a traceback (datasets 3.x cannot parse it)."""
+    folder = Path(shutil.copytree(small_export / "ocw", tmp_path / "ocw"))
+    path = folder / "data" / "default" / "train-00000-of-00001.parquet"
+    table = pq.read_table(path)
+    metadata = json.loads(table.schema.metadata[b"huggingface"])
+    metadata["info"]["features"]["words"] = {
+        "feature": {"dtype": "string", "_type": "Value"},
+        "_type": "List",
+    }
+    pq.write_table(table.replace_schema_metadata({"huggingface": json.dumps(metadata)}), path)
+    problems = check_export(folder)
+    assert len(problems) == 1
+    assert problems[0].startswith("data/default/train-00000-of-00001.parquet: its `huggingface`")
+    assert "`List` notation of datasets 4+, which datasets 3.x cannot read" in problems[0]
+    result = runner.invoke(app, ["check", str(folder)])
+    assert result.exit_code == 1 and "Feature type 'List' not found" in result.output
+    assert "Traceback" not in result.output
+
+
+# --------------------------------------------------------------------------------------------
+# Where build writes: refused or done right, and cleaned up every time
+# --------------------------------------------------------------------------------------------
+
+
+def _hidden(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.rglob(".*"))
+
+
+def test_out_symlink_updates_the_exports_behind_it(tmp_path: Path) -> None:
+    real = tmp_path / "exports" / "v1"
+    real.mkdir(parents=True)
+    link = tmp_path / "hub"
+    link.symlink_to(real, target_is_directory=True)
+    assert _build_small(link, tmp_path / "c", "wote").exit_code == 0
+    assert link.is_symlink() and (real / "wote" / "README.md").is_file()
+    before = (real / "wote" / "data" / "wote" / "train-00000-of-00001.parquet").stat().st_ino
+    result = _build_small(link, tmp_path / "c", "wote")
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    after = (real / "wote" / "data" / "wote" / "train-00000-of-00001.parquet").stat().st_ino
+    assert after != before  # the export behind the link was rewritten
+    assert _hidden(tmp_path / "exports") == []
+
+
+def test_export_folder_symlink_updates_its_target(tmp_path: Path) -> None:
+    (tmp_path / "hub").mkdir()
+    elsewhere = tmp_path / "disk" / "wote-export"
+    elsewhere.mkdir(parents=True)
+    (tmp_path / "hub" / "wote").symlink_to(elsewhere, target_is_directory=True)
+    result = _build_small(tmp_path / "hub", tmp_path / "c", "wote")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "hub" / "wote").is_symlink()
+    assert _tree(elsewhere)[0] == "README.md" and len(_tree(elsewhere)) == 4
+    assert _hidden(tmp_path / "disk") == []
+    # a dangling link is refused before any work
+    shutil.rmtree(elsewhere)
+    result = _build_small(tmp_path / "hub", tmp_path / "c", "wote")
+    assert result.exit_code == 1 and "which does not exist" in result.output
+    assert not elsewhere.exists()
+
+
+def test_cache_dir_inside_out_is_refused(tmp_path: Path) -> None:
+    result = _build_small(tmp_path / "hub", tmp_path / "hub" / "cache", "wote")
+    assert result.exit_code == 1
+    assert "--cache-dir: cache folder" in result.output
+    assert "overlaps the export folder" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "hub").exists()  # refused before any work
+    with pytest.raises(ExportPathError) as caught:
+        build_export({"wote": HUB_DATA / "wote"}, tmp_path / "hub", tmp_path / "hub" / "wote" / "c")
+    assert caught.value.parameter == "cache_dir"
+
+
+def test_read_only_folder_is_refused_before_any_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _build_small(tmp_path / "hub", tmp_path / "c", "wote").exit_code == 0
+    locked = tmp_path / "hub" / "wote" / "data" / "wote"
+    before = _contents(tmp_path / "hub")
+    locked.chmod(0o555)
+    try:
+        if os.geteuid() == 0:  # root writes anyway: let os.access see what a user would
+            real_access = os.access
+            monkeypatch.setattr(
+                export_module.os,
+                "access",
+                lambda p, mode: False if Path(p) == locked else real_access(p, mode),
+            )
+        result = _build_small(tmp_path / "hub", tmp_path / "c", "wote")
+    finally:
+        locked.chmod(0o755)
+    assert result.exit_code == 1, result.output
+    assert "--out: export folder" in result.output
+    assert "data/wote is read-only, so the previous export cannot be replaced" in result.output
+    assert _contents(tmp_path / "hub") == before
+    assert _hidden(tmp_path) == []
+
+
+def test_failed_install_puts_every_export_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    assert _build_small(tmp_path / "hub", tmp_path / "c").exit_code == 0
+    before = _contents(tmp_path / "hub")
+    real_rename = Path.rename
+
+    def rename(self: Path, target: Path) -> Path:  # the second export cannot be moved in
+        if (
+            Path(target).name == "wote"
+            and self.name.startswith(".wote.")
+            and ".old-" not in self.name
+        ):
+            raise PermissionError(13, "Permission denied", str(target))
+        return real_rename(self, target)
+
+    monkeypatch.setattr(Path, "rename", rename)
+    result = _build_small(tmp_path / "hub", tmp_path / "c")
+    assert result.exit_code == 1
+    assert "cannot be replaced (PermissionError: Permission denied)" in result.output
+    assert "the previous exports are kept" in result.output and "Traceback" not in result.output
+    assert _contents(tmp_path / "hub") == before
+    assert _hidden(tmp_path / "hub") == []
+
+
+def test_old_export_that_cannot_be_removed_is_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Installed is installed: a failure to delete the replaced export never ends in exit 1."""
+    assert _build_small(tmp_path / "hub", tmp_path / "c", "wote").exit_code == 0
+    real_rmtree = shutil.rmtree
+
+    def rmtree(path, *args, **kwargs):
+        if ".old-" in str(path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr(export_module.shutil, "rmtree", rmtree)
+    result = _build_small(tmp_path / "hub", tmp_path / "c", "wote")
+    assert result.exit_code == 0, result.output
+    assert "could not be removed" in result.output and "remove it by hand" in result.output
+    assert check_export(tmp_path / "hub" / "wote") == []
+
+
+def test_read_only_files_of_an_old_export_are_removed(tmp_path: Path) -> None:
+    """Files (not folders) made read-only do not stop a rebuild: nothing is left behind."""
+    assert _build_small(tmp_path / "hub", tmp_path / "c", "wote").exit_code == 0
+    for file in (tmp_path / "hub" / "wote").rglob("*.parquet"):
+        file.chmod(0o444)
+    assert _build_small(tmp_path / "hub", tmp_path / "c", "wote").exit_code == 0
+    assert _hidden(tmp_path) == []
+
+
+def test_out_of_the_earlier_one_folder_layout_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "hub"
+    (out / "data" / "wote").mkdir(parents=True)
+    (out / "README.md").write_text("---\nconfigs: []\n---\n")
+    result = _build_small(out, tmp_path / "c", "wote")
+    assert result.exit_code == 1
+    assert "an export of the earlier one-folder layout (README.md, data/)" in result.output
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "data"]
+
+
+def test_out_that_is_not_an_export_is_never_deleted(tmp_path: Path) -> None:
+    source = write_ablation(OCW_FIXTURE, tmp_path / "src", "wordnet")
+    precious = tmp_path / "thesis"
+    precious.mkdir()
+    (precious / "chapter1.tex").write_text("keep me")
+    base = ["build", "-c", "ocw_wordnet", "--ocw-wordnet-dir", str(source), "--no-checks",
+            "--cache-dir", str(tmp_path / "c")]  # fmt: skip
+    result = runner.invoke(app, [*base, "--out", str(precious)])
+    assert result.exit_code == 1 and "not an ocw-hub export" in result.output
+    assert (precious / "chapter1.tex").read_text() == "keep me"
+    # an export's own folder with other files is not replaced either
+    (precious / "chapter1.tex").unlink()
+    (precious / "ocw").mkdir()
+    (precious / "ocw" / "notes.txt").write_text("mine")
+    result = runner.invoke(app, [*base, "--out", str(precious)])
+    assert result.exit_code == 1 and "not an ocw-hub export" in result.output
+    assert (precious / "ocw" / "notes.txt").read_text() == "mine"
+    # the source's own folder (or one above it), or a folder inside it, is refused
+    result = runner.invoke(app, [*base, "--out", str(tmp_path / "src")])
+    assert result.exit_code == 1 and "holds the source" in result.output
+    result = runner.invoke(app, [*base, "--out", str(source / "hub")])
+    assert result.exit_code == 1 and "lies inside the source folder" in result.output
+    assert (source / "easy_test_wordnet.json").is_file() and not (source / "hub").exists()
+    # a file is refused
+    (tmp_path / "file").write_text("x")
+    result = runner.invoke(app, [*base, "--out", str(tmp_path / "file")])
+    assert result.exit_code == 1 and "is a file" in result.output
+    # an empty folder and a previous export are replaced
+    (tmp_path / "empty").mkdir()
+    assert runner.invoke(app, [*base, "--out", str(tmp_path / "empty")]).exit_code == 0
+    assert runner.invoke(app, [*base, "--out", str(tmp_path / "empty")]).exit_code == 0
+    assert (tmp_path / "empty" / "ocw" / "README.md").is_file()
+    assert (tmp_path / "empty" / "ocw").stat().st_mode & 0o055  # not a private mkdtemp folder
+
+
+def test_bad_source_leaves_previous_export_untouched(tmp_path: Path) -> None:
+    good = write_ablation(OCW_FIXTURE, tmp_path / "good", "wordnet")
+    out = tmp_path / "hub"
+    build_export(
+        {"ocw_wordnet": good}, out, cache_dir=tmp_path / "c", verification_mode="no_checks"
+    )
+    assert DatasetCard.load(out / "ocw" / "README.md").data.license == "mit"
+    before = _contents(out)
+    bad = tmp_path / "bad" / "OCW_wordnet"
+    bad.mkdir(parents=True)
+    for f in good.iterdir():
+        (bad / f.name).write_text(f.read_text()[:-40])  # truncated JSON
+    result = runner.invoke(
+        app,
+        ["build", "-c", "ocw_wordnet", "--ocw-wordnet-dir", str(bad), "--out", str(out),
+         "--cache-dir", str(tmp_path / "c"), "--no-checks"],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "easy_" in result.output and "wordnet.json" in result.output
+    assert _contents(out) == before
+    assert _hidden(tmp_path) == []
+
+
+def test_failed_first_build_writes_nothing(tmp_path: Path) -> None:
+    bad = tmp_path / "OCW_wordnet"
+    bad.mkdir()
+    (bad / "easy_train_wordnet.json").write_text("{}")
+    out = tmp_path / "exports" / "hub"
+    result = runner.invoke(
+        app, ["build", "-c", "ocw_wordnet", "--ocw-wordnet-dir", str(bad), "--out", str(out),
+              "--cache-dir", str(tmp_path / "c")]
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "validation" in result.output  # the missing split is named
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["OCW_wordnet", "c"]
+
+
+def test_unavailable_source_names_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No local copy and no download: the message says which flag to give (no network used:
+    the official URL is pointed at a local file that does not exist)."""
+    ocw = load_script("OCW")
+    monkeypatch.setitem(ocw._URLS, "ocw_wordnet", str(tmp_path / "nowhere" / "OCW_wordnet.tar.gz"))
+    for config in ocw.OCW.BUILDER_CONFIGS:
+        if config.name == "ocw_wordnet":
+            monkeypatch.setattr(config, "url", ocw._URLS["ocw_wordnet"])
+    result = runner.invoke(
+        app, ["build", "-c", "ocw_wordnet", "--out", str(tmp_path / "hub"),
+              "--cache-dir", str(tmp_path / "c")],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "--ocw-wordnet-dir" in result.output
+    assert not (tmp_path / "hub").exists()
+
+
+def test_missing_local_dir_names_the_flag(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["build", "-c", "wote", "--wote-dir", str(tmp_path / "nope"), "--out", str(tmp_path / "o")],
+    )
+    assert result.exit_code == 1
+    assert "--wote-dir" in result.output and "nope" in result.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_unknown_config_flag(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["build", "-c", "ocw_easy", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 1
+    assert "unknown config" in result.output
+
+
+def test_copy_of_another_size_needs_no_checks(tmp_path: Path) -> None:
+    source = write_ablation(OCW_FIXTURE, tmp_path / "src", "wordnet")
+    args = ["build", "-c", "ocw_wordnet", "--ocw-wordnet-dir", str(source),
+            "--out", str(tmp_path / "hub"), "--cache-dir", str(tmp_path / "c")]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    assert "split sizes differ from the official ones" in result.output
+    assert "pass --no-checks" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "hub").exists()
+    assert runner.invoke(app, [*args, "--no-checks"]).exit_code == 0
+
+
+# --------------------------------------------------------------------------------------------
+# The real data (../shared/data): full-scale exports
+# --------------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -58,15 +635,13 @@ def export(tmp_path_factory: pytest.TempPathFactory, sources: dict) -> tuple[Pat
 
 def test_export_layout_and_summary_table(export: tuple[Path, Path, str]) -> None:
     out, _, output = export
-    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
-    expected = ["README.md"] + [
+    assert _tree(out / "ocw") == ["README.md"] + [
         f"data/{c}/{s}-00000-of-00001.parquet"
-        for c in sorted(CONFIGS)
+        for c in ("default", "ocw_randomized", "ocw_wordnet")
         for s in ("test", "train", "validation")
     ]
-    assert files == expected
-    assert not list(out.glob("*.py"))
-    # the closing table: config, split, rows
+    assert len(_tree(out / "wote")) == 4
+    assert not list(out.rglob("*.py"))
     for config, split, rows in (("default", "test", 494), ("wote", "validation", 169)):
         assert re.search(rf"{config}\s*│\s*{split}\s*│\s*{rows}\s*│", output)
     # WoTe answers located in the context, per split (as measured by the builder's tests)
@@ -85,146 +660,50 @@ def test_round_trip_equals_the_builder(
     export: tuple[Path, Path, str], sources: dict, config: str, tmp_path: Path
 ) -> None:
     out, cache, _ = export
-    exported = datasets.load_dataset(str(out), config, cache_dir=str(tmp_path))
+    exported = datasets.load_dataset(str(out / EXPORT_OF[config]), config, cache_dir=str(tmp_path))
     built = ocw_hub.load_dataset(
         config, data_dir=sources[config], cache_dir=cache, verification_mode="no_checks"
     )
     assert list(exported) == ["train", "validation", "test"]
     for split in built:
-        assert exported[split].features == built[split].features
+        assert exported[split].features.arrow_schema == built[split].features.arrow_schema
+        if not datasets.__version__.startswith("3."):  # 3.x spells Sequence(struct) its own way
+            assert exported[split].features == built[split].features
         assert exported[split].to_list() == built[split].to_list()
     script = "WoTe" if config == "wote" else "OCW"
-    assert exported["train"].features == load_script(script).FEATURES
+    assert exported["train"].features.arrow_schema == load_script(script).FEATURES.arrow_schema
 
 
-def test_card_parses_and_lists_every_config(export: tuple[Path, Path, str]) -> None:
+def test_real_cards(export: tuple[Path, Path, str]) -> None:
     out, _, _ = export
-    card = DatasetCard.load(out / "README.md")
-    assert [c["config_name"] for c in card.data.configs] == sorted(CONFIGS)
-    assert [c["config_name"] for c in card.data.dataset_info] == sorted(CONFIGS)
-    default = next(c for c in card.data.configs if c["config_name"] == "default")
-    assert default["default"] is True
-    assert card.data.license == "other"  # OCW is MIT, WoTe states no licence
-    assert "MIT" in card.data.license_details
-    assert "Only Connect" in card.text and "ocw-hub" not in card.text.split("\n")[0]
-    assert (
-        "This copy holds the config(s) `default`, `ocw_randomized`, `ocw_wordnet`, `wote`"
-        in card.text
-    )
-    assert "For developers" not in card.text and "shared/data" not in card.text
+    ocw = DatasetCard.load(out / "ocw" / "README.md")
+    assert [c["config_name"] for c in ocw.data.configs] == [
+        "default",
+        "ocw_randomized",
+        "ocw_wordnet",
+    ]
+    assert ocw.data.license == "mit"
     sizes = {
         (i["config_name"], s["name"]): s["num_examples"]
-        for i in card.data.dataset_info
+        for i in ocw.data.dataset_info
         for s in i["splits"]
     }
-    assert sizes[("default", "test")] == 494
-    assert sizes[("wote", "train")] == 248
-    assert sizes[("ocw_wordnet", "test")] == 4
-    assert check_export(out) == []
-
-
-def test_bad_source_leaves_previous_export_untouched(tmp_path: Path, ocw_raw: Path) -> None:
-    good = write_ablation(ocw_raw, tmp_path / "good", "wordnet")
-    out = tmp_path / "hub"
-    build_export(
-        {"ocw_wordnet": good}, out, cache_dir=tmp_path / "c", verification_mode="no_checks"
+    assert sizes[("default", "test")] == 494 and sizes[("ocw_wordnet", "test")] == 4
+    assert "> **Provenance: not the official OCW release.** The walls of `default`" in ocw.text
+    assert "15 seasons, 618 walls." in ocw.text
+    assert "| 12 | 74 | not recorded | not recorded |" in ocw.text
+    assert "For developers" not in ocw.text and "shared/data" not in ocw.text
+    wote = DatasetCard.load(out / "wote" / "README.md")
+    assert wote.data.license == "other" and wote.data.configs[0]["config_name"] == "wote"
+    # the README's counts against the measured rows (see ../shared/data/README.md)
+    assert "hold 829 rows (train 248, validation 169, test 412)" in wote.text
+    assert "they hold 826 distinct `question` strings" in wote.text
+    assert (
+        "conversation `Wizard-of-Task-diy-63` (validation): question ids `diy-63-5`, "
+        "`diy-64-6` (they differ in `intent_answer`, `question_id`)" in wote.text
     )
-    assert DatasetCard.load(out / "README.md").data.license == "mit"  # OCW only
-    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    bad = tmp_path / "bad" / "OCW_wordnet"
-    bad.mkdir(parents=True)
-    for f in good.iterdir():
-        (bad / f.name).write_text(f.read_text()[:-40])  # truncated JSON
-    result = runner.invoke(
-        app,
-        ["build", "-c", "ocw_wordnet", "--ocw-wordnet-dir", str(bad), "--out", str(out),
-         "--cache-dir", str(tmp_path / "c"), "--no-checks"],
-    )  # fmt: skip
-    assert result.exit_code == 1
-    assert "easy_" in result.output and "wordnet.json" in result.output
-    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".hub")] == []
-
-
-def test_failed_first_build_writes_nothing(tmp_path: Path, ocw_raw: Path) -> None:
-    bad = tmp_path / "OCW_wordnet"
-    bad.mkdir()
-    (bad / "easy_train_wordnet.json").write_text("{}")
-    out = tmp_path / "hub"
-    result = runner.invoke(
-        app, ["build", "-c", "ocw_wordnet", "--ocw-wordnet-dir", str(bad), "--out", str(out)]
+    assert "Counting each repeated row once gives 827 rows (train 248, validation 167, " in (
+        wote.text
     )
-    assert result.exit_code == 1
-    assert "validation" in result.output  # the missing split is named
-    assert not out.exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["OCW_wordnet"]
-
-
-def test_unavailable_source_names_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No local copy and no download: the message says which flag to give (no network used:
-    the official URL is pointed at a local file that does not exist)."""
-    ocw = load_script("OCW")
-    monkeypatch.setitem(ocw._URLS, "ocw_wordnet", str(tmp_path / "nowhere" / "OCW_wordnet.tar.gz"))
-    for config in ocw.OCW.BUILDER_CONFIGS:
-        if config.name == "ocw_wordnet":
-            monkeypatch.setattr(config, "url", ocw._URLS["ocw_wordnet"])
-    result = runner.invoke(
-        app, ["build", "-c", "ocw_wordnet", "--out", str(tmp_path / "hub"),
-              "--cache-dir", str(tmp_path / "c")],
-    )  # fmt: skip
-    assert result.exit_code == 1
-    assert "--ocw-wordnet-dir" in result.output
-    assert not (tmp_path / "hub").exists()
-
-
-def test_missing_local_dir_names_the_flag(tmp_path: Path) -> None:
-    result = runner.invoke(
-        app,
-        ["build", "-c", "wote", "--wote-dir", str(tmp_path / "nope"), "--out", str(tmp_path / "o")],
-    )
-    assert result.exit_code == 1
-    assert "--wote-dir" in result.output and "nope" in result.output
-
-
-def test_unknown_config_flag(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["build", "-c", "ocw_easy", "--out", str(tmp_path / "o")])
-    assert result.exit_code == 1
-    assert "unknown config" in result.output
-
-
-def test_out_that_is_not_an_export_is_never_deleted(tmp_path: Path, ocw_raw: Path) -> None:
-    source = write_ablation(ocw_raw, tmp_path / "src", "wordnet")
-    precious = tmp_path / "thesis"
-    precious.mkdir()
-    (precious / "chapter1.tex").write_text("keep me")
-    base = ["build", "-c", "ocw_wordnet", "--ocw-wordnet-dir", str(source), "--no-checks",
-            "--cache-dir", str(tmp_path / "c")]  # fmt: skip
-    result = runner.invoke(app, [*base, "--out", str(precious)])
-    assert result.exit_code == 1 and "not an ocw-hub export" in result.output
-    assert (precious / "chapter1.tex").read_text() == "keep me"
-    # the source's own folder (or one above it) is refused too
-    result = runner.invoke(app, [*base, "--out", str(tmp_path / "src")])
-    assert result.exit_code == 1 and "holds the source" in result.output
-    assert (source / "easy_test_wordnet.json").is_file()
-    # a file is refused
-    (tmp_path / "file").write_text("x")
-    result = runner.invoke(app, [*base, "--out", str(tmp_path / "file")])
-    assert result.exit_code == 1 and "is a file" in result.output
-    # an empty folder and a previous export are replaced
-    (tmp_path / "empty").mkdir()
-    assert runner.invoke(app, [*base, "--out", str(tmp_path / "empty")]).exit_code == 0
-    assert runner.invoke(app, [*base, "--out", str(tmp_path / "empty")]).exit_code == 0
-    assert (tmp_path / "empty" / "README.md").is_file()
-    assert (tmp_path / "empty").stat().st_mode & 0o055  # not a private mkdtemp folder
-
-
-def test_copy_of_another_size_needs_no_checks(tmp_path: Path, ocw_raw: Path) -> None:
-    source = write_ablation(ocw_raw, tmp_path / "src", "wordnet")
-    args = ["build", "-c", "ocw_wordnet", "--ocw-wordnet-dir", str(source),
-            "--out", str(tmp_path / "hub"), "--cache-dir", str(tmp_path / "c")]  # fmt: skip
-    result = runner.invoke(app, args)
-    assert result.exit_code == 1
-    assert "split sizes differ from the official ones" in result.output
-    assert "pass --no-checks" in result.output and "Traceback" not in result.output
-    assert not (tmp_path / "hub").exists()
-    assert runner.invoke(app, [*args, "--no-checks"]).exit_code == 0
+    assert check_export(out / "ocw") == [] and check_export(out / "wote") == []
+    assert inspect_export(out / "ocw").prerelease == ["default"]

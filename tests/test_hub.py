@@ -1,4 +1,5 @@
-"""ocw-hub check / publish: the viewer check and the upload, without touching the network."""
+"""ocw-hub check: the viewer check of an export, every ``configs`` form ``datasets`` accepts,
+and Arrow types that cast to the card's (without touching the network)."""
 
 from __future__ import annotations
 
@@ -9,27 +10,26 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from ocw_fixtures import write_ablation
+import yaml
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.export import build_export
-from ocw_hub.publish import ExportError, check_export, check_space, planned_files, publish
-from ocw_hub.resources import metric_dir
+from ocw_hub.publish import ExportError, check_export, inspect_export, planned_files, publish
 
+#: Synthetic OCW walls with 4-character ids (as the official release): tests/data/hub_export.
+HUB_OCW = Path(__file__).parent / "data" / "hub_export" / "ocw"
+TEST_FILE = "data/ocw_wordnet/test-00000-of-00001.parquet"
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def clean_export(tmp_path_factory: pytest.TempPathFactory, ocw_raw: Path) -> Path:
+def clean_export(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An OCW export of two configs (train 2, validation 2, test 3 walls each)."""
     work = tmp_path_factory.mktemp("hub")
-    sources = {
-        "ocw_wordnet": write_ablation(ocw_raw, work / "w", "wordnet"),
-        "ocw_randomized": write_ablation(ocw_raw, work / "r", "randomized"),
-    }
-    out = work / "export"
-    build_export(sources, out, cache_dir=work / "cache", verification_mode="no_checks")
-    return out
+    sources = {"ocw_wordnet": HUB_OCW, "ocw_randomized": HUB_OCW}
+    build_export(sources, work / "out", cache_dir=work / "cache", verification_mode="no_checks")
+    return work / "out" / "ocw"
 
 
 @pytest.fixture()
@@ -44,6 +44,15 @@ def _files(folder: Path) -> dict[str, int]:
     }
 
 
+def _set_configs(export: Path, configs: list[dict]) -> None:
+    """Replace the card's ``configs`` (the rest of the YAML and the text kept)."""
+    card = export / "README.md"
+    _, header, body = card.read_text().split("---\n", 2)
+    data = yaml.safe_load(header)
+    data["configs"] = configs
+    card.write_text(f"---\n{yaml.safe_dump(data, sort_keys=False)}---\n{body}")
+
+
 def test_dry_run_lists_exactly_the_export_files(export: Path) -> None:
     result = runner.invoke(app, ["publish", str(export), "--repo-id", "org/ocw", "--dry-run"])
     assert result.exit_code == 0, result.output
@@ -55,9 +64,10 @@ def test_dry_run_lists_exactly_the_export_files(export: Path) -> None:
 
 
 def test_valid_export_passes_the_viewer_check(export: Path) -> None:
-    assert check_export(export) == []
+    report = inspect_export(export)
+    assert report.problems == [] and report.differences == [] and report.prerelease == []
     result = runner.invoke(app, ["check", str(export)])
-    assert result.exit_code == 0 and "OK" in result.output
+    assert result.exit_code == 0 and "OK for the Hub viewer (7 files)" in result.output
 
 
 def test_stray_py_at_root_is_refused(export: Path) -> None:
@@ -69,15 +79,13 @@ def test_stray_py_at_root_is_refused(export: Path) -> None:
 
 
 def test_missing_parquet_file_is_refused(export: Path) -> None:
-    (export / "data/ocw_wordnet/test-00000-of-00001.parquet").unlink()
+    (export / TEST_FILE).unlink()
     with pytest.raises(ExportError, match="config 'ocw_wordnet' split 'test': no file matches"):
         publish(export, "org/ocw", dry_run=True)
 
 
 def test_parquet_file_no_config_names_is_refused(export: Path) -> None:
-    shutil.copy(
-        export / "data/ocw_wordnet/test-00000-of-00001.parquet", export / "data/extra.parquet"
-    )
+    shutil.copy(export / TEST_FILE, export / "data/extra.parquet")
     assert check_export(export) == [
         "data/extra.parquet: a Parquet file no config of the card names"
     ]
@@ -86,11 +94,11 @@ def test_parquet_file_no_config_names_is_refused(export: Path) -> None:
 def test_card_with_wrong_row_count_is_refused(export: Path) -> None:
     card = export / "README.md"
     text = card.read_text()
-    assert "num_examples: 4" in text
-    card.write_text(text.replace("num_examples: 4", "num_examples: 5", 1))
+    assert "num_examples: 3" in text
+    card.write_text(text.replace("num_examples: 3", "num_examples: 5", 1))
     problems = check_export(export)
     assert len(problems) == 1
-    assert "card says 5 rows, files hold 4" in problems[0]
+    assert "card says 5 rows, files hold 3" in problems[0]
 
 
 def test_features_that_disagree_with_the_card_are_refused(export: Path) -> None:
@@ -104,6 +112,7 @@ def test_features_that_disagree_with_the_card_are_refused(export: Path) -> None:
     assert len(problems) == 1
     assert problems[0].startswith("data/ocw_randomized/train-00000-of-00001.parquet: features")
     assert "differ from the card's dataset_info for config 'ocw_randomized'" in problems[0]
+    assert "episode: missing -> int32" in problems[0]
 
 
 def test_unreadable_parquet_is_refused(export: Path) -> None:
@@ -117,69 +126,162 @@ def test_card_without_configs_is_refused(export: Path) -> None:
     assert "no `configs`" in check_export(export)[0]
 
 
-class FakeApi:
-    """Records the calls publish makes to HfApi (no network)."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, dict]] = []
-
-    def create_repo(self, repo_id: str, **kw: object) -> None:
-        self.calls.append(("create_repo", {"repo_id": repo_id, **kw}))
-
-    def create_branch(self, repo_id: str, **kw: object) -> None:
-        self.calls.append(("create_branch", {"repo_id": repo_id, **kw}))
-
-    def upload_folder(self, **kw: object) -> None:
-        self.calls.append(("upload_folder", kw))
-
-
-def test_publish_uploads_in_one_commit(export: Path) -> None:
-    api = FakeApi()
-    files = publish(export, "org/ocw", revision="v1", private=True, api=api)
-    assert [name for name, _ in api.calls] == ["create_repo", "create_branch", "upload_folder"]
-    assert api.calls[0][1] == {
-        "repo_id": "org/ocw",
-        "repo_type": "dataset",
-        "private": True,
-        "exist_ok": True,
-    }
-    upload = api.calls[2][1]
-    assert upload["repo_type"] == "dataset" and upload["revision"] == "v1"
-    assert (
-        sorted(upload["allow_patterns"]) == sorted(f.path for f in files) == sorted(_files(export))
-    )
-
-
-def test_metric_folder_publishes_as_a_space(tmp_path: Path) -> None:
-    assert check_space(metric_dir()) == []
-    api = FakeApi()
-    files = publish(metric_dir(), "org/ocw_metric", space=True, api=api)
-    paths = {f.path for f in files}
-    assert {"README.md", "app.py", "requirements.txt", "ocw_metric.py", "compute_score.py"} <= paths
-    assert not any("__pycache__" in p for p in paths)
-    assert api.calls[0][1]["repo_type"] == "space" and api.calls[0][1]["space_sdk"] == "gradio"
-    broken = Path(shutil.copytree(metric_dir(), tmp_path / "m"))
-    (broken / "app.py").unlink()
-    result = runner.invoke(
-        app, ["publish", str(broken), "--repo-id", "o/m", "--space", "--dry-run"]
-    )
-    assert result.exit_code == 1 and "app.py: missing" in result.output
-    for script in ("ocw_metric.py", "compute_score.py"):
-        (broken / script).unlink()
-    (broken / "app.py").write_text("")
-    assert check_space(broken) == [f"{broken}: no metric script besides app.py"]
-
-
-def test_parquet_written_by_hand_without_features_is_checked_by_arrow_types(export: Path) -> None:
-    """A file without the `huggingface` metadata still has its Arrow types compared."""
-    path = export / "data/ocw_wordnet/validation-00000-of-00001.parquet"
-    table = pq.read_table(path)
-    table = table.set_column(
-        table.schema.get_field_index("season"), "season", table["season"].cast(pa.int64())
-    ).replace_schema_metadata(None)
-    pq.write_table(table, path)
+def test_card_with_broken_yaml_is_one_finding(export: Path) -> None:
+    (export / "README.md").write_text("---\nconfigs: [unclosed\n---\n# broken\n")
     problems = check_export(export)
-    assert len(problems) == 1 and "features" in problems[0]
+    assert len(problems) == 1 and "unreadable card metadata" in problems[0]
+
+
+# --------------------------------------------------------------------------------------------
+# Arrow types that differ from the card
+# --------------------------------------------------------------------------------------------
+
+
+def _rewrite(path: Path, column: str, pa_type: pa.DataType, keep_metadata: bool = False) -> None:
+    table = pq.read_table(path)
+    index = table.schema.get_field_index(column)
+    table = table.set_column(index, column, table[column].cast(pa_type))
+    if not keep_metadata:
+        table = table.replace_schema_metadata(None)
+    pq.write_table(table, path)
+
+
+@pytest.mark.parametrize(
+    ("column", "pa_type", "change"),
+    [
+        ("season", pa.int64(), "season: int64 -> int32"),
+        ("wall_id", pa.large_string(), "wall_id: large_string -> string"),
+    ],
+)
+def test_types_that_cast_to_the_card_are_a_difference(
+    export: Path, column: str, pa_type: pa.DataType, change: str
+) -> None:
+    """As ``load_dataset`` casts each file to the card's features, such a file still works in
+    the viewer: a difference, reported, not a problem."""
+    _rewrite(export / "data/ocw_wordnet/validation-00000-of-00001.parquet", column, pa_type)
+    report = inspect_export(export)
+    assert report.problems == []
+    assert report.differences == [
+        "data/ocw_wordnet/validation-00000-of-00001.parquet: Arrow types differ from the card's "
+        f"for config 'ocw_wordnet' but cast to the card's type ({change})"
+    ]
+    result = runner.invoke(app, ["check", str(export)])
+    assert result.exit_code == 0, result.output
+    assert "note:" in result.output and "cast to the card's type" in result.output
+    assert "would not work" not in result.output
+
+
+def test_values_that_do_not_fit_the_card_are_a_problem(export: Path) -> None:
+    path = export / "data/ocw_wordnet/test-00000-of-00001.parquet"
+    table = pq.read_table(path)
+    big = pa.array([2**40] * table.num_rows, pa.int64())
+    table = table.set_column(table.schema.get_field_index("season"), "season", big)
+    pq.write_table(table.replace_schema_metadata(None), path)
+    problems = check_export(export)
+    assert len(problems) == 1
+    assert problems[0].startswith(
+        f"{TEST_FILE}: features differ from the card's dataset_info for config 'ocw_wordnet' and "
+        "do not cast to it (season: int64 -> int32; "
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Every configs form datasets accepts
+# --------------------------------------------------------------------------------------------
+
+
+def _splits_of(config: str) -> list[dict]:
+    return [
+        {"split": s, "path": f"data/{config}/{s}-00000-of-00001.parquet"}
+        for s in ("train", "validation", "test")
+    ]
+
+
+@pytest.mark.parametrize(
+    "wordnet",
+    [
+        pytest.param({"data_dir": "data/ocw_wordnet"}, id="data_dir"),
+        pytest.param(
+            {
+                "data_files": [
+                    {"split": s, "path": f"data/ocw_wordnet/{s}-*.parquet"}
+                    for s in ("train", "validation", "test")
+                ]
+            },
+            id="glob-per-split",
+        ),  # fmt: skip
+        pytest.param(
+            {
+                "data_files": [
+                    {"split": "train", "path": ["data/ocw_wordnet/train-00000-of-00001.parquet"]},
+                    {"split": "validation", "path": "data/ocw_wordnet/validation-*"},
+                    {"split": "test", "path": ["data/ocw_wordnet/test-0000*.parquet"]},
+                ]
+            },
+            id="path-as-list",
+        ),
+        pytest.param(
+            {
+                "data_dir": "data",
+                "data_files": [
+                    {"split": s, "path": f"ocw_wordnet/{s}-00000-of-00001.parquet"}
+                    for s in ("train", "validation", "test")
+                ],
+            },
+            id="data_dir-and-data_files",
+        ),  # fmt: skip
+    ],
+)
+def test_every_configs_form_datasets_accepts(export: Path, wordnet: dict) -> None:
+    _set_configs(
+        export,
+        [
+            {"config_name": "ocw_wordnet", **wordnet},
+            {"config_name": "ocw_randomized", "data_files": _splits_of("ocw_randomized")},
+        ],
+    )
+    assert check_export(export) == []
+
+
+def test_data_files_as_a_string_or_a_list_name_the_train_split(export: Path) -> None:
+    """The short forms: one path or a list of paths, all in the ``train`` split (as the card
+    says the config has three splits, the row count of ``train`` then differs)."""
+    for short in (
+        "data/ocw_wordnet/train-00000-of-00001.parquet",
+        ["data/ocw_wordnet/train-00000-of-00001.parquet"],
+    ):
+        _set_configs(
+            export,
+            [
+                {"config_name": "ocw_wordnet", "data_files": short},
+                {"config_name": "ocw_randomized", "data_files": _splits_of("ocw_randomized")},
+            ],
+        )
+        assert check_export(export) == [
+            f"{TEST_FILE}: a Parquet file no config of the card names",
+            "data/ocw_wordnet/validation-00000-of-00001.parquet: a Parquet file no config of "
+            "the card names",
+        ]
+
+
+def test_glob_over_every_split_counts_the_rows_of_all_files(export: Path) -> None:
+    _set_configs(
+        export,
+        [
+            {"config_name": "ocw_wordnet", "data_files": [
+                {"split": "train", "path": "data/ocw_wordnet/*.parquet"}]},
+            {"config_name": "ocw_randomized", "data_files": _splits_of("ocw_randomized")},
+        ],
+    )  # fmt: skip
+    assert check_export(export) == ["config 'ocw_wordnet' split 'train': card says 2 rows, files "
+                                    "hold 7"]  # fmt: skip
+
+
+def test_malformed_data_files_entry_is_one_finding(export: Path) -> None:
+    _set_configs(export, [{"config_name": "ocw_wordnet", "data_files": [{"split": "train"}]}])
+    problems = check_export(export)
+    assert len(problems) == 1 and "unreadable card metadata" in problems[0]
+    assert "Expected data_files in YAML to be either a string or a list" in problems[0]
 
 
 @pytest.mark.parametrize(
@@ -192,30 +294,15 @@ def test_parquet_written_by_hand_without_features_is_checked_by_arrow_types(expo
 )
 def test_paths_outside_the_folder_are_refused(export: Path, path: str, why: str) -> None:
     card = export / "README.md"
-    card.write_text(
-        card.read_text().replace(
-            "path: data/ocw_wordnet/test-00000-of-00001.parquet", f"path: {path}"
-        )
-    )
+    card.write_text(card.read_text().replace(f"path: {TEST_FILE}", f"path: {path}"))
     problems = check_export(export)
     assert any("split 'test'" in p and why in p for p in problems), problems
 
 
-def test_data_files_as_a_list_of_strings(export: Path) -> None:
-    """The Hub's short form: a list of paths, all in the train split."""
-    card = export / "README.md"
-    text = card.read_text()
-    start = text.index("- config_name: ocw_wordnet\n  data_files:\n")
-    end = text.index("dataset_info:")
-    short = (
-        "- config_name: ocw_wordnet\n  data_files:\n"
-        "  - data/ocw_wordnet/train-00000-of-00001.parquet\n"
-    )
-    card.write_text(text[:start] + short + text[end:])
+def test_data_dir_outside_the_folder_is_refused(export: Path) -> None:
+    _set_configs(export, [{"config_name": "ocw_wordnet", "data_dir": "../elsewhere"}])
     problems = check_export(export)
-    # readable: only the two other splits are now named by no config
-    assert problems == [
-        "data/ocw_wordnet/test-00000-of-00001.parquet: a Parquet file no config of the card names",
-        "data/ocw_wordnet/validation-00000-of-00001.parquet: a Parquet file no config of the "
-        "card names",
-    ]
+    assert problems[0] == (
+        "config 'ocw_wordnet': data_dir '../elsewhere' is a path outside the folder (the Hub "
+        "resolves paths inside the repository only)"
+    )

@@ -42,13 +42,13 @@ def test_3x_sequence_of_a_struct_is_written_as_4x_renders_it() -> None:
     version that generated it."""
     value = {"dtype": "int32", "_type": "Value"}
     v3 = {"feature": {"text": value, "start": value}, "_type": "Sequence"}
-    assert infos._legacy_features(v3) == {
+    assert infos.legacy_features(v3) == {
         "text": {"feature": value, "_type": "Sequence"},
         "start": {"feature": value, "_type": "Sequence"},
     }
     assert (
         datasets.Features.from_dict({"a": v3}).arrow_schema
-        == datasets.Features.from_dict({"a": infos._legacy_features(v3)}).arrow_schema
+        == datasets.Features.from_dict({"a": infos.legacy_features(v3)}).arrow_schema
     )
 
 
@@ -100,9 +100,54 @@ def test_official_sizes_and_features(repo_root: Path) -> None:
     ],
 )
 def test_legacy_feature_notation(modern: dict, legacy: object) -> None:
-    assert infos._legacy_features(modern) == legacy
+    assert infos.legacy_features(modern) == legacy
     if datasets.__version__.startswith("3."):
         return  # 3.x cannot read the "List" notation it is converted from
     wrapped = {"x": legacy} if not isinstance(legacy, dict) or "_type" in legacy else legacy
     modern_wrapped = {"x": modern} if "_type" in modern else modern
     assert datasets.Features.from_dict(wrapped) == datasets.Features.from_dict(modern_wrapped)
+
+
+@pytest.mark.parametrize("script", ["OCW", "WoTe"])
+def test_card_yaml_features_read_back_to_the_same_arrow_types(script: str) -> None:
+    """The card's ``dataset_info.features`` in 3.x notation: ``sequence: string`` for lists
+    of values, ``list: [fields]`` for lists of structs; every era reads the same Arrow types."""
+    features = load_script(script).FEATURES
+    yaml_features = infos.legacy_yaml_features(features)
+    by_name = {entry["name"]: entry for entry in yaml_features}
+    if script == "OCW":
+        assert by_name["words"] == {"name": "words", "sequence": "string"}
+        assert by_name["overall_human_performance"]["struct"][0] == {
+            "name": "grouping",
+            "sequence": "int32",
+        }
+    else:
+        assert by_name["history"] == {
+            "name": "history",
+            "list": [{"name": "role", "dtype": "string"}, {"name": "text", "dtype": "string"}],
+        }
+        assert by_name["answers"]["struct"] == [
+            {"name": "text", "sequence": "string"},
+            {"name": "answer_start", "sequence": "int32"},
+        ]
+    read_back = datasets.Features._from_yaml_list(yaml_features)
+    assert read_back.arrow_schema == features.arrow_schema
+    if datasets.__version__.startswith("3."):
+        # exactly what datasets 3.x itself writes for the same features
+        legacy = datasets.Features.from_dict(infos.legacy_features_of(features))
+        assert legacy._to_yaml_list() == yaml_features
+    else:
+        assert read_back == features
+
+
+def test_fixed_length_and_other_types_in_card_yaml() -> None:
+    legacy = {
+        "pair": {"feature": {"dtype": "int32", "_type": "Value"}, "_type": "Sequence", "length": 2},
+        "label": {"names": ["no", "yes"], "_type": "ClassLabel"},
+    }
+    assert infos._yaml_node(legacy)["struct"] == [
+        {"name": "pair", "sequence": "int32", "length": 2},
+        {"name": "label", "dtype": {"class_label": {"names": {"0": "no", "1": "yes"}}}},
+    ]
+    features = datasets.Features.from_dict(legacy)
+    assert datasets.Features._from_yaml_list(infos.legacy_yaml_features(features)) == features

@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ..configs import CONFIGS
 from . import app
-from ._common import check_config, console, fail, progress, quiet_datasets, user_errors
+from ._common import (
+    check_config,
+    console,
+    err_console,
+    fail,
+    progress,
+    quiet_datasets,
+    user_errors,
+)
 
 #: ``ocw-hub build`` option of each config's local source: ``--ocw-dir`` for ``default``,
 #: ``--<config>-dir`` with dashes for the others (``--ocw-randomized-dir``, ``--wote-dir``).
@@ -21,6 +32,21 @@ SOURCE_OPTIONS = {
 }
 
 
+#: ``build``'s options for the arguments of ``build_export`` that an ExportPathError names.
+PATH_OPTIONS = {"out": "--out", "cache_dir": "--cache-dir"}
+
+
+@contextmanager
+def _export_path_errors() -> Iterator[None]:
+    """An unsafe export destination: one line naming the option at fault."""
+    from ..export import ExportPathError
+
+    try:
+        yield
+    except ExportPathError as err:
+        fail(f"{PATH_OPTIONS.get(err.parameter, err.parameter)}: {err}")
+
+
 def _build(
     config: list[str] | None,
     out: Path,
@@ -28,8 +54,7 @@ def _build(
     no_checks: bool,
     **source_dirs: Path | None,
 ) -> None:
-    """Prepare configs and write the Parquet hub export: README.md (the card) and
-    data/<config>/<split>-00000-of-00001.parquet."""
+    """Prepare configs and write one Parquet hub export per dataset (OUT/ocw, OUT/wote)."""
     from ..export import SPLITS, ExportedSplit, build_export
 
     names = [check_config(n) for n in (config or list(CONFIGS))]
@@ -43,7 +68,7 @@ def _build(
         def on_split(item: ExportedSplit) -> None:
             bar.update(task, advance=1, description=f"wrote {item.config}/{item.split}")
 
-        with user_errors(SOURCE_OPTIONS):
+        with user_errors(SOURCE_OPTIONS), _export_path_errors():
             written = build_export(
                 sources,
                 out,
@@ -52,14 +77,15 @@ def _build(
                 on_config=on_config,
                 on_split=on_split,
             )
-    table = Table(title=f"Hub export written to {out}")
+    table = Table(title=f"Hub exports written to {out} (one per dataset)")
     for column in ("config", "split", "rows", "answers located", "file"):
         table.add_column(
             column, justify="left" if column in ("config", "split", "file") else "right"
         )
     for item in written:
         located = "" if item.answers_located is None else str(item.answers_located)
-        table.add_row(item.config, item.split, str(item.num_rows), located, item.path)
+        path = f"{item.export}/{item.path}"
+        table.add_row(item.config, item.split, str(item.num_rows), located, path)
     console.print(table)
 
 
@@ -95,9 +121,19 @@ def _build_signature() -> inspect.Signature:
         option(
             "out",
             Path,
-            typer.Option(Path("build/hub"), "--out", "-o", help="Export folder to write."),
+            typer.Option(
+                Path("build/hub"),
+                "--out",
+                "-o",
+                help="Folder of the exports: OUT/ocw (OCW configs) and OUT/wote, each with its "
+                "own card; a symbolic link is followed and the exports behind it updated.",
+            ),
         ),
-        option("cache_dir", Path | None, typer.Option(None, help="datasets cache folder.")),
+        option(
+            "cache_dir",
+            Path | None,
+            typer.Option(None, "--cache-dir", help="datasets cache folder (not inside --out)."),
+        ),
         option(
             "no_checks",
             bool,
@@ -112,8 +148,8 @@ def _build_signature() -> inspect.Signature:
 
 
 def build(**kwargs: Any) -> None:
-    """Prepare configs and write the Parquet hub export: README.md (the card) and
-    data/<config>/<split>-00000-of-00001.parquet."""
+    """Prepare configs and write one Parquet hub export per dataset: OUT/ocw and OUT/wote, each
+    README.md (its card) and data/<config>/<split>-00000-of-00001.parquet."""
     _build(**kwargs)
 
 
@@ -121,36 +157,77 @@ build.__signature__ = _build_signature()  # type: ignore[attr-defined]
 app.command()(build)
 
 
+def _print_notes(notes: list[str]) -> None:
+    for note in notes:
+        err_console.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
+
+
 @app.command()
 def check(
-    export_dir: Path = typer.Argument(..., help="Folder written by `ocw-hub build`."),
+    export_dir: Path = typer.Argument(
+        ..., help="An export written by `ocw-hub build` (OUT/ocw), or OUT to check each export."
+    ),
 ) -> None:
-    """Check that an export works in the Hub viewer (configs resolve, Parquet reads, features)."""
-    from ..publish import check_export
+    """Check that an export works in the Hub viewer and every datasets era (configs resolve,
+    Parquet reads, features match the card, no link leaves the folder)."""
+    from ..publish import export_folders, inspect_export
 
-    with user_errors():
-        problems = check_export(export_dir)
-    if problems:
-        fail(f"{export_dir} would not work in the Hub viewer:\n- " + "\n- ".join(problems))
-    console.print(f"{export_dir}: OK for the Hub viewer")
+    failed = []
+    for folder in export_folders(export_dir):
+        with user_errors():
+            report = inspect_export(folder)
+        _print_notes(report.differences)
+        if report.prerelease:
+            _print_notes(
+                [
+                    f"{folder}: config(s) {', '.join(report.prerelease)} hold the pre-release "
+                    "wall ids (not the official OCW release); publish refuses it without --force"
+                ]
+            )
+        if report.problems:
+            failed.append(
+                f"{folder} would not work in the Hub viewer:\n- " + "\n- ".join(report.problems)
+            )
+        else:
+            console.print(
+                f"{folder}: OK for the Hub viewer ({len(report.files)} files)", soft_wrap=True
+            )
+    if failed:
+        fail("\n".join(failed))
 
 
 @app.command()
 def publish(
-    folder: Path = typer.Argument(..., help="Export folder (or the metric folder with --space)."),
+    folder: Path = typer.Argument(
+        ..., help="One export (e.g. build/hub/ocw), or the metric folder with --space."
+    ),
     repo_id: str = typer.Option(..., "--repo-id", help="ORG/NAME on the Hub."),
     revision: str | None = typer.Option(None, help="Branch to commit to (created if needed)."),
     private: bool = typer.Option(False, help="Create the repository as private."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Only list the files; no network."),
     space: bool = typer.Option(False, "--space", help="Publish an evaluate metric as a Space."),
+    force: bool = typer.Option(
+        False, "--force", help="Publish an export of the pre-release stand-in anyway."
+    ),
 ) -> None:
-    """Upload an export (or the metric Space) in one commit; token from HF_TOKEN / login."""
+    """Make a Hub repository mirror an export (or the metric Space) in one commit: files added
+    or updated, files the folder no longer has deleted. Token from HF_TOKEN or the login."""
+    from ..publish import PrereleaseExportError
     from ..publish import publish as do_publish
 
     with user_errors():
-        files = do_publish(
-            folder, repo_id, revision=revision, private=private, dry_run=dry_run, space=space
-        )
+        try:
+            files = do_publish(
+                folder,
+                repo_id,
+                revision=revision,
+                private=private,
+                dry_run=dry_run,
+                space=space,
+                force=force,
+            )
+        except PrereleaseExportError as err:
+            fail(f"{err}; pass --force to publish it anyway")
     table = Table(title=("Would upload" if dry_run else "Uploaded") + f" to {repo_id}")
     table.add_column("file")
     table.add_column("bytes", justify="right")
