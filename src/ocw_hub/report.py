@@ -162,10 +162,8 @@ def _read_one(path: Path) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
 
 
 def _labels(paths: Sequence[Path]) -> list[str]:
-    labels = [p.stem for p in paths]
-    for i, path in enumerate(paths):
-        if labels.count(path.stem) > 1:
-            labels[i] = f"{path.parent.name}/{path.stem}"
+    stems = [p.stem for p in paths]
+    labels = [f"{p.parent.name}/{p.stem}" if stems.count(p.stem) > 1 else p.stem for p in paths]
     seen: dict[str, int] = {}
     for i, label in enumerate(labels):
         seen[label] = seen.get(label, 0) + 1
@@ -881,7 +879,7 @@ def _scatter(
         )
 
 
-def _embedding_legend(ax: Any) -> None:
+def _embedding_legend(fig: Any, ax: Any) -> None:
     from matplotlib.lines import Line2D
 
     from .views import GROUP_COLOURS
@@ -894,7 +892,51 @@ def _embedding_legend(ax: Any) -> None:
         Line2D([], [], marker=m, ls="", color="black", mfc="white", label=f"predicted {p + 1}")
         for p, m in enumerate(_MARKERS)
     ]
-    ax.legend(handles=handles, fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1, 1))
+    fig.legend(handles=handles, fontsize=7, frameon=False, loc="outside right upper")
+
+
+def _wall_ami(run: Mapping[str, Any], wall_id: str) -> float:
+    for wall in run["per_wall"]:
+        if wall["wall_id"] == wall_id and "grouping" in wall:
+            return float(wall["grouping"]["ami"])
+    return math.inf
+
+
+def _npz_keys(npz: Path) -> set[str]:
+    """The wall ids of an ``embeddings.npz``; empty when it cannot be read as one (a report
+    never fails on a sidecar file)."""
+    import zipfile
+
+    import numpy as np
+
+    try:
+        with np.load(npz, allow_pickle=False) as archive:
+            return set(archive.files)
+    except (OSError, ValueError, zipfile.BadZipFile):
+        return set()
+
+
+def _chosen_vectors(
+    f: ResultsFile, rows: Mapping[str, Any], candidates: Sequence[str]
+) -> tuple[dict[str, Any], str, Any] | None:
+    """(run, wall id, 16 x d vectors) for the embedding plot: the first candidate wall with
+    vectors and a gold wall; of the runs that kept its vectors, the one with its lowest AMI."""
+    import numpy as np
+
+    found: list[tuple[dict[str, Any], Path]] = [
+        (run, npz) for run in f.runs if (npz := _vectors_of(run, f)) is not None
+    ]
+    archives = {npz: _npz_keys(npz) for _, npz in found}
+    for wall_id in candidates:
+        runs = [(r, npz) for r, npz in found if wall_id in archives[npz] and wall_id in rows]
+        if not runs:
+            continue
+        run, npz = min(runs, key=lambda item: _wall_ami(item[0], wall_id))
+        with np.load(npz, allow_pickle=False) as archive:
+            vectors = np.asarray(archive[wall_id], dtype=float)
+        if vectors.ndim == 2 and len(vectors) == len(rows[wall_id]["words"]):
+            return run, wall_id, vectors
+    return None
 
 
 def plot_embeddings(
@@ -906,37 +948,33 @@ def plot_embeddings(
 ) -> Plot | None:
     """The paper's plot of one wall's 16 clue embeddings (2-D t-SNE, perplexity 3, and PCA,
     seeded): colour = gold group, marker = predicted group. The wall is ``wall_id`` when
-    given, else the first of ``order`` (hardest first) in the file's ``embeddings.npz``. None
-    when no run of ``f`` kept its vectors or the wall is not there."""
-    import numpy as np
-
-    run, npz = next(((r, p) for r in f.runs if (p := _vectors_of(r, f))), (None, None))
-    if run is None or npz is None:
+    given, else the first of ``order`` (hardest first) in the ``embeddings.npz`` beside a run's
+    predictions (keys: wall ids; values: 16 x d vectors in the order of the wall's ``words``);
+    the run is the one that scored lowest on it. None when no run of ``f`` kept its vectors or
+    the wall is not there."""
+    chosen = _chosen_vectors(f, rows, [wall_id] if wall_id else order)
+    if chosen is None:
         return None
-    with np.load(npz, allow_pickle=False) as archive:
-        candidates = [wall_id] if wall_id else list(order)
-        chosen = next((w for w in candidates if w in archive.files and w in rows), None)
-        if chosen is None:
-            return None
-        vectors = np.asarray(archive[chosen], dtype=float)
-    row = rows[chosen]
+    run, wall_id, vectors = chosen
+    row = rows[wall_id]
     clues = [str(c) for c in row["words"]]
     gold = _clue_groups(clues, [g["gt_words"] for _, g in sorted(row["groups"].items())])
-    prediction = predictions.get(resolve_predictions(run, f.path), f.config, chosen)
+    prediction = predictions.get(resolve_predictions(run, f.path), f.config, wall_id)
     groups = getattr(prediction, "groups", None) or []
     predicted = _clue_groups(clues, groups) if groups else [None] * len(clues)
     fig, axes = _figure(ncols=2, width=5.0, height=4.2)
     for ax, (name, points, (xlabel, ylabel)) in zip(axes, _projections(vectors), strict=True):
         _scatter(ax, points, clues, gold, predicted)
-        ax.set_title(f"{name}: wall {mpl_text(chosen)}")
+        ax.set_title(f"{name}: wall {mpl_text(wall_id)}")
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
-    _embedding_legend(axes[1])
+    _embedding_legend(fig, axes[1])
     return Plot(
-        f"embeddings-{f.label}-{chosen}",
-        f"Clue embeddings of wall {chosen} ({f.label}, {run.get('run', '')})",
+        f"embeddings-{f.label}-{wall_id}",
+        f"Clue embeddings of wall {wall_id} ({f.label}, {run.get('run', '')})",
         "The wall's 16 clue vectors of the embedding baseline in 2-D (t-SNE left, PCA right; "
-        f"seed {SEED}): colour = gold group, marker = the group the run predicted.",
+        f"seed {SEED}): colour = gold group, marker = the group the run predicted "
+        "(x: not placed).",
         fig,
     )
 

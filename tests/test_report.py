@@ -1,0 +1,336 @@
+"""The HTML report (``ocw_hub.report``, ``ocw-hub report``) on the results fixtures of
+``tests/data/report`` (invented walls; see its ``make_fixtures.py``)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from ocw_hub.cli import app
+from ocw_hub.cli.scoring import summary_rows
+from ocw_hub.report import (
+    ReportError,
+    build_report,
+    hardest_walls,
+    headline_rows,
+    load_walls,
+    plot_ablation,
+    plot_by_season,
+    plot_distributions,
+    plot_embeddings,
+    plot_runs,
+    plot_wote_breakdown,
+    read_results,
+    resolve_predictions,
+)
+from ocw_hub.views import GROUP_COLOURS
+
+runner = CliRunner()
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+DATA = Path(__file__).parent / "data" / "report"
+OCW_DIR = DATA / "ocw" / "dataset"
+MODEL_A = DATA / "model-a.json"  # 3 runs, kept its clue vectors
+MODEL_B = DATA / "model-b.json"  # 1 run
+RANDOMIZED = DATA / "randomized-a.json"  # ocw_randomized, 2 runs
+WOTE = DATA / "wote-spans.json"  # wote, 2 runs
+ALL = [MODEL_A, MODEL_B, RANDOMIZED, WOTE]
+
+
+def _json(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="module")
+def files() -> list:
+    return read_results(ALL)
+
+
+@pytest.fixture(scope="module")
+def walls(files: list) -> dict:
+    return load_walls(files, {"*": OCW_DIR}, verification_mode="no_checks")
+
+
+@pytest.fixture(scope="module")
+def page(files: list, walls: dict) -> str:
+    return build_report(files, walls=walls, n_hardest=12)
+
+
+# --------------------------------------------------------------------------------------
+# Reading results files
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("not json", "not valid JSON"),
+        ("[]", "expected a JSON object"),
+        ('{"config": "nope", "split": "test"}', "unknown `config` 'nope'"),
+        ('{"config": "default", "split": "test", "runs": []}', "`runs` is empty"),
+        ('{"config": "default", "split": "test"}', "`per_wall` must be a JSON list"),
+        ('{"config": "wote", "split": "test", "runs": [{}]}', "runs[0]: `spans` must be"),
+    ],
+)
+def test_bad_results_files_name_the_file_and_field(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(ReportError, match=re.escape(message)) as caught:
+        read_results([path])
+    assert str(path) in str(caught.value)
+
+
+def test_labels_and_runs(tmp_path: Path, files: list) -> None:
+    assert [f.label for f in files] == ["model-a", "model-b", "randomized-a", "wote-spans"]
+    assert [len(f.runs) for f in files] == [3, 1, 2, 2]
+    other = tmp_path / "x" / "model-b.json"
+    other.parent.mkdir()
+    shutil.copy(MODEL_B, other)
+    assert [f.label for f in read_results([MODEL_B, other])] == ["report/model-b", "x/model-b"]
+    with pytest.raises(ReportError, match="given twice"):
+        read_results([MODEL_B, MODEL_B])
+
+
+def test_predictions_found_relative_to_the_results_file(files: list) -> None:
+    run = files[0].runs[0]
+    assert run["predictions"] == "predictions/model-a/run-01.json"  # relative, as evaluated
+    found = resolve_predictions(run, MODEL_A)
+    assert found is not None
+    assert found.resolve() == (DATA / "predictions/model-a/run-01.json").resolve()
+    assert resolve_predictions({"predictions": "nowhere.json"}, MODEL_A) is None
+
+
+# --------------------------------------------------------------------------------------
+# Headline table
+# --------------------------------------------------------------------------------------
+
+
+def test_headline_of_one_file_is_the_terminal_table(files: list) -> None:
+    header, rows = headline_rows([files[1]])
+    assert header == ["task", "figure", "model-b", "human"]
+    assert [tuple(r) for r in rows] == [tuple(r) for r in summary_rows(_json(MODEL_B))]
+
+
+def test_headline_figures_equal_the_results(files: list) -> None:
+    header, rows = headline_rows(files[:2])
+    assert header == ["task", "figure", "model-a", "model-b", "human"]
+    cells = {(r[0], r[1]): r[2:] for r in rows}
+    a, b = _json(MODEL_A), _json(MODEL_B)
+    for key in ("wd", "ami", "ari", "fms", "correct_groups_rate", "full_wall_rate"):
+        values = np.array([run["grouping"][key] for run in a["runs"]])  # 3 runs
+        assert cells[("grouping", key)][0] == f"{values.mean():.4f} ± {values.std():.4f}"
+        assert cells[("grouping", key)][1] == f"{b['grouping'][key]:.4f}"
+    assert cells[("grouping", "full_wall")][2] == str(b["human"]["full_wall"])
+    assert cells[("walls", "runs")] == ["3", "-", "-"]
+    assert cells[("walls", "missing, scored as wrong")] == ["-", "0", "-"]
+    # rows a file lacks are merged in its own order: "missing" right after "in the split"
+    assert [tuple(r[:2]) for r in rows][:3] == [
+        ("walls", "in the split"),
+        ("walls", "missing, scored as wrong"),
+        ("walls", "runs"),
+    ]
+
+
+# --------------------------------------------------------------------------------------
+# Plots
+# --------------------------------------------------------------------------------------
+
+
+def _check_labelled(plot: object) -> None:
+    assert plot.title and plot.caption and "\n" not in plot.caption
+    for ax in plot.figure.axes:
+        assert ax.get_title() and ax.get_xlabel() and ax.get_ylabel(), ax
+        scale = ax.get_ylabel() + ax.get_xlabel()
+        assert any(s in scale for s in ("0-1", "0-100", "0-4", "units", "variance")), scale
+
+
+def _bars(ax: object) -> list:
+    """The bar containers of an axes, in drawing order (error bars left out)."""
+    from matplotlib.container import BarContainer
+
+    return [c for c in ax.containers if isinstance(c, BarContainer)]
+
+
+def _heights(container: object) -> list[float]:
+    return [patch.get_height() for patch in container]
+
+
+def test_by_season_bars_are_the_results(files: list) -> None:
+    plot = plot_by_season(files[:2])
+    _check_labelled(plot)
+    full, _ = plot.figure.axes
+    a, b = _json(MODEL_A), _json(MODEL_B)
+    seasons = ["1", "2", "3"]
+    mean_a = [
+        np.mean([r["by_season"][s]["grouping"]["full_wall_rate"] for r in a["runs"]])
+        for s in seasons
+    ]
+    bars = _bars(full)
+    assert _heights(bars[0]) == pytest.approx(mean_a)
+    assert _heights(bars[1]) == [b["by_season"][s]["grouping"]["full_wall_rate"] for s in seasons]
+    assert _heights(bars[2]) == [b["by_season"][s]["human"]["full_wall_rate"] for s in seasons]
+    assert full.get_ylim() == (0, 1.05)
+
+
+def test_distributions(files: list) -> None:
+    plot = plot_distributions(files[:2])
+    _check_labelled(plot)
+    correct = plot.figure.axes[2]
+    b = _json(MODEL_B)
+    counts = [sum(w["grouping"]["correct_groups"] == k for w in b["per_wall"]) for k in range(5)]
+    assert _heights(_bars(correct)[1]) == pytest.approx([c / 12 for c in counts])
+    for container in _bars(correct):  # model-a (36 walls pooled), model-b, human
+        assert sum(_heights(container)) == pytest.approx(1.0)
+
+
+def test_runs_side_by_side_and_ablation(files: list) -> None:
+    plot = plot_runs(files[:2])
+    _check_labelled(plot)
+    ax = plot.figure.axes[0]
+    a = _json(MODEL_A)
+    assert _heights(_bars(ax)[0])[:2] == pytest.approx(
+        [a["mean"]["grouping"]["ami"], a["mean"]["grouping"]["ari"]]
+    )
+    errors = [c for c in ax.containers if c not in _bars(ax)]  # model-a's: 3 runs
+    assert len(errors) == 1
+    assert plot_runs(files[1:2]) is None  # one run of one model: the headline says it all
+    ablation = plot_ablation(files)
+    _check_labelled(ablation)
+    assert "ocw_randomized" in " ".join(t.get_text() for t in ablation.figure.legends[0].texts)
+    assert plot_ablation(files[:2]) is None
+
+
+def test_wote_breakdown(files: list) -> None:
+    plot = plot_wote_breakdown(files)
+    _check_labelled(plot)
+    em_by_type = plot.figure.axes[0]
+    w = _json(WOTE)
+    types = sorted(w["runs"][0]["by_question_type"])
+    means = [
+        np.mean([r["by_question_type"][t]["spans"]["exact_match"] for r in w["runs"]])
+        for t in types
+    ]
+    assert _heights(_bars(em_by_type)[0]) == pytest.approx(means)
+    assert em_by_type.get_ylim() == (0, 105)
+
+
+def test_hardest_walls_and_embeddings(files: list, walls: dict) -> None:
+    group = files[:2]
+    hard = hardest_walls(group, n=3)
+    amis: dict[str, list[float]] = {}
+    for f in group:
+        for run in f.runs:
+            for wall in run["per_wall"]:
+                amis.setdefault(wall["wall_id"], []).append(wall["grouping"]["ami"])
+    expected = sorted(amis, key=lambda w: (np.mean(amis[w]), w))[:3]
+    assert [h.wall_id for h in hard] == expected
+    assert hard[0].mean_ami == pytest.approx(np.mean(amis[expected[0]]))
+    assert hard[0].worst[2] == min(amis[expected[0]])
+
+    rows = {r["wall_id"]: r for r in walls[("default", "test")]}
+    from ocw_hub.report import _Predictions
+
+    plot = plot_embeddings(files[0], rows, "a001", [], _Predictions())
+    _check_labelled(plot)
+    tsne = plot.figure.axes[0]
+    texts = [t.get_text() for t in tsne.texts]
+    assert sorted(texts) == sorted(rows["a001"]["words"])
+    mars = tsne.collections[texts.index("Mars")]  # one scatter per clue, in words order
+    assert tuple(mars.get_facecolor()[0][:3]) == pytest.approx(
+        tuple(int(GROUP_COLOURS[1][i : i + 2], 16) / 255 for i in (1, 3, 5))
+    )
+    assert plot_embeddings(files[1], rows, None, ["a001"], _Predictions()) is None  # no vectors
+
+
+# --------------------------------------------------------------------------------------
+# The page
+# --------------------------------------------------------------------------------------
+
+
+def test_page_is_self_contained(page: str) -> None:
+    assert page.startswith("<!DOCTYPE html>") and "<script" not in page.lower()
+    references = re.findall(r"""\b(?:src|href|xlink:href)\s*=\s*["']([^"']*)""", page)
+    assert set(references) <= {"data:,"} | {r for r in references if r.startswith("#")}
+    assert "@import" not in page and "url(" not in page.replace("url(#", "")
+    assert page.count("<svg") == page.count('<figure class="plot"') >= 9
+    for section in ("Headline figures", "Model against human by season", "Per-wall figures",
+                    "Runs and models side by side", "The hardest walls", "Clue embeddings",
+                    "WoTe: exact match and F1", "Ablation"):  # fmt: skip
+        assert section in page
+
+
+def test_page_escapes_data(page: str) -> None:
+    assert page.count('class="ocw-wall"') == 24  # every wall of default and ocw_randomized
+    assert "<script>" not in page and "&lt;script&gt;" in page  # wall a012's clue
+    assert "&lt;b&gt;Tags&lt;/b&gt;" in page
+
+
+def test_hostile_labels_and_run_names(tmp_path: Path) -> None:
+    data = _json(MODEL_A)
+    for run in data["runs"]:
+        run["run"] = "<img src=x onerror=alert(1)>"
+        run["predictions"] = str(DATA / run["predictions"])
+    hostile = tmp_path / "$x$ <b>.json"
+    hostile.write_text(json.dumps(data))
+    page = build_report([hostile], n_hardest=2)
+    assert "<img" not in page and "&lt;img src=x" in page and "&lt;b&gt;" in page
+    assert "give the config's data" in page  # no walls: listed, not drawn
+
+
+def test_report_cli(tmp_path: Path) -> None:
+    out = tmp_path / "r" / "report.html"
+    args = ["report", *map(str, ALL), "--out", str(out), "--no-checks", "--hardest", "2"]
+    args += ["--cache-dir", str(tmp_path / "cache")]  # nothing prepared: ocw_randomized listed
+    result = runner.invoke(app, [*args, "--data-dir", f"default={OCW_DIR}"])
+    assert result.exit_code == 0, result.output
+    first = out.read_text()
+    assert first.count('class="ocw-wall"') == 2  # default drawn; ocw_randomized has no walls
+    again = runner.invoke(app, [*args, "--data-dir", f"default={OCW_DIR}"])
+    assert again.exit_code == 0 and out.read_text() == first  # reproducible byte for byte
+
+
+def test_report_cli_errors_write_nothing(tmp_path: Path) -> None:
+    copy = tmp_path / "model-b.json"
+    shutil.copy(MODEL_B, copy)
+    result = runner.invoke(app, ["report", str(copy), "--out", str(copy)])
+    assert result.exit_code == 1 and "is an input of this command" in result.output
+    assert copy.read_text() == MODEL_B.read_text()
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    out = tmp_path / "out.html"
+    result = runner.invoke(app, ["report", str(copy), str(bad), "--out", str(out)])
+    assert result.exit_code == 1 and f"{bad}: `config` must be a JSON string" in result.output
+    assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json", "model-b.json"]
+
+
+def test_help_does_not_import_plotting() -> None:
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from ocw_hub.cli import app\n"
+        "for args in (['--help'], ['report', '--help'], ['show', '--help']):\n"
+        "    assert CliRunner().invoke(app, args).exit_code == 0\n"
+        "heavy = [m for m in ('matplotlib', 'sklearn', 'scipy', 'datasets') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_complexity_of_the_view_and_report_code() -> None:
+    from radon.complexity import cc_visit
+
+    root = Path(__file__).parents[1] / "src" / "ocw_hub"
+    for path in (root / "views.py", root / "report.py", root / "cli" / "views.py"):
+        worst = max(cc_visit(path.read_text()), key=lambda block: block.complexity)
+        assert worst.complexity <= 15, (path.name, worst.name, worst.complexity)
