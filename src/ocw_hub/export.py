@@ -400,45 +400,55 @@ def _differing_fields(group: list[dict[str, Any]]) -> list[str]:
     )
 
 
+def _sizes_text(sizes: Mapping[str, int]) -> str:
+    return ", ".join(f"{split} {n}" for split, n in sizes.items())
+
+
+def _repeats_text(splits: Mapping[str, list[dict[str, Any]]]) -> str | None:
+    """The sentence on rows that repeat an earlier row of their conversation (None: none)."""
+    repeats = {split: _repeat_groups(rows) for split, rows in splits.items()}
+    details = [
+        f"conversation `{group[0]['conversation_id']}` ({split}): question ids "
+        + ", ".join(f"`{row['question_id']}`" for row in group)
+        + f" (they differ in {', '.join(f'`{k}`' for k in _differing_fields(group))})"
+        for split, groups in repeats.items()
+        for group in groups
+    ]
+    if not details:
+        return None
+    kept = {
+        split: len(rows) - sum(len(g) - 1 for g in repeats[split]) for split, rows in splits.items()
+    }
+    repeated = sum(len(rows) for rows in splits.values()) - sum(kept.values())
+    return (
+        f"{repeated} rows repeat an earlier row of the same conversation (same `question`, "
+        "`extracted_answer` and `history`) under another `question_id`: "
+        + "; ".join(details)
+        + f". Counting each repeated row once gives {sum(kept.values())} rows "
+        f"({_sizes_text(kept)})."
+    )
+
+
 def wote_counts_markdown(splits: Mapping[str, list[dict[str, Any]]]) -> str:
     """The card's section relating the WoTe README's counts (826 questions, validation 167) to
-    the rows measured in this copy: repeated rows and distinct question strings, as measured.
+    the rows of this copy: rows, distinct question strings and repeated rows, as measured.
 
     Args:
         splits: split name -> the WoTe rows of that split (the builder's rows).
     """
     sizes = {split: len(rows) for split, rows in splits.items()}
-    total = sum(sizes.values())
     questions = len({row["question"] for rows in splits.values() for row in rows})
-    repeats = {split: _repeat_groups(rows) for split, rows in splits.items()}
-    kept = {split: sizes[split] - sum(len(g) - 1 for g in repeats[split]) for split in splits}
-    listed = ", ".join(f"{s} {n}" for s, n in sizes.items())
-    readme = ", ".join(f"{s} {n}" for s, n in WOTE_README_SPLITS.items())
     lines = [
         "## Counts",
         "",
-        f"The upstream README states {WOTE_README_QUESTIONS} questions and splits of {readme}. "
-        f"The files of this copy, kept as released, hold {total} rows ({listed}), as measured "
-        f"by `ocw-hub build`; they hold {questions} distinct `question` strings.",
+        f"The upstream README states {WOTE_README_QUESTIONS} questions and splits of "
+        f"{_sizes_text(WOTE_README_SPLITS)}. The files of this copy, kept as released, hold "
+        f"{sum(sizes.values())} rows ({_sizes_text(sizes)}), as measured by `ocw-hub build`; "
+        f"they hold {questions} distinct `question` strings.",
     ]
-    details = [
-        f"conversation `{g[0]['conversation_id']}` ({split}): question ids "
-        + ", ".join(f"`{row['question_id']}`" for row in g)
-        + " (they differ in "
-        + ", ".join(f"`{k}`" for k in _differing_fields(g))
-        + ")"
-        for split, groups in repeats.items()
-        for g in groups
-    ]
-    if details:
-        without = ", ".join(f"{s} {n}" for s, n in kept.items())
-        lines += [
-            "",
-            f"{total - sum(kept.values())} rows repeat an earlier row of the same conversation "
-            "(same `question`, `extracted_answer` and `history`) under another `question_id`: "
-            + "; ".join(details)
-            + f". Counting each repeated row once gives {sum(kept.values())} rows ({without}).",
-        ]
+    repeats = _repeats_text(splits)
+    if repeats:
+        lines += ["", repeats]
     return "\n".join(lines) + "\n"
 
 

@@ -159,7 +159,7 @@ def _read_card(card_path: Path) -> tuple[dict, dict]:
         configs = MetadataConfigs.from_dataset_card_data(card_data)
         infos = DatasetInfosDict.from_dataset_card_data(card_data)
     except _CARD_ERRORS as err:
-        raise ValueError(f"{card_path}: unreadable card metadata ({err})") from err
+        raise ValueError(f"{card_path}: unreadable card metadata ({_one_line(err)})") from err
     return dict(configs), dict(infos)
 
 
@@ -431,7 +431,7 @@ def check_space(folder: PathLike) -> list[str]:
         try:
             data = RepoCard.load(root / "README.md").data
         except _CARD_ERRORS as err:
-            problems.append(f"{root / 'README.md'}: unreadable card YAML ({err})")
+            problems.append(f"{root / 'README.md'}: unreadable card YAML ({_one_line(err)})")
         else:
             if data.get("sdk") != "gradio" or data.get("app_file") != "app.py":
                 problems.append(
@@ -460,6 +460,11 @@ def validate_repo_id(repo_id: str) -> None:
         hub_validate(repo_id)
     except HFValidationError as err:
         raise ExportError(f"repo id {repo_id!r}: {_first_line(err)}") from err
+
+
+def _one_line(err: BaseException) -> str:
+    """An error's message with its line breaks and runs of spaces collapsed."""
+    return " ".join(str(err).split())
 
 
 def _first_line(err: BaseException) -> str:
@@ -559,6 +564,12 @@ def _mirror_commit(
     )
 
 
+def _pretty_name(root: Path) -> str:
+    """The card's ``pretty_name`` (checked readable), else the folder's name."""
+    name = DatasetCard.load(root / "README.md").data.get("pretty_name")
+    return str(name) if name else root.resolve().name
+
+
 def _checked_files(root: Path, space: bool, force: bool) -> list[PlannedFile]:
     """The files to upload, once the folder passed its check.
 
@@ -580,7 +591,8 @@ def _checked_files(root: Path, space: bool, force: bool) -> list[PlannedFile]:
         problems, prerelease = report.problems, report.prerelease
     if problems:
         kind = "Space" if space else "export"
-        raise ExportError(f"{root}: not a publishable {kind}:\n- " + "\n- ".join(problems))
+        listed = problems[0] if len(problems) == 1 else "\n- " + "\n- ".join(problems)
+        raise ExportError(f"{root}: not a publishable {kind}: {listed}")
     if prerelease and not force:
         raise PrereleaseExportError(
             f"{root}: config(s) {', '.join(prerelease)} hold the 6-character wall ids of the "
@@ -632,7 +644,7 @@ def publish(
     api = api or HfApi()
     _require_hub(api)
     repo_type = "space" if space else "dataset"
-    what = "ocw_metric" if space else f"{root.resolve().name} export"
+    what = "ocw_metric" if space else _pretty_name(root)
     with hub_errors(repo_id):
         api.create_repo(
             repo_id,
