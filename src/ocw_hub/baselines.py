@@ -1,0 +1,538 @@
+"""Baseline predictions for OCW task 1 (grouping): chance level and the paper's embedding
+baseline, one predictions file per run.
+
+Both write the official predictions format (a JSON list of ``{"wall_id", "predicted_groups":
+4 groups of 4 clues, "predicted_connections": null}``): the baselines group, they do not name
+connections.
+
+* ``random`` (:func:`random_baseline`): a uniform random partition of each wall's 16 clues into
+  4 groups of 4, the chance level. The partition of a wall in run ``s`` is drawn by
+  ``random.Random(f"{seed}:{s}:{wall_id}")`` (so it does not depend on the other walls of the
+  split). Expected correct groups per wall: 4 x 1/455 = 0.00879 (a given gold group is one of
+  the 4 predicted groups with probability 4 / C(16, 4) = 1/455); a full wall: 1 in 2,627,625.
+* ``embedding`` (:func:`embedding_baseline`), the protocol of the paper (Naeini et al.,
+  NeurIPS 2023; upstream ``scripts/prediction.py`` and ``utils.py``): each clue is embedded
+  lowercased and on its own (:mod:`ocw_hub.encoders`); the 16 vectors of a wall are clustered by
+  ``KMeansConstrained(n_clusters=4, size_min=4, size_max=4, random_state=seed)`` (package
+  ``k-means-constrained``, its defaults otherwise: ``n_init=10``, k-means++), seed 42; the
+  predicted groups are the clusters, in cluster-label order, each clue in its original spelling,
+  in the run's clue order. There are 16 runs, s = 0..15: run s feeds the clues in the order
+  ``random.Random(s).sample(words, 16)``, which is what changes between runs (the clustering is
+  seeded by ``seed`` every time).
+
+Each distinct clue of the split is embedded once (not once per run); the 7,904 fits of the
+test split (494 walls x 16 runs, about 8 ms each) are spread over ``jobs`` processes (joblib),
+chunked by wall. Every fit is seeded on its own, so the files are identical for any ``jobs``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import re
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .errors import OCWHubError, OutputPathError
+from .outputs import PathLike, check_output_dir, write_text_atomic
+
+if TYPE_CHECKING:
+    from .encoders import Encoder
+
+#: Runs of the paper's protocol (shuffle seeds 0..15).
+RUNS = 16
+#: The paper's seed (``KMeansConstrained(random_state=42)``).
+SEED = 42
+#: Groups per wall, clues per group, clues per wall.
+N_GROUPS = 4
+GROUP_SIZE = 4
+WALL_SIZE = N_GROUPS * GROUP_SIZE
+#: The baselines.
+METHODS = ("random", "embedding")
+#: Files of ``--keep-vectors`` beside the runs (format: the module docstring of write_vectors).
+VECTORS_NPZ = "embeddings.npz"
+VECTORS_JSON = "embeddings.json"
+#: Walls per task sent to a worker process.
+CHUNK_WALLS = 8
+
+_RUN_FILE = re.compile(r"run-\d+\.json")
+
+
+class BaselineError(OCWHubError, ValueError):
+    """Input the baselines cannot use: a config that is not OCW, a wall without 16 clues, a bad
+    number of runs or jobs; the message names the wall id and the field."""
+
+
+@dataclass
+class BaselineResult:
+    """The predictions of a baseline on one split.
+
+    Attributes:
+        method: ``random`` or ``embedding``.
+        seed: the seed (42 in the paper).
+        runs: ``runs[s]`` is run s: one prediction per wall, in split order, in the official
+            format (``predicted_connections`` None).
+        model: the encoder's model (embedding only): a sentence-transformers name or path, or
+            the built-in encoder's name (``tfidf-char_wb-2-4``).
+        encoder: ``tfidf`` or ``sentence-transformers`` (embedding only).
+        vectors: wall id -> float32 array of shape (16, d), one row per clue in the order of the
+            wall's ``words`` (embedding only).
+        clues: wall id -> the wall's 16 clues in that order (embedding only).
+    """
+
+    method: str
+    seed: int
+    runs: list[list[dict[str, Any]]]
+    model: str | None = None
+    encoder: str | None = None
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    clues: dict[str, list[str]] = field(default_factory=dict)
+
+
+def run_order(run: int, n: int = WALL_SIZE) -> list[int]:
+    """The positions of a wall's clues in run ``run``'s clustering input: the permutation that
+    ``random.Random(run).sample(words, n)`` applies (``sample`` draws positions, whatever the
+    values), i.e. ``[words[i] for i in run_order(run)] == random.Random(run).sample(words, n)``.
+    """
+    return random.Random(run).sample(range(n), n)
+
+
+def run_file_names(runs: int) -> list[str]:
+    """``run-00.json`` ... one name per run (two digits, more when there are over 100 runs)."""
+    width = max(2, len(str(runs - 1)))
+    return [f"run-{s:0{width}d}.json" for s in range(runs)]
+
+
+def _check_walls(walls: Sequence[dict[str, Any]]) -> None:
+    """Every wall has a string ``wall_id`` (unique) and 16 string clues in ``words``.
+
+    Raises:
+        BaselineError: naming the wall and the field.
+    """
+    seen: set[str] = set()
+    for number, wall in enumerate(walls):
+        wall_id = wall.get("wall_id")
+        if not isinstance(wall_id, str):
+            raise BaselineError(f"wall #{number}: field 'wall_id' is not a string: {wall_id!r}")
+        if wall_id in seen:
+            raise BaselineError(f"wall {wall_id}: field 'wall_id' occurs twice in the split")
+        seen.add(wall_id)
+        words = wall.get("words")
+        if (
+            not isinstance(words, list)
+            or len(words) != WALL_SIZE
+            or not all(isinstance(c, str) for c in words)
+        ):
+            raise BaselineError(
+                f"wall {wall_id}: field 'words' must be a list of {WALL_SIZE} strings"
+            )
+
+
+def _check_counts(runs: int, jobs: int | None = None) -> None:
+    if runs < 1:
+        raise BaselineError(f"runs must be at least 1, not {runs}")
+    if jobs is not None and jobs < 1:
+        raise BaselineError(f"jobs must be at least 1, not {jobs}")
+
+
+def _prediction(wall_id: str, groups: list[list[str]]) -> dict[str, Any]:
+    return {"wall_id": wall_id, "predicted_groups": groups, "predicted_connections": None}
+
+
+# --- random -------------------------------------------------------------------------------
+
+
+def random_groups(words: Sequence[str], rng: random.Random) -> list[list[str]]:
+    """A uniform random partition of ``words`` (16 clues) into 4 groups of 4, drawn by ``rng``:
+    the clues in a uniformly random order, cut into four."""
+    order = rng.sample(list(words), len(words))
+    return [order[i : i + GROUP_SIZE] for i in range(0, len(order), GROUP_SIZE)]
+
+
+def random_baseline(
+    walls: Sequence[dict[str, Any]], *, runs: int = RUNS, seed: int = SEED
+) -> BaselineResult:
+    """Chance-level predictions: for each run s and wall, :func:`random_groups` drawn by
+    ``random.Random(f"{seed}:{s}:{wall_id}")``.
+
+    Args:
+        walls: OCW wall rows (``wall_id``, ``words``: 16 clues).
+        runs: number of runs (files).
+        seed: the base seed.
+
+    Raises:
+        BaselineError: a wall without 16 string clues, a repeated wall id, ``runs`` < 1.
+    """
+    _check_counts(runs)
+    _check_walls(walls)
+    return BaselineResult(
+        method="random",
+        seed=seed,
+        runs=[
+            [
+                _prediction(
+                    w["wall_id"],
+                    random_groups(w["words"], random.Random(f"{seed}:{s}:{w['wall_id']}")),
+                )
+                for w in walls
+            ]
+            for s in range(runs)
+        ],
+    )
+
+
+# --- embedding ----------------------------------------------------------------------------
+
+
+def cluster(vectors: np.ndarray, seed: int = SEED) -> np.ndarray:
+    """Cluster labels (0-3, four of each) of 16 vectors, shape (16, d), with the paper's
+    ``KMeansConstrained(n_clusters=4, size_min=4, size_max=4, random_state=seed)``."""
+    from k_means_constrained import KMeansConstrained
+
+    model = KMeansConstrained(
+        n_clusters=N_GROUPS, size_min=GROUP_SIZE, size_max=GROUP_SIZE, random_state=seed
+    )
+    return np.asarray(model.fit_predict(vectors))
+
+
+def wall_labels(vectors: np.ndarray, runs: int = RUNS, seed: int = SEED) -> np.ndarray:
+    """The labels of every run of one wall, shape (runs, 16): row s holds the label of each
+    position of run s's clue order (:func:`run_order`), from :func:`cluster` on the vectors in
+    that order. ``vectors`` has shape (16, d), rows in the order of the wall's ``words``."""
+    n = vectors.shape[0]
+    return np.stack([cluster(vectors[run_order(s, n)], seed) for s in range(runs)]).astype(np.int8)
+
+
+def groups_from_labels(
+    words: Sequence[str], order: Sequence[int], labels: Sequence[int]
+) -> list[list[str]]:
+    """The predicted groups of one run: group k holds the clues labelled k, in the run's order
+    (as upstream ``get_clusters``): ``words[order[i]]`` has label ``labels[i]``."""
+    groups: list[list[str]] = [[] for _ in range(N_GROUPS)]
+    for position, label in zip(order, labels, strict=True):
+        groups[int(label)].append(words[position])
+    return groups
+
+
+def _label_chunk(arrays: list[np.ndarray], runs: int, seed: int) -> list[np.ndarray]:
+    """Worker task: :func:`wall_labels` of a chunk of walls."""
+    return [wall_labels(vectors, runs, seed) for vectors in arrays]
+
+
+def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def label_walls(
+    arrays: Sequence[np.ndarray],
+    *,
+    runs: int = RUNS,
+    seed: int = SEED,
+    jobs: int | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> list[np.ndarray]:
+    """:func:`wall_labels` of every wall, over ``jobs`` processes (default: ``os.cpu_count()``)
+    in chunks of :data:`CHUNK_WALLS` walls; ``on_progress(n)`` is called after each chunk with
+    the number of fits (walls x runs) just done. The result does not depend on ``jobs``."""
+    jobs = jobs or os.cpu_count() or 1
+    chunks = list(_chunks(list(arrays), CHUNK_WALLS))
+    if jobs == 1 or len(chunks) <= 1:
+        results: Iterable[list[np.ndarray]] = (_label_chunk(c, runs, seed) for c in chunks)
+    else:
+        from joblib import Parallel, delayed
+
+        parallel = Parallel(n_jobs=min(jobs, len(chunks)), return_as="generator")
+        results = parallel(delayed(_label_chunk)(c, runs, seed) for c in chunks)
+    labels: list[np.ndarray] = []
+    for done in results:
+        labels.extend(done)
+        if on_progress is not None:
+            on_progress(len(done) * runs)
+    return labels
+
+
+def embedding_baseline(
+    walls: Sequence[dict[str, Any]],
+    encoder: Encoder | None = None,
+    *,
+    runs: int = RUNS,
+    seed: int = SEED,
+    jobs: int | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> BaselineResult:
+    """The paper's embedding baseline (see the module docstring) on OCW wall rows:
+    :func:`embed_walls` then :func:`cluster_walls`.
+
+    Args:
+        walls: OCW wall rows (``wall_id``, ``words``: 16 clues).
+        encoder: from :mod:`ocw_hub.encoders` (default: the built-in character n-gram TF-IDF,
+            a lexical baseline).
+        runs: number of runs; run s uses the clue order ``random.Random(s).sample(words, 16)``.
+        seed: ``random_state`` of every ``KMeansConstrained`` fit (42 in the paper).
+        jobs: worker processes for the clustering (default ``os.cpu_count()``); the output
+            is the same for any value.
+        on_progress: called with the number of fits done, as they finish (walls x runs in all).
+
+    Returns:
+        The runs, plus the vectors and clues of every wall.
+
+    Raises:
+        BaselineError: a wall without 16 string clues, a repeated wall id, ``runs`` or ``jobs``
+            below 1.
+    """
+    _check_counts(runs, jobs)
+    encoder, arrays = embed_walls(walls, encoder)
+    return cluster_walls(
+        walls,
+        arrays,
+        runs=runs,
+        seed=seed,
+        jobs=jobs,
+        on_progress=on_progress,
+        model=encoder.model,
+        encoder=encoder.kind,
+    )
+
+
+def embed_walls(
+    walls: Sequence[dict[str, Any]], encoder: Encoder | None = None
+) -> tuple[Encoder, list[np.ndarray]]:
+    """The encoder used (default: the built-in TF-IDF) and each wall's vectors: a float32 array
+    of shape (16, d) per wall, rows in the order of its ``words``, each distinct clue embedded
+    once, lowercased.
+
+    Raises:
+        BaselineError: a wall without 16 string clues, a repeated wall id.
+    """
+    from .encoders import TfidfEncoder
+
+    _check_walls(walls)
+    encoder = encoder if encoder is not None else TfidfEncoder()
+    return encoder, encoder.encode_walls([w["words"] for w in walls])
+
+
+def cluster_walls(
+    walls: Sequence[dict[str, Any]],
+    arrays: Sequence[np.ndarray],
+    *,
+    runs: int = RUNS,
+    seed: int = SEED,
+    jobs: int | None = None,
+    on_progress: Callable[[int], None] | None = None,
+    model: str | None = None,
+    encoder: str | None = None,
+) -> BaselineResult:
+    """The runs of the embedding baseline from the walls' vectors (:func:`embed_walls`):
+    :func:`label_walls`, then each run's groups by :func:`groups_from_labels`. ``model`` and
+    ``encoder`` are recorded in the result.
+
+    Raises:
+        BaselineError: a wall without 16 string clues, a repeated wall id, vectors that are not
+            16 rows per wall, ``runs`` or ``jobs`` below 1.
+    """
+    _check_counts(runs, jobs)
+    _check_walls(walls)
+    if len(arrays) != len(walls):
+        raise BaselineError(f"{len(arrays)} vector arrays for {len(walls)} walls")
+    for wall, array in zip(walls, arrays, strict=True):
+        if np.ndim(array) != 2 or len(array) != WALL_SIZE:
+            raise BaselineError(
+                f"wall {wall['wall_id']}: vectors of shape {np.shape(array)}, expected (16, d)"
+            )
+    arrays = [np.asarray(a, dtype=np.float32) for a in arrays]  # as upstream: torch .float()
+    labels = label_walls(arrays, runs=runs, seed=seed, jobs=jobs, on_progress=on_progress)
+    orders = [run_order(s) for s in range(runs)]
+    return BaselineResult(
+        method="embedding",
+        seed=seed,
+        runs=[
+            [
+                _prediction(w["wall_id"], groups_from_labels(w["words"], orders[s], lab[s]))
+                for w, lab in zip(walls, labels, strict=True)
+            ]
+            for s in range(runs)
+        ],
+        model=model,
+        encoder=encoder,
+        vectors={w["wall_id"]: a for w, a in zip(walls, arrays, strict=True)},
+        clues={w["wall_id"]: list(w["words"]) for w in walls},
+    )
+
+
+# --- the split, the files -----------------------------------------------------------------
+
+
+def check_ocw_config(config: str) -> str:
+    """The public name of an OCW config (``ocw`` -> ``default``).
+
+    Raises:
+        BaselineError: ``config`` is WoTe or unknown (the baselines group OCW walls).
+    """
+    from .configs import config_spec
+
+    try:
+        spec = config_spec(config)
+    except ValueError as err:
+        raise BaselineError(str(err)) from None
+    if spec.script != "OCW":
+        raise BaselineError(
+            f"config {spec.name!r} is not an OCW config: the baselines group walls of 16 clues"
+        )
+    return spec.name
+
+
+def predict(
+    config: str,
+    split: str,
+    data_dir: PathLike | None = None,
+    *,
+    method: str = "embedding",
+    model: str | None = None,
+    runs: int = RUNS,
+    seed: int = SEED,
+    jobs: int | None = None,
+    cache_dir: PathLike | None = None,
+    verification_mode: str | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> BaselineResult:
+    """A baseline on one split of an OCW config, read with :func:`ocw_hub.sources.load_split`.
+
+    Args:
+        config, split, data_dir, cache_dir, verification_mode: as for ``load_split``.
+        method: ``random`` or ``embedding``.
+        model: embedding only: a sentence-transformers model name or local path (default: the
+            built-in character n-gram TF-IDF encoder).
+        runs, seed, jobs, on_progress: see :func:`embedding_baseline`.
+
+    Raises:
+        BaselineError: unknown method, a non-OCW config, ``model`` with ``random``, bad counts.
+        ocw_hub.encoders.ModelUnavailableError: the model cannot be loaded.
+        SourceUnavailableError, UnknownSplitError: see ``load_split``.
+    """
+    from .encoders import make_encoder
+    from .sources import load_split
+
+    if method not in METHODS:
+        raise BaselineError(f"unknown method {method!r}; expected one of {list(METHODS)}")
+    if method == "random" and model is not None:
+        raise BaselineError("a model applies to the embedding method only")
+    config = check_ocw_config(config)
+    _check_counts(runs, jobs)
+    encoder = make_encoder(model) if method == "embedding" else None
+    walls = load_split(
+        config, split, data_dir, cache_dir=cache_dir, verification_mode=verification_mode
+    ).to_list()
+    if method == "random":
+        return random_baseline(walls, runs=runs, seed=seed)
+    return embedding_baseline(
+        walls, encoder, runs=runs, seed=seed, jobs=jobs, on_progress=on_progress
+    )
+
+
+def check_predictions_dir(
+    out: PathLike,
+    runs: int,
+    *,
+    keep_vectors: bool = False,
+    inputs: Iterable[PathLike | None] = (),
+    option: str = "--out",
+) -> Path:
+    """Check ``out`` as the folder of a baseline's files before any work: a safe output folder
+    (:func:`ocw_hub.outputs.check_output_dir`) that holds no run file or vectors file that this
+    call would leave behind (a stale ``run-20.json`` would be scored with the new runs).
+
+    Returns:
+        ``out`` resolved.
+
+    Raises:
+        OutputPathError: see ``check_output_dir``; stale files, named.
+    """
+    folder = check_output_dir(out, inputs, option=option)
+    if not folder.is_dir():
+        return folder
+    written = set(run_file_names(runs))
+    if keep_vectors:
+        written |= {VECTORS_NPZ, VECTORS_JSON}
+    stale = sorted(
+        p.name
+        for p in folder.iterdir()
+        if (_RUN_FILE.fullmatch(p.name) or p.name in (VECTORS_NPZ, VECTORS_JSON))
+        and p.name not in written
+    )
+    if stale:
+        shown = ", ".join(stale[:5]) + (f" and {len(stale) - 5} more" if len(stale) > 5 else "")
+        raise OutputPathError(
+            f"{option} {out}: holds {shown} from an earlier call, which this one would not "
+            "replace; choose an empty folder or remove them"
+        )
+    return folder
+
+
+def predictions_json(predictions: Sequence[dict[str, Any]]) -> str:
+    """A predictions file's text: a JSON list, one wall per line (UTF-8, not ASCII-escaped)."""
+    lines = ",\n".join("  " + json.dumps(p, ensure_ascii=False) for p in predictions)
+    return f"[\n{lines}\n]\n" if predictions else "[]\n"
+
+
+def _write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Like :func:`ocw_hub.outputs.write_text_atomic`, for bytes."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def vectors_npz(vectors: dict[str, np.ndarray]) -> bytes:
+    """An ``.npz`` archive (deflated) with one float32 array per wall id, as ``numpy.load``
+    reads it (written entry by entry, so any wall id is a valid key)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for wall_id, array in vectors.items():
+            with archive.open(f"{wall_id}.npy", "w", force_zip64=True) as entry:
+                np.lib.format.write_array(entry, np.asarray(array, dtype=np.float32))
+    return buffer.getvalue()
+
+
+def write_baseline(result: BaselineResult, out: PathLike, *, keep_vectors: bool = False) -> list:
+    """Write ``run-00.json`` ... (one predictions file per run) into ``out``, each whole or not
+    at all; with ``keep_vectors`` (embedding only) also ``embeddings.npz`` (wall id -> float32
+    array (16, d), rows in the order of the wall's ``words``) and ``embeddings.json``
+    (``{"model", "encoder", "clues": {wall_id: [16 clues in that order]}}``).
+
+    Check ``out`` first with :func:`check_predictions_dir`.
+
+    Returns:
+        The paths written, runs first.
+
+    Raises:
+        BaselineError: ``keep_vectors`` for a result without vectors (the random baseline).
+    """
+    if keep_vectors and not result.vectors:
+        raise BaselineError("only the embedding baseline has vectors to keep")
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, predictions in zip(run_file_names(len(result.runs)), result.runs, strict=True):
+        write_text_atomic(folder / name, predictions_json(predictions))
+        written.append(folder / name)
+    if keep_vectors:
+        _write_bytes_atomic(folder / VECTORS_NPZ, vectors_npz(result.vectors))
+        meta = {"model": result.model, "encoder": result.encoder, "clues": result.clues}
+        write_text_atomic(
+            folder / VECTORS_JSON, json.dumps(meta, ensure_ascii=False, indent=1) + "\n"
+        )
+        written += [folder / VECTORS_NPZ, folder / VECTORS_JSON]
+    return written
