@@ -208,6 +208,26 @@ def test_wote_counts_relate_the_readme_to_the_rows() -> None:
         "differ in `intent_answer`, `question_id`). Counting each repeated row once gives 5 rows "
         "(train 2, validation 2, test 1)." in text
     )
+    assert "Measured:" not in text  # none of the README's counts equals these
+
+
+def test_wote_counts_say_which_readme_counts_match() -> None:
+    questions = [f"Question {i}?" for i in range(826)]
+    rows = {
+        "train": [_wote_row(f"t{i}", f"t{i}-1", questions[i]) for i in range(248)],
+        "validation": [_wote_row(f"v{i}", f"v{i}-1", questions[248 + i]) for i in range(166)]
+        + [_wote_row("v0", "v0-2", questions[248]), _wote_row("v0", "v0-3", questions[248])]
+        + [_wote_row("w", "w-1", "Question 0?")],
+        "test": [_wote_row(f"s{i}", f"s{i}-1", questions[414 + i]) for i in range(412)],
+    }
+    text = wote_counts_markdown(rows)
+    assert "hold 829 rows (train 248, validation 169, test 412)" in text
+    assert "Counting each repeated row once gives 827 rows (train 248, validation 167, " in text
+    assert (
+        "Measured: the README's 826 questions equal the distinct `question` strings; its train, "
+        "validation, test sizes equal the rows with each repeated row counted once. This copy "
+        "keeps every row as released." in text
+    )
 
 
 def test_stand_in_export_carries_a_provenance_notice(tmp_path: Path) -> None:
@@ -360,6 +380,12 @@ def test_out_symlink_updates_the_exports_behind_it(tmp_path: Path) -> None:
     after = (real / "wote" / "data" / "wote" / "train-00000-of-00001.parquet").stat().st_ino
     assert after != before  # the export behind the link was rewritten
     assert _hidden(tmp_path / "exports") == []
+    # a dangling link is refused, nothing is created at its target
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "missing" / "hub", target_is_directory=True)
+    result = _build_small(dangling, tmp_path / "c", "wote")
+    assert result.exit_code == 1 and "which does not exist" in result.output
+    assert not (tmp_path / "missing").exists()
 
 
 def test_export_folder_symlink_updates_its_target(tmp_path: Path) -> None:
@@ -703,6 +729,9 @@ def test_real_cards(export: tuple[Path, Path, str]) -> None:
         "`diy-64-6` (they differ in `intent_answer`, `question_id`)" in wote.text
     )
     assert "Counting each repeated row once gives 827 rows (train 248, validation 167, " in (
+        wote.text
+    )
+    assert "Measured: the README's 826 questions equal the distinct `question` strings; its " in (
         wote.text
     )
     assert check_export(out / "ocw") == [] and check_export(out / "wote") == []

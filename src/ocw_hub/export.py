@@ -404,9 +404,15 @@ def _sizes_text(sizes: Mapping[str, int]) -> str:
     return ", ".join(f"{split} {n}" for split, n in sizes.items())
 
 
-def _repeats_text(splits: Mapping[str, list[dict[str, Any]]]) -> str | None:
-    """The sentence on rows that repeat an earlier row of their conversation (None: none)."""
+def _repeats_text(
+    splits: Mapping[str, list[dict[str, Any]]],
+) -> tuple[str | None, dict[str, int]]:
+    """The sentence on rows that repeat an earlier row of their conversation (None: none) and
+    the rows per split with each repeated row counted once."""
     repeats = {split: _repeat_groups(rows) for split, rows in splits.items()}
+    kept = {
+        split: len(rows) - sum(len(g) - 1 for g in repeats[split]) for split, rows in splits.items()
+    }
     details = [
         f"conversation `{group[0]['conversation_id']}` ({split}): question ids "
         + ", ".join(f"`{row['question_id']}`" for row in group)
@@ -415,10 +421,7 @@ def _repeats_text(splits: Mapping[str, list[dict[str, Any]]]) -> str | None:
         for group in groups
     ]
     if not details:
-        return None
-    kept = {
-        split: len(rows) - sum(len(g) - 1 for g in repeats[split]) for split, rows in splits.items()
-    }
+        return None, kept
     repeated = sum(len(rows) for rows in splits.values()) - sum(kept.values())
     return (
         f"{repeated} rows repeat an earlier row of the same conversation (same `question`, "
@@ -426,12 +429,30 @@ def _repeats_text(splits: Mapping[str, list[dict[str, Any]]]) -> str | None:
         + "; ".join(details)
         + f". Counting each repeated row once gives {sum(kept.values())} rows "
         f"({_sizes_text(kept)})."
-    )
+    ), kept
+
+
+def _relations_text(questions: int, kept: Mapping[str, int]) -> str | None:
+    """Which of the README's counts equal a measured count (None: none does)."""
+    relations = []
+    if questions == WOTE_README_QUESTIONS:
+        relations.append(
+            f"the README's {WOTE_README_QUESTIONS} questions equal the distinct `question` strings"
+        )
+    same = [split for split, n in WOTE_README_SPLITS.items() if kept.get(split) == n]
+    if same:
+        relations.append(
+            f"its {', '.join(same)} sizes equal the rows with each repeated row counted once"
+        )
+    if not relations:
+        return None
+    return "Measured: " + "; ".join(relations) + ". This copy keeps every row as released."
 
 
 def wote_counts_markdown(splits: Mapping[str, list[dict[str, Any]]]) -> str:
     """The card's section relating the WoTe README's counts (826 questions, validation 167) to
-    the rows of this copy: rows, distinct question strings and repeated rows, as measured.
+    the rows of this copy: rows, distinct question strings and repeated rows, as measured, and
+    which of the README's counts equal which measured count.
 
     Args:
         splits: split name -> the WoTe rows of that split (the builder's rows).
@@ -446,9 +467,9 @@ def wote_counts_markdown(splits: Mapping[str, list[dict[str, Any]]]) -> str:
         f"{sum(sizes.values())} rows ({_sizes_text(sizes)}), as measured by `ocw-hub build`; "
         f"they hold {questions} distinct `question` strings.",
     ]
-    repeats = _repeats_text(splits)
-    if repeats:
-        lines += ["", repeats]
+    repeats, kept = _repeats_text(splits)
+    relations = _relations_text(questions, kept)
+    lines += [f"\n{text}" for text in (repeats, relations) if text]
     return "\n".join(lines) + "\n"
 
 
@@ -706,6 +727,12 @@ def plan_export(
     """
     exports = sorted({export_folder(name) for name in sources})
     root = Path(out).expanduser().resolve()
+    if Path(out).expanduser().is_symlink() and not root.exists():
+        raise ExportPathError(
+            f"export folder {out}: a symbolic link to {root}, which does not exist; remove the "
+            "link or create its target",
+            parameter="out",
+        )
     _check_out_folder(root, sources.values())
     _check_cache_dir(cache_dir, root)
     _check_out_contents(root)
