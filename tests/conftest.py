@@ -20,6 +20,8 @@ from ocw_fixtures import OCW_FIXTURE, WOTE_FIXTURE
 
 from ocw_hub.resources import load_script
 
+pytest_plugins = ["pytester"]  # tests/test_builders.py runs this conftest in a sandbox
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 #: Fixtures that read ``../shared/data``: a test using one of them is a ``full_data`` test.

@@ -242,3 +242,57 @@ CHECKS = {
 
 def test_exact_values(built: Built) -> None:
     CHECKS[built.config](built)
+
+
+# --- fixtures only vs full data -----------------------------------------------------------------
+
+_SANDBOX_TESTS = """
+import pytest
+
+def test_fixture_only(ocw_fixture_dir):
+    assert ocw_fixture_dir.name == "dataset"
+
+def test_by_fixture(ocw_dir):
+    assert ocw_dir.parts[-2:] == ("ocw", "dataset")
+
+@pytest.mark.full_data
+def test_by_marker():
+    pass
+"""
+
+
+@pytest.mark.parametrize(
+    ("shared", "require", "outcomes"),
+    [
+        (False, None, {"passed": 1, "skipped": 2}),
+        (False, "1", {"passed": 1, "errors": 2}),
+        (True, "1", {"passed": 3}),
+    ],
+    ids=["plain-clone", "ci-without-data", "ci"],
+)
+def test_full_data_tests_are_skipped_or_required(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    shared: bool,
+    require: str | None,
+    outcomes: dict[str, int],
+) -> None:
+    """This conftest in a sandbox ``<sandbox>/repo/tests``, with or without
+    ``<sandbox>/shared/data``: a test that asks for a full-data fixture or carries the marker
+    is skipped (plain clone) or fails (``OCW_HUB_REQUIRE_FULL_DATA=1``) without the data."""
+    tests = pytester.path / "repo" / "tests"
+    tests.mkdir(parents=True)
+    for name in ("conftest.py", "ocw_fixtures.py"):
+        (tests / name).write_text((Path(__file__).parent / name).read_text())
+    (tests / "test_sandbox.py").write_text(_SANDBOX_TESTS)
+    if shared:
+        (pytester.path / "shared" / "data").mkdir(parents=True)
+    if require is None:
+        monkeypatch.delenv("OCW_HUB_REQUIRE_FULL_DATA", raising=False)
+    else:
+        monkeypatch.setenv("OCW_HUB_REQUIRE_FULL_DATA", require)
+    result = pytester.runpytest_subprocess(str(tests), "-p", "no:cacheprovider", "-rs")
+    result.assert_outcomes(**outcomes)
+    if not shared:
+        missing = str(pytester.path / "shared" / "data")
+        result.stdout.fnmatch_lines([f"*needs the real data at {missing}*"])

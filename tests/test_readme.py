@@ -48,3 +48,15 @@ def test_readme_gives_exactly_two_setup_commands(repo_root: Path) -> None:
     assert len(commands) == 2
     assert "ocw-hub build" in commands[0] and "../shared/data" in commands[0]
     assert commands[1] == "bash .ci/run"
+
+
+def test_ci_requires_the_real_data_and_runs_both_datasets_versions(repo_root: Path) -> None:
+    """`bash .ci/run` (the README's test command) turns a missing ../shared/data into failures
+    (the variable conftest reads) and runs the suite on datasets 3.6.0 and on the newest."""
+    from conftest import REQUIRE_ENV
+
+    ci = (repo_root / ".ci" / "run").read_text()
+    assert f"export {REQUIRE_ENV}=1\n" in ci
+    assert '"datasets==3.6.0"' in ci
+    runs = re.findall(r"^suite (\S+)$", ci, flags=re.M)
+    assert runs == [".venv-ds3/bin/python", ".venv/bin/python"]
