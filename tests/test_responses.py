@@ -1,0 +1,585 @@
+"""ocw-hub parse: the notebook's lenient parsing (paper mode) and the robust parser, on
+hand-written model answers; the robust partition property; prompts -> fake server -> run-llm
+-> parse -> evaluate end to end."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from test_llm_client import FakeServer, last_user_message
+from typer.testing import CliRunner
+
+from ocw_hub.cli import app
+from ocw_hub.errors import PredictionsError
+from ocw_hub.responses import (
+    Response,
+    paper_connections,
+    paper_groups,
+    parse_responses,
+    read_responses,
+    robust_connections,
+    robust_groups,
+)
+
+runner = CliRunner()
+FIXTURE = Path(__file__).parent / "data" / "llm" / "ocw"
+
+TOOLS, COCKTAILS = (
+    ["Hammer", "Wrench", "Chisel", "Pliers"],
+    ["Mojito", "Negroni", "Daiquiri", "Sidecar"],
+)
+MONKEY, ISLANDS = ["Puzzle", "Business", "Nuts", "Suit"], ["Crete", "Rhodes", "Corfu", "Kos"]
+GOLD = [TOOLS, COCKTAILS, MONKEY, ISLANDS]
+CONNECTIONS = ["Hand tools", "Cocktails", "Monkey ___", "Greek islands"]
+WORDS = (
+    "Nuts Crete Hammer Mojito Kos Suit Wrench Negroni Rhodes Puzzle Chisel Daiquiri Business "
+    "Corfu Pliers Sidecar"
+).split()
+EMPTY = ["", "", "", ""]
+
+
+def lines(*groups: list[str], prefix: str = "", suffix: str = "") -> str:
+    return "\n".join(f"{prefix.format(i)}{', '.join(g)}{suffix}" for i, g in enumerate(groups, 1))
+
+
+# text, expected paper groups, expected robust groups, repair kinds robust mode records
+GROUPING_CASES = {
+    "plain": (lines(*GOLD), GOLD, GOLD, set()),
+    "group labels": (
+        lines(*GOLD, prefix="Group {}: "), GOLD, GOLD, {"numbering"},
+    ),
+    "bold labels": (
+        lines(*GOLD, prefix="**Group {}:** "),
+        [["**** " + g[0], *g[1:]] for g in GOLD],
+        GOLD,
+        {"markdown", "numbering"},
+    ),
+    "numbered, with connections": (
+        lines(*GOLD, prefix="{}. ", suffix=". Connection: something"),
+        [[f"{i}. {g[0]}", *g[1:]] for i, g in enumerate(GOLD, 1)],
+        GOLD,
+        {"numbering", "connection_dropped"},
+    ),
+    "json in a code fence": (
+        "```json\n[\n  " + ",\n  ".join(json.dumps(g) for g in GOLD) + "\n]\n```",
+        [["```json", "", "", ""], ["[", "", "", ""],
+         ['["Hammer"', '"Wrench"', '"Chisel"', '"Pliers"]'],
+         ['["Mojito"', '"Negroni"', '"Daiquiri"', '"Sidecar"]']],
+        GOLD,
+        {"code_fence", "json"},
+    ),
+    "case, spacing and spelling": (
+        "hammer,wrench ,  CHISEL, Plyers\nMojito, Negroni, Daquiri, Side car\n"
+        + lines(MONKEY, ISLANDS),
+        [["hammer", "wrench", "CHISEL", "Plyers"], ["Mojito", "Negroni", "Daquiri", "Side car"],
+         MONKEY, ISLANDS],
+        GOLD,
+        {"case_spacing", "spelling"},
+    ),
+    "a clue missing, one too many": (
+        "Hammer, Wrench, Chisel\nMojito, Negroni, Daiquiri, Sidecar, Pliers\n"
+        + lines(MONKEY, ISLANDS),
+        [["Hammer", "Wrench", "Chisel", ""], COCKTAILS, MONKEY, ISLANDS],
+        GOLD,
+        {"extra_clue", "completed"},
+    ),
+    "three groups only": (
+        lines(TOOLS, COCKTAILS, MONKEY),
+        [TOOLS, COCKTAILS, MONKEY, EMPTY],
+        [TOOLS, COCKTAILS, MONKEY, ["Crete", "Kos", "Rhodes", "Corfu"]],  # words order
+        {"completed"},
+    ),
+    "a duplicate and an unknown clue": (
+        "Hammer, Wrench, Chisel, Pliers\nMojito, Negroni, Hammer, Sidecar\n"
+        "Puzzle, Business, Nuts, Suit, Banana\n" + ", ".join(ISLANDS),
+        [TOOLS, ["Mojito", "Negroni", "Hammer", "Sidecar"], MONKEY, ISLANDS],
+        [TOOLS, ["Mojito", "Negroni", "Sidecar", "Daiquiri"], MONKEY, ISLANDS],
+        {"duplicate", "unknown_item", "completed"},
+    ),
+    "one clue per line under headings": (
+        "\n\n".join(f"Group {i}:\n" + "\n".join(f"- {c}" for c in g) for i, g in
+                    enumerate(GOLD, 1)),
+        [["- Hammer", "", "", ""], ["- Wrench", "", "", ""], ["- Chisel", "", "", ""],
+         ["- Pliers", "", "", ""]],
+        GOLD,
+        {"numbering", "one_clue_per_line"},
+    ),
+    "chatty, with the clues echoed": (
+        "Sure! The clues were: " + ", ".join(WORDS) + ".\n\nMy answer:\n"
+        + lines(*GOLD, prefix="{}) ") + "\n\nThe red herring is Nuts, which looks like a tool.",
+        [["Sure! The clues were: Nuts", "Crete", "Hammer", "Mojito"], ["My answer:", "", "", ""],
+         ["1) Hammer", "Wrench", "Chisel", "Pliers"],
+         ["2) Mojito", "Negroni", "Daiquiri", "Sidecar"]],
+        GOLD,
+        {"label", "echo_ignored", "numbering", "unknown_item", "ignored_line"},
+    ),
+    "explanations after the clues": (
+        "Hammer, Wrench, Chisel, Pliers - all tools\nMojito, Negroni (with gin), Daiquiri, "
+        "Sidecar\n" + lines(MONKEY, ISLANDS),
+        [["Hammer", "Wrench", "Chisel", "Pliers - all tools"],
+         ["Mojito", "Negroni (with gin)", "Daiquiri", "Sidecar"], MONKEY, ISLANDS],
+        GOLD,
+        {"explanation_dropped"},
+    ),
+    "groups on one line": (
+        "; ".join(", ".join(g) for g in GOLD),
+        [["Hammer", "Wrench", "Chisel", "Pliers; Mojito"], EMPTY, EMPTY, EMPTY],
+        GOLD,
+        {"split_line"},
+    ),
+    "quoted, with and": (
+        "\n".join(", ".join(f'"{c}"' for c in g[:3]) + f' and "{g[3]}"' for g in GOLD),
+        [['"Hammer"', '"Wrench"', '"Chisel" and "Pliers"', ""],
+         ['"Mojito"', '"Negroni"', '"Daiquiri" and "Sidecar"', ""],
+         ['"Puzzle"', '"Business"', '"Nuts" and "Suit"', ""],
+         ['"Crete"', '"Rhodes"', '"Corfu" and "Kos"', ""]],
+        GOLD,
+        {"quotes"},
+    ),
+    "a refusal": (
+        "I'm not sure about this one.",
+        [["I'm not sure about this one.", "", "", ""], EMPTY, EMPTY, EMPTY],
+        [EMPTY, EMPTY, EMPTY, EMPTY],
+        {"unknown_item", "ignored_line", "unrecoverable"},
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(GROUPING_CASES))
+def test_grouping_answers(case: str) -> None:
+    text, paper, robust, kinds = GROUPING_CASES[case]
+    assert paper_groups(text)[0] == paper
+    groups, repairs, recoverable = robust_groups(text, WORDS)
+    assert groups == robust
+    assert {r["kind"] for r in repairs} == kinds
+    assert recoverable == (case != "a refusal")
+
+
+def test_robust_repairs_are_recorded_in_detail() -> None:
+    text, *_ = GROUPING_CASES["case, spacing and spelling"]
+    repairs = robust_groups(text, WORDS)[1]
+    assert {"kind": "case_spacing", "item": "CHISEL", "clue": "Chisel"} in repairs
+    assert {"kind": "spelling", "item": "Side car", "clue": "Sidecar", "score": 93.3} in repairs
+    text, *_ = GROUPING_CASES["a duplicate and an unknown clue"]
+    repairs = robust_groups(text, WORDS)[1]
+    assert {"kind": "duplicate", "item": "Hammer", "line": 2} in repairs
+    assert {"kind": "unknown_item", "item": "Banana", "line": 3} in repairs
+    assert {"kind": "completed", "group": 2, "clues": ["Daiquiri"]} in repairs
+
+
+def test_clue_holding_a_comma_is_kept_whole() -> None:
+    words = "Happy Sleepy Grumpy Dopey 1,000 Ten Dozen Score".split()
+    words += "Atlantic Pacific Indian Arctic Basil Sage Thyme Dill".split()
+    gold = [words[i : i + 4] for i in range(0, 16, 4)]
+    text = lines(*gold)
+    assert paper_groups(text)[0][1] == ["1", "000", "Ten", "Dozen"]  # the notebook splits it
+    assert robust_groups(text, words)[:2] == (gold, [])
+
+
+def test_wall_with_a_repeated_clue() -> None:
+    words = ["Bask", "Bask", *[f"C{i}" for i in range(14)]]
+    gold = [["Bask", "C0", "C1", "C2"], ["Bask", "C3", "C4", "C5"]]
+    gold += [[f"C{i}" for i in range(6, 10)], [f"C{i}" for i in range(10, 14)]]
+    groups, repairs, _ = robust_groups(lines(*gold), words)
+    assert groups == gold and repairs == []
+
+
+def named(groups: list[list[str]], names: list[str], mark: str = ". Connection: ", sep="\n"):
+    return sep.join(f"{', '.join(g)}{mark}{c}" for g, c in zip(groups, names, strict=True))
+
+
+CONNECTION_CASES = {
+    "plain": (named(GOLD, CONNECTIONS), CONNECTIONS, CONNECTIONS, set()),
+    "lines reordered": (
+        named(GOLD[::-1], CONNECTIONS[::-1]), CONNECTIONS[::-1], CONNECTIONS, {"reordered"},
+    ),
+    "blank lines between": (
+        named(GOLD, CONNECTIONS, sep="\n\n"),
+        ["Hand tools", "", "Cocktails", ""], CONNECTIONS, set(),
+    ),
+    "markdown and case": (
+        named(GOLD, [f"{c}." for c in CONNECTIONS], ". **connection:** "),
+        EMPTY, CONNECTIONS, set(),
+    ),
+    "bold marker": (
+        named([[f"**{g[0]}", *g[1:-1], f"{g[-1]}**"] for g in GOLD], CONNECTIONS,
+              " - **Connection:** "),
+        [f"** {c}" for c in CONNECTIONS], CONNECTIONS, set(),
+    ),
+    "no markers": ("\n".join(CONNECTIONS), EMPTY, CONNECTIONS, {"no_markers"}),
+    "one missing": (
+        named(GOLD[1:], CONNECTIONS[1:]),
+        [*CONNECTIONS[1:], ""], ["", *CONNECTIONS[1:]], {"reordered", "missing_connection"},
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(CONNECTION_CASES))
+def test_connection_answers(case: str) -> None:
+    text, paper, robust, kinds = CONNECTION_CASES[case]
+    assert paper_connections(text)[0] == paper
+    connections, repairs = robust_connections(text, GOLD)
+    assert connections == robust
+    assert {r["kind"] for r in repairs} == kinds
+
+
+# --------------------------------------------------------------------------------------
+# Properties
+# --------------------------------------------------------------------------------------
+
+_RESERVED = re.compile(r"group|set|row|category|connection|and|clue|json", re.IGNORECASE)
+CLUE = st.from_regex(r"[A-Z][a-z]{2,9}", fullmatch=True).filter(lambda w: not _RESERVED.search(w))
+WALL_CLUES = st.lists(CLUE, min_size=16, max_size=16, unique_by=str.lower)
+
+
+def _typo(word: str) -> str:
+    """Swap two inner letters (a near-miss spelling, maybe beyond the threshold)."""
+    return word[0] + word[2] + word[1] + word[3:] if len(word) > 3 else word + "x"
+
+
+@st.composite
+def noisy_answers(draw: st.DrawFn) -> tuple[list[str], str]:
+    """A wall's clues and an answer naming at least 3 of its 4 groups, each with at least 2
+    clues as written, in a random format with random noise."""
+    clues = draw(WALL_CLUES)
+    order = draw(st.permutations(range(16)))
+    groups = [[clues[i] for i in order[k : k + 4]] for k in range(0, 16, 4)]
+    shown = groups[: draw(st.sampled_from([3, 4]))]
+    rendered = []
+    for index, group in enumerate(shown, 1):
+        items = list(group)
+        noise = draw(st.sampled_from(["none", "drop", "typo", "case", "quote", "junk"]))
+        if noise == "drop":
+            items.pop(draw(st.integers(0, 3)))
+        elif noise == "typo":
+            items[0] = _typo(items[0])
+        elif noise == "case":
+            items = [i.upper() for i in items]
+        elif noise == "quote":
+            items = [f'"{i}"' for i in items]
+        elif noise == "junk":
+            items.append("Zzqx")
+        prefix = draw(st.sampled_from(["", f"{index}. ", "- ", f"Group {index}: ", "**G:** "]))
+        suffix = draw(st.sampled_from(["", ". Connection: Things", " (Connection: x)"]))
+        separator = draw(st.sampled_from([", ", ",", " ; ", " | "]))
+        rendered.append(prefix + separator.join(items) + suffix)
+    if draw(st.booleans()):
+        rendered[-1] += separator + draw(st.sampled_from(clues))  # a duplicate at the end
+    if draw(st.booleans()):
+        rendered.insert(0, "Here is my solution:")
+    return clues, "\n".join(rendered)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+          phases=[Phase.explicit, Phase.reuse, Phase.generate])  # fmt: skip
+@given(noisy_answers())
+def test_robust_is_a_partition_when_three_groups_are_readable(case: tuple[list[str], str]) -> None:
+    clues, text = case
+    groups, repairs, recoverable = robust_groups(text, clues)
+    assert recoverable, repairs
+    assert len(groups) == 4 and all(len(g) == 4 for g in groups)
+    assert sorted(c for g in groups for c in g) == sorted(clues)
+
+
+@settings(max_examples=200, deadline=None)
+@given(WALL_CLUES, st.permutations(range(16)))
+def test_paper_equals_robust_on_a_perfect_answer(clues: list[str], order: list[int]) -> None:
+    groups = [[clues[i] for i in order[k : k + 4]] for k in range(0, 16, 4)]
+    text = "\n".join(", ".join(g) for g in groups)
+    paper = paper_groups(text)[0]
+    robust, repairs, recoverable = robust_groups(text, clues)
+    assert paper == robust == groups
+    assert repairs == [] and recoverable
+    connections = [f"Link {i}" for i in range(4)]
+    text = named(groups, connections)
+    assert paper_connections(text)[0] == robust_connections(text, groups)[0] == connections
+
+
+@settings(max_examples=200, deadline=None)
+@given(WALL_CLUES, st.text(max_size=300))
+def test_robust_never_fails_on_any_text(clues: list[str], text: str) -> None:
+    groups, _, recoverable = robust_groups(text, clues)
+    assert len(groups) == 4 and all(len(g) == 4 for g in groups)
+    placed = [c for g in groups for c in g if c]
+    assert len(placed) == len(set(placed)) and set(placed) <= set(clues)
+    if recoverable:
+        assert sorted(placed) == sorted(clues)
+
+
+# --------------------------------------------------------------------------------------
+# Responses files
+# --------------------------------------------------------------------------------------
+
+
+def batch_line(wall_id: str, text: str | None, status: int = 200) -> dict[str, Any]:
+    if status != 200:
+        error = {"code": str(status), "message": "boom"}
+        return {"custom_id": wall_id, "response": {"status_code": status, "body": {}},
+                "error": error}  # fmt: skip
+    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
+    return {"custom_id": wall_id, "response": {"status_code": 200, "body": body}, "error": None}
+
+
+def _write(path: Path, records: list[Any]) -> Path:
+    path.write_text(
+        "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records),
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_read_responses_both_shapes(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path / "r.jsonl",
+        [
+            batch_line("a", None, status=500),
+            batch_line("a", "answer a"),
+            {"wall_id": "b", "text": "answer b"},
+            batch_line("c", None, status=429),
+            "",
+            batch_line("d", None),
+        ],
+    )
+    found = read_responses(path)
+    assert {k: (v.text, v.line) for k, v in found.items()} == {
+        "a": ("answer a", 2),
+        "b": ("answer b", 3),
+        "c": (None, 4),
+        "d": ("", 6),
+    }
+    assert found["c"].problem == "request failed (status 429): boom"
+
+
+@pytest.mark.parametrize(
+    ("records", "message"),
+    [
+        (["{oops"], r"r.jsonl, line 1: not valid JSON"),
+        ([{"id": 1}], r"line 1: expected a batch output line"),
+        ([{"wall_id": "a", "text": 3}], r"line 1 \(wall a\): field text: expected a string"),
+        (
+            [{"custom_id": "a", "response": {"status_code": 200, "body": {}}, "error": None}],
+            r"line 1 \(wall a\): field response.body.choices",
+        ),
+        (
+            [batch_line("a", "x"), batch_line("a", "y")],
+            r"line 2: wall a already answered on line 1",
+        ),
+        ([{"wall_id": "a", "text": "x"}] * 2, r"line 2: wall a already answered on line 1"),
+    ],
+)
+def test_bad_responses(tmp_path: Path, records: list[Any], message: str) -> None:
+    with pytest.raises(PredictionsError, match=message):
+        read_responses(_write(tmp_path / "r.jsonl", records))
+
+
+def _wall(wall_id: str) -> dict[str, Any]:
+    groups = {
+        f"group_{i}": {"gt_words": g, "gt_connection": c}
+        for i, (g, c) in enumerate(zip(GOLD, CONNECTIONS, strict=True), 1)
+    }
+    return {"wall_id": wall_id, "words": WORDS, "groups": groups}
+
+
+def test_parse_responses_report() -> None:
+    walls = [_wall("x"), _wall("y"), _wall("z"), _wall("q")]
+    responses = {
+        "x": Response("x", lines(*GOLD), 1),
+        "y": Response("y", "Group 1: " + lines(*GOLD), 2),
+        "q": Response("q", None, 3, "request failed (status 500): boom"),
+    }
+    predictions, report = parse_responses(responses, walls)
+    assert [p["wall_id"] for p in predictions] == ["x", "y", "q"]
+    assert predictions[0] == {
+        "wall_id": "x",
+        "predicted_groups": GOLD,
+        "predicted_connections": None,
+    }
+    assert predictions[2]["predicted_groups"] == [EMPTY] * 4
+    assert report["counts"] == {
+        "clean": 1, "repaired": 1, "unrecoverable": 0, "no_response": 1, "missing": 1,
+    }  # fmt: skip
+    assert report["missing"] == ["z"]
+    assert report["walls"][2]["repairs"][0] == {
+        "kind": "no_response",
+        "problem": "request failed (status 500): boom",
+    }
+    assert report["walls"][1]["text"] == "Group 1: " + lines(*GOLD)
+    with pytest.raises(PredictionsError, match=r"r.jsonl: 1 responses are for walls not in"):
+        parse_responses({"zz": Response("zz", "", 1)}, walls, source="r.jsonl")
+
+
+# --------------------------------------------------------------------------------------
+# End to end: prompts -> fake server -> run-llm -> parse -> evaluate
+# --------------------------------------------------------------------------------------
+
+TEST_WALLS = json.loads((FIXTURE / "test.json").read_text())["dataset"]
+BY_ID = {w["wall_id"]: w for w in TEST_WALLS}
+
+
+def _gold(wall_id: str) -> list[list[str]]:
+    return [g["gt_words"] for g in BY_ID[wall_id]["groups"].values()]
+
+
+def grouping_answer(wall_id: str) -> str:
+    """c001 gold; c002 gold with bold labels (paper mode misreads every first clue); c003
+    groups 3 and 4 swap one clue (the comma clue ``1,000`` splits in paper mode); c004 no
+    group right."""
+    gold = _gold(wall_id)
+    if wall_id == "c002":
+        return lines(*gold, prefix="**Group {}:** ")
+    if wall_id == "c003":
+        gold[2][3], gold[3][3] = gold[3][3], gold[2][3]
+    if wall_id == "c004":
+        gold = [[gold[(i + k) % 4][k] for k in range(4)] for i in range(4)]
+    return lines(*gold)
+
+
+def connections_answer(wall_id: str) -> str:
+    """c001 gold; c002 all wrong; c003 gold lines in reverse order (paper mode misaligns
+    them); c004 groups 1 and 2 right, blank lines between (paper mode reads 1 of them)."""
+    gold = _gold(wall_id)
+    names = list(BY_ID[wall_id]["gt_connections"])
+    if wall_id == "c002":
+        names = ["Writers", "Colours", "Painters", "Rivers"]
+    if wall_id == "c004":
+        names[2:] = ["Kings", "Saints"]
+    if wall_id == "c003":
+        return named(gold[::-1], names[::-1])
+    return named(gold, names, sep="\n\n" if wall_id == "c004" else "\n")
+
+
+def which_wall(body: dict[str, Any]) -> tuple[str, str]:
+    """(wall id, task) of a request, found by the wall's clues (task 1) or first gold group
+    (task 2) after the in-context examples."""
+    message = last_user_message(body)
+    for wall_id, wall in BY_ID.items():
+        if "Clues: " + ", ".join(wall["words"]) in message:
+            return wall_id, "grouping"
+        if "Groups:\n" + ", ".join(_gold(wall_id)[0]) + ". Connection:" in message:
+            return wall_id, "connections"
+    raise AssertionError(f"unknown wall in {message!r}")
+
+
+def answer(body: dict[str, Any]) -> str:
+    """The fake model's answers (see grouping_answer and connections_answer)."""
+    wall_id, task = which_wall(body)
+    return grouping_answer(wall_id) if task == "grouping" else connections_answer(wall_id)
+
+
+def _wall_of(body: dict[str, Any]) -> str:
+    return which_wall(body)[0]
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("cache")
+
+
+def _cli(*args: str, cache: Path | None = None) -> Any:
+    data = ["--data-dir", str(FIXTURE), "--cache-dir", str(cache), "--no-checks"] if cache else []
+    result = runner.invoke(app, [*args, *data])
+    assert result.exit_code == 0, result.output
+    return result
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory, cache: Path) -> dict[str, Path]:
+    """Both tasks run through prompts and run-llm against the fake server (c002 first fails
+    with a 500, c004 with a 429)."""
+    folder = tmp_path_factory.mktemp("e2e")
+    server = FakeServer(answer, failures={"c002": [500], "c004": [429]}, key=_wall_of)
+    try:
+        out = {}
+        for task in ("grouping", "connections"):
+            requests = folder / f"{task}-requests.jsonl"
+            _cli("prompts", "--task", task, "--shots", "1", "--out", str(requests), cache=cache)
+            out[task] = folder / f"{task}-responses.jsonl"
+            _cli("run-llm", str(requests), "--base-url", server.url, "--model", "fake",
+                 "--out", str(out[task]))  # fmt: skip
+        assert server.count == {"c001": 2, "c002": 3, "c003": 2, "c004": 3}
+    finally:
+        server.close()
+    return out
+
+
+@pytest.mark.parametrize(
+    ("mode", "full_wall", "correct_groups", "clean"),
+    [("robust", 2, 4 + 4 + 2 + 0, 3), ("paper", 1, 4 + 0 + 1 + 0, 3)],
+)
+def test_end_to_end_grouping(
+    tmp_path: Path, logs: dict[str, Path], cache: Path, mode: str, full_wall: int,
+    correct_groups: int, clean: int,
+) -> None:  # fmt: skip
+    predictions = tmp_path / "predictions.json"
+    result = _cli("parse", str(logs["grouping"]), "--mode", mode, "--out", str(predictions),
+                  cache=cache)  # fmt: skip
+    assert "4 predictions written" in result.output
+    report = json.loads((tmp_path / "predictions.json.parse.json").read_text())
+    assert report["counts"]["clean"] == clean and report["counts"]["missing"] == 0
+    assert report["walls"][1]["text"] == grouping_answer("c002")
+    results_path = tmp_path / "results.json"
+    _cli("evaluate", str(predictions), "--out", str(results_path), cache=cache)
+    results = json.loads(results_path.read_text())
+    assert results["grouping"]["full_wall"] == full_wall
+    assert results["grouping"]["correct_groups"] == correct_groups
+    assert results["grouping"]["correct_groups_rate"] == correct_groups / 16
+    assert "connections" not in results or results["connections"] is None
+
+
+@pytest.mark.parametrize(("mode", "exact"), [("robust", 4 + 0 + 4 + 2), ("paper", 4 + 0 + 0 + 1)])
+def test_end_to_end_connections(
+    tmp_path: Path, logs: dict[str, Path], cache: Path, mode: str, exact: int
+) -> None:
+    predictions = tmp_path / "predictions.json"
+    _cli("parse", str(logs["connections"]), "--task", "connections", "--mode", mode,
+         "--out", str(predictions), cache=cache)  # fmt: skip
+    results_path = tmp_path / "results.json"
+    _cli("evaluate", str(predictions), "--out", str(results_path), cache=cache)
+    results = json.loads(results_path.read_text())
+    assert results["connections"]["exact_match"] == exact / 16
+
+
+def test_parse_command_errors(tmp_path: Path, logs: dict[str, Path], cache: Path) -> None:
+    out = tmp_path / "p.json"
+    result = runner.invoke(
+        app, ["parse", str(logs["grouping"]), "--mode", "loose", "--out", str(out)]
+    )
+    assert result.exit_code == 1 and "--mode loose: expected one of paper, robust" in result.output
+    result = runner.invoke(
+        app, ["parse", str(logs["grouping"]), "--out", str(logs["grouping"]),
+              "--data-dir", str(FIXTURE), "--cache-dir", str(cache), "--no-checks"],
+    )  # fmt: skip
+    assert result.exit_code == 1 and "is an input of this command" in result.output
+    result = runner.invoke(
+        app, ["parse", str(logs["grouping"]), "--split", "train", "--out", str(out),
+              "--data-dir", str(FIXTURE), "--cache-dir", str(cache), "--no-checks"],
+    )  # fmt: skip
+    assert result.exit_code == 1 and "4 responses are for walls not in this split" in result.output
+    assert not out.exists()
+
+
+def test_parse_warns_about_walls_without_response(tmp_path: Path, cache: Path) -> None:
+    responses = _write(tmp_path / "r.jsonl", [{"wall_id": "c001", "text": grouping_answer("c001")}])
+    out = tmp_path / "p.json"
+    result = _cli("parse", str(responses), "--out", str(out), cache=cache)
+    assert "3 walls of default/test have no response (c002, c003, c004)" in result.output
+    assert [p["wall_id"] for p in json.loads(out.read_text())] == ["c001"]
+
+
+def test_shuffled_answers_are_partitions() -> None:
+    """Every test wall, its clues shuffled into lines: robust mode returns its own clues."""
+    rng = random.Random(0)
+    for wall in TEST_WALLS:
+        words = list(wall["words"])
+        rng.shuffle(words)
+        groups = robust_groups(lines(*[words[i : i + 4] for i in range(0, 16, 4)]), wall["words"])[
+            0
+        ]
+        assert sorted(c for g in groups for c in g) == sorted(wall["words"])
