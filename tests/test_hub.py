@@ -306,3 +306,13 @@ def test_data_dir_outside_the_folder_is_refused(export: Path) -> None:
         "config 'ocw_wordnet': data_dir '../elsewhere' is a path outside the folder (the Hub "
         "resolves paths inside the repository only)"
     )
+
+
+def test_pattern_the_glob_refuses_is_a_finding(export: Path) -> None:
+    card = export / "README.md"
+    card.write_text(card.read_text().replace(f"path: {TEST_FILE}", "path: data/**.parquet"))
+    problems = check_export(export)
+    assert problems[0] == (
+        "config 'ocw_wordnet' split 'test': ['data/**.parquet']: Invalid pattern: '**' can only "
+        "be an entire path component"
+    )

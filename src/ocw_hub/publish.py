@@ -212,6 +212,9 @@ def _resolve_config(root: Path, name: str, params: Mapping[str, Any]) -> tuple[d
         except FileNotFoundError:
             problems.append(f"config {name!r} split {split!r}: no file matches {split_patterns}")
             continue
+        except ValueError as err:  # a pattern fsspec's glob refuses
+            problems.append(f"config {name!r} split {split!r}: {split_patterns}: {err}")
+            continue
         resolved[split] = sorted({Path(f) for f in files})
     return resolved, problems
 
