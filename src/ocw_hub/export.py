@@ -27,6 +27,7 @@ import os
 import secrets
 import shutil
 import stat
+import sys
 import tempfile
 import warnings
 from collections import defaultdict
@@ -330,7 +331,8 @@ def season_table(
     try:
         files = _ocw_split_files(config, data_dir, cache_dir)
         maps = {split: _read_season_map(Path(path)) for split, path in files.items()}
-    except (OSError, ValueError, KeyError, TypeError) as err:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
+        # AttributeError: the private builder API used for archives changed
         warnings.warn(
             f"config {config!r}: season_to_walls_map not read ({err}); the card has no season "
             "table",
@@ -758,8 +760,9 @@ def _make_writable_and_retry(func: Callable[[str], Any], path: str, _exc: Any) -
 
 def _remove_tree(folder: Path) -> None:
     """Remove a replaced export; a failure is a warning (the new export is in place)."""
+    handler = "onexc" if sys.version_info >= (3, 12) else "onerror"  # same signature
     try:
-        shutil.rmtree(folder, onerror=_make_writable_and_retry)
+        shutil.rmtree(folder, **{handler: _make_writable_and_retry})
     except OSError as err:
         warnings.warn(
             f"the previous export moved to {folder} could not be removed ({err}); remove it "
