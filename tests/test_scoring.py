@@ -267,3 +267,15 @@ def test_scores_against_the_prepared_cache_offline(
     assert f"prepared in the cache from {release.resolve()}" in " ".join(result.output.split())
     result = _invoke("evaluate", path, "--cache-dir", cache, "--fresh", "--no-checks")
     assert result.exit_code == 1 and "could not be downloaded" in result.output
+
+
+def test_build_fresh_prepares_again(tmp_path: Path, release: Path) -> None:
+    """--fresh ignores what the cache holds: a cache folder made unreadable is rebuilt."""
+    cache = tmp_path / "cache"
+    args = ["build", "-c", "default", "--ocw-dir", release, "--cache-dir", cache, "--no-checks"]
+    assert _invoke(*args, "--out", tmp_path / "o1").exit_code == 0
+    for arrow in cache.rglob("*-test.arrow"):
+        arrow.write_bytes(b"not arrow")  # a damaged cache: only a fresh preparation recovers
+    assert _invoke(*args, "--out", tmp_path / "o2").exit_code != 0
+    result = _invoke(*args, "--out", tmp_path / "o3", "--fresh")
+    assert result.exit_code == 0, result.output

@@ -922,6 +922,7 @@ def build_export(
     verification_mode: str | None = None,
     on_split: Callable[[ExportedSplit], None] | None = None,
     on_config: Callable[[str], None] | None = None,
+    download_mode: str | None = None,
 ) -> list[ExportedSplit]:
     """Prepare the given configs and write one export per dataset under ``out``.
 
@@ -934,6 +935,8 @@ def build_export(
             (:func:`plan_export`).
         cache_dir: the ``datasets`` cache folder (not inside ``out``).
         on_config, on_split: progress callbacks (a config starts; a split file was written).
+        download_mode: as in ``datasets.load_dataset``; ``"force_redownload"`` prepares
+            every config again instead of reading the cache.
 
     Returns:
         One :class:`ExportedSplit` per written Parquet file, in config then split order.
@@ -952,7 +955,13 @@ def build_export(
         for name, data_dir in sources.items():
             if on_config:
                 on_config(name)
-            dataset_dict = prepare(name, data_dir, cache_dir, verification_mode=verification_mode)
+            dataset_dict = prepare(
+                name,
+                data_dir,
+                cache_dir,
+                verification_mode=verification_mode,
+                download_mode=download_mode,
+            )
             export = collected[export_folder(name)]
             if config_spec(name).script == "OCW" and is_prerelease(dataset_dict):
                 _warn_prerelease(name, data_dir)

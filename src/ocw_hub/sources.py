@@ -6,8 +6,8 @@ cache.
 * the raw source files (a folder or a release tarball): built by the loading script through
   :func:`ocw_hub.load_dataset`, validated, cached;
 * an export folder written by ``ocw-hub build`` (``README.md`` with ``configs`` and
-  ``data/<config>/<split>-*.parquet``): read with ``datasets.load_dataset`` as the Hub viewer
-  would;
+  ``data/<config>/<split>-*.parquet``), or the build's ``--out`` holding one export per dataset
+  (``ocw/``, ``wote/``): read with ``datasets.load_dataset`` as the Hub viewer would;
 * a Hub repo id ``ORG/NAME`` of a published export (read from the ``datasets`` cache when
   offline);
 * ``None``: the data already prepared in the ``datasets`` cache for this config (from any
@@ -42,6 +42,15 @@ def is_export_folder(folder: Path) -> bool:
         and (folder / "README.md").is_file()
         and any((folder / "data").glob("**/*.parquet"))
     )
+
+
+def _dataset_export(path: Path, config: str) -> Path:
+    """``path`` itself, or its dataset's export inside it when ``path`` is the ``--out`` of
+    ``ocw-hub build`` (which writes one export per dataset: ``OUT/ocw``, ``OUT/wote``)."""
+    from .export import export_folder
+
+    inner = path / export_folder(config)
+    return inner if not is_export_folder(path) and is_export_folder(inner) else path
 
 
 def looks_like_repo_id(text: str) -> bool:
@@ -133,6 +142,7 @@ def load_split(
     if data_dir is not None:
         text = str(data_dir)
         path = Path(text).expanduser()
+        path = _dataset_export(path, spec.name)
         if is_export_folder(path):
             return _from_export(str(path), spec.name, split, cache_dir, download_mode)
         if not path.exists() and looks_like_repo_id(text):

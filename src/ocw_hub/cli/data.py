@@ -52,6 +52,7 @@ def _build(
     out: Path,
     cache_dir: Path | None,
     no_checks: bool,
+    fresh: bool,
     **source_dirs: Path | None,
 ) -> None:
     """Prepare configs and write one Parquet hub export per dataset (OUT/ocw, OUT/wote)."""
@@ -74,6 +75,7 @@ def _build(
                 out,
                 cache_dir=cache_dir,
                 verification_mode="no_checks" if no_checks else None,
+                download_mode="force_redownload" if fresh else None,
                 on_config=on_config,
                 on_split=on_split,
             )
@@ -141,6 +143,16 @@ def _build_signature() -> inspect.Signature:
                 False,
                 "--no-checks",
                 help="Skip the check of split sizes against the official ones.",
+            ),
+        ),
+        option(
+            "fresh",
+            bool,
+            typer.Option(
+                False,
+                "--fresh",
+                help="Download and prepare again, ignoring the cache "
+                "(download_mode=force_redownload).",
             ),
         ),
     ]
