@@ -583,3 +583,31 @@ def test_shuffled_answers_are_partitions() -> None:
             0
         ]
         assert sorted(c for g in groups for c in g) == sorted(wall["words"])
+
+
+def test_full_scale_gold_answers(ocw_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The 494 walls of the stand-in test split answered with their gold groups, one line
+    each: robust mode reads every wall back exactly (the clues holding commas, ``8.5``, the
+    walls with a repeated clue); paper mode splits the clues that hold a comma."""
+    from ocw_hub.prompting import build_requests
+    from ocw_hub.sources import load_split
+
+    cache = tmp_path_factory.mktemp("full")
+    test = load_split("default", "test", ocw_dir, cache_dir=cache).to_list()
+    train = load_split("default", "train", ocw_dir, cache_dir=cache).to_list()
+    requests = build_requests(test, train, task="grouping", shots=3)
+    assert len(requests) == 494
+    assert (
+        "Example 1\n" + ", ".join(train[40]["groups"]["group_1"]["gt_words"])
+        in (requests[0]["body"]["messages"][1]["content"])
+    )
+    misread = []
+    for wall in test:
+        gold = [g["gt_words"] for g in wall["groups"].values()]
+        text = lines(*gold)
+        groups, repairs, recoverable = robust_groups(text, wall["words"])
+        assert (groups, repairs, recoverable) == (gold, [], True), wall["wall_id"]
+        if paper_groups(text)[0] != gold:
+            misread.append(wall["wall_id"])
+    with_comma = [w["wall_id"] for w in test if any("," in c for c in w["words"])]
+    assert misread == with_comma

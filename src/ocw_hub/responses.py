@@ -43,6 +43,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -193,7 +194,10 @@ def read_responses(path: str | Path) -> dict[str, Response]:
             continue
         response, batch = _read_line(path, number, line)
         before = found.get(response.wall_id)
-        if before is not None and (not batch or (before.text is not None and response.text)):
+        answered_twice = (
+            before is not None and before.text is not None and response.text is not None
+        )
+        if before is not None and (not batch or answered_twice):
             raise PredictionsError(
                 f"{path}, line {number}: wall {response.wall_id} already answered on line "
                 f"{before.line}"
@@ -295,11 +299,15 @@ class _Notes:
         return found + self.repairs
 
 
+_PUNCTUATION = re.compile(r"[^\w\s]")
+
+
+@lru_cache(maxsize=1 << 16)
 def normalise(text: str) -> str:
     """A clue or answer item compared ignoring case, spacing, quotes and punctuation (NFKC,
     casefold); a text of punctuation only (``%``) keeps its punctuation."""
     text = unicodedata.normalize("NFKC", text).casefold()
-    words = re.sub(r"[^\w\s]", "", text).split()
+    words = _PUNCTUATION.sub("", text).split()
     return " ".join(words) if words else " ".join(text.split())
 
 
@@ -354,12 +362,18 @@ def _split_groups_in_line(line: str) -> list[str]:
 _AND = re.compile(r"\s+(?:and|&)\s+", re.IGNORECASE)
 
 
+@lru_cache(maxsize=1024)
+def _holding_separators(clues: tuple[str, ...]) -> list[str]:
+    """The clues that hold a separator, longest first."""
+    holding = {c for c in clues if any(s in c for s in ",;|/") or _AND.search(c)}
+    return sorted(holding, key=len, reverse=True)
+
+
 def _protect(line: str, clues: Sequence[str]) -> tuple[str, dict[str, str]]:
     """Replace the wall's clues that hold a separator (``1,000``, ``Fish and chips``) by
     placeholders before splitting."""
     saved: dict[str, str] = {}
-    holding = {c for c in clues if any(s in c for s in ",;|/") or _AND.search(c)}
-    for clue in sorted(holding, key=len, reverse=True):
+    for clue in _holding_separators(tuple(clues)):
         token = f"\x00{len(saved)}\x00"
         line, count = re.subn(re.escape(clue), token, line, flags=re.IGNORECASE)
         if count:
@@ -383,8 +397,12 @@ def _split_items(line: str, clues: Sequence[str]) -> list[str]:
     return pieces
 
 
-def _clean_item(item: str, notes: _Notes) -> str:
+def _clean_item(item: str, clues: Sequence[str], notes: _Notes) -> str:
+    """An item without surrounding quotes, brackets, punctuation or a leading ``and``,
+    unless it is a clue as written (``(Olympia)``, ``L.A.``)."""
     stripped = item.strip()
+    if stripped in clues:
+        return stripped
     if stripped and (stripped[0] in _QUOTES or stripped[-1] in _QUOTES):
         notes.decorate("quotes")
     stripped = stripped.strip(_EDGE)
@@ -422,7 +440,7 @@ def _clean_line(number: int, raw: str, piece: str, clues: Sequence[str], notes: 
             return _Line(number, [], raw)
     line = _drop_label(line, clues, notes)
     heading = not line.strip() and piece.strip() != ""
-    items = [_clean_item(item, notes) for item in _split_items(line, clues)]
+    items = [_clean_item(item, clues, notes) for item in _split_items(line, clues)]
     return _Line(number, [item for item in items if item], raw, heading)
 
 
