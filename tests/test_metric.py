@@ -17,7 +17,6 @@ When every gold group and every predicted group holds 4 clues (n = 16):
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import shutil
 import sys
@@ -27,22 +26,13 @@ from pathlib import Path
 import evaluate
 import pytest
 
+from ocw_hub.resources import load_metric_code, metric_dir
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 METRIC_DIR = REPO_ROOT / "metrics" / "ocw_metric"
+assert metric_dir() == METRIC_DIR, "tests run against this checkout's metric"
 
-
-def _load_compute_score() -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "ocw_metric_compute_score", METRIC_DIR / "compute_score.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-cs = _load_compute_score()
+cs = load_metric_code()  # metrics/ocw_metric/compute_score.py, imported by path
 
 A = ["a1", "a2", "a3", "a4"]
 B = ["b1", "b2", "b3", "b4"]
@@ -272,15 +262,6 @@ def test_exact_match_semantics_of_evaluate() -> None:
     assert cs.exact_match("monkey ___", "monkey ___") == 1.0
     assert cs.exact_match("monkey", "monkey ___") == 0.0
     assert cs.exact_match("a\x00", "a") == 1.0
-
-
-def test_connections_fast_enough() -> None:
-    import time
-
-    preds = [GOLD_CONN] * 494
-    start = time.perf_counter()
-    cs.connection_scores(preds, preds)
-    assert time.perf_counter() - start < 1.0
 
 
 # ----------------------------------------------------------------------------------------
@@ -742,3 +723,13 @@ def test_connections_are_scored_in_gold_group_order(loaded: dict) -> None:
     card = " ".join((METRIC_DIR / "README.md").read_text(encoding="utf-8").split())
     assert "prediction `i` names the connection of **gold group `i`**" in card
     assert "must have them reordered to the gold groups they match" in card
+
+
+def test_str_subclasses_are_checked_clue_by_clue() -> None:
+    # numpy.str_ clues (e.g. from an array) take the clue-by-clue path and come back as str.
+    import numpy as np
+
+    wall = [[np.str_(c) for c in g] for g in WALL]
+    checked = cs.validate_wall(wall, "predictions[0]")
+    assert checked == WALL and {type(c) for g in checked for c in g} == {str}
+    assert cs.grouping_scores([wall], [WALL])["full_wall"] == 1

@@ -199,6 +199,154 @@ def test_arbitrary_repeats_never_crash_and_stay_in_bounds(pred: list, gold: list
 
 
 # ----------------------------------------------------------------------------------------
+# AMI, ARI, FMS from the contingency table = scikit-learn's public scorers, bit for bit
+# ----------------------------------------------------------------------------------------
+
+# 16 predicted labels of a wall: gold indices 0-3 and fresh indices of clues not in the wall
+# (up to 16 distinct values, one cluster, all singletons, ...).
+wall_labels = st.lists(st.integers(0, 19), min_size=16, max_size=16)
+
+
+def _public_scores(labels_true: list[int], labels_pred: list[int]) -> tuple[float, ...]:
+    from sklearn.metrics import (
+        adjusted_mutual_info_score,
+        adjusted_rand_score,
+        fowlkes_mallows_score,
+    )
+
+    return (
+        float(adjusted_mutual_info_score(labels_true, labels_pred)),
+        float(adjusted_rand_score(labels_true, labels_pred)),
+        float(fowlkes_mallows_score(labels_true, labels_pred)),
+    )
+
+
+@settings(max_examples=500, deadline=None)
+@given(wall_labels)
+def test_partition_scores_equal_sklearn_public_functions(labels: list[int]) -> None:
+    # The same floats (==), not merely close: the fast path repeats scikit-learn's operations.
+    want = _public_scores(list(cs.GOLD_LABELS), labels)
+    assert cs.partition_scores(labels) == want
+    assert cs.partition_scores_public(cs.contingency_table(labels)) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(2, 40).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.integers(0, 6), min_size=n, max_size=n),
+            st.lists(st.integers(0, 9), min_size=n, max_size=n),
+        )
+    )
+)
+def test_table_scores_equal_sklearn_on_any_labelings(pair: tuple[list[int], list[int]]) -> None:
+    # Beyond walls: any two labelings of any length, through the contingency table as
+    # scikit-learn builds it (rows: sorted true labels, columns: sorted predicted labels).
+    labels_true, labels_pred = pair
+    rows, cols = sorted(set(labels_true)), sorted(set(labels_pred))
+    table = [[0] * len(cols) for _ in rows]
+    for t, p in zip(labels_true, labels_pred, strict=True):
+        table[rows.index(t)][cols.index(p)] += 1
+    frozen = tuple(tuple(row) for row in table)
+    got = (cs._ami_table(frozen), *cs._pair_scores(frozen))
+    assert got == _public_scores(labels_true, labels_pred)
+
+
+def test_hand_computed_table() -> None:
+    # The one-swap wall of test_metric.py: table [[3,1,0,0],[1,3,0,0],[0,0,4,0],[0,0,0,4]],
+    # ARI 13.2 / 19.2 = 0.6875, FMS 18 / 24 = 0.75.
+    labels = [0, 0, 0, 1, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]
+    table = ((3, 1, 0, 0), (1, 3, 0, 0), (0, 0, 4, 0), (0, 0, 0, 4))
+    assert cs.contingency_table(labels) == table
+    _, ari, fms = cs.partition_scores(labels)
+    assert ari == 0.6875
+    assert fms == pytest.approx(0.75, abs=1e-15)  # sqrt(0.75) * sqrt(0.75), as sklearn
+    # Fresh labels are columns in increasing label order: 4 and 5 after the gold indices.
+    assert cs.contingency_table([0, 0, 0, 4, *[1] * 4, *[2] * 4, 3, 3, 3, 5]) == (
+        (3, 0, 0, 0, 1, 0),
+        (0, 4, 0, 0, 0, 0),
+        (0, 0, 4, 0, 0, 0),
+        (0, 0, 0, 3, 0, 1),
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# validate=False and validating once
+# ----------------------------------------------------------------------------------------
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[str]:
+    calls: list[str] = []
+    original = getattr(module, name)
+
+    def counted(item: Any, where: str) -> Any:
+        calls.append(where)
+        return original(item, where)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(wall_and_prediction(), min_size=1, max_size=5))
+def test_validate_false_gives_the_same_figures(cases: list[tuple[list, list]]) -> None:
+    golds = [gold for gold, _ in cases]
+    preds = [pred for _, pred in cases]
+    assert cs.grouping_scores(preds, golds, True, validate=False) == cs.grouping_scores(
+        preds, golds, True
+    )
+
+
+def test_validate_false_skips_the_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_metric import GOLD_CONN, WALL
+
+    pred_calls = _counting(monkeypatch, cs, "validate_wall")
+    ref_calls = _counting(monkeypatch, cs, "validate_reference_wall")
+    conn_calls = _counting(monkeypatch, cs, "validate_connections")
+    span_calls = _counting(monkeypatch, cs, "validate_span_prediction")
+    cs.grouping_scores([WALL] * 3, [WALL] * 3)
+    cs.connection_scores([GOLD_CONN] * 2, [GOLD_CONN] * 2)
+    cs.span_scores(["cat"], [["cat"]])
+    # validate_reference_wall checks the shape with validate_wall too: once per wall each.
+    assert pred_calls == [
+        f"{side}[{i}]" for side in ("predictions", "references") for i in range(3)
+    ]
+    assert ref_calls == [f"references[{i}]" for i in range(3)]
+    assert conn_calls == ["predictions[0]", "predictions[1]", "references[0]", "references[1]"]
+    assert span_calls == ["predictions[0]"]
+    for calls in (pred_calls, ref_calls, conn_calls, span_calls):
+        calls.clear()
+    assert cs.grouping_scores([WALL], [WALL], validate=False)["full_wall"] == 1
+    assert cs.connection_scores([GOLD_CONN], [GOLD_CONN], validate=False)["exact_match"] == 1.0
+    assert cs.span_scores(["cat"], [["cat"]], validate=False)["f1"] == 100.0
+    assert pred_calls == ref_calls == conn_calls == span_calls == []
+    # Lengths are still checked.
+    with pytest.raises(ValueError, match="differ in length"):
+        cs.grouping_scores([WALL], [], validate=False)
+
+
+def test_evaluate_validates_each_wall_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Through evaluate: checked once before Arrow (the metric module's checks), not again
+    # when computing (the compute_score module's checks).
+    import importlib
+
+    import evaluate
+    from test_metric import METRIC_DIR, WALL
+
+    metric = evaluate.load(str(METRIC_DIR), "grouping")
+    module = importlib.import_module(type(metric).__module__)
+    scorer = importlib.import_module(module.__name__.rsplit(".", 1)[0] + ".compute_score")
+    # The metric module checks predictions with its imported validate_wall; gold walls go
+    # through validate_reference_wall, whose shape check is the scorer's validate_wall.
+    metric_checks = _counting(monkeypatch, module, "validate_wall")
+    scorer_checks = _counting(monkeypatch, scorer, "validate_wall")
+    got = metric.compute(predictions=[WALL, WALL[::-1]], references=[WALL, WALL])
+    assert got["full_wall"] == 2
+    assert metric_checks == ["predictions[0]", "predictions[1]"]
+    assert scorer_checks == ["references[0]", "references[1]"]
+
+
+# ----------------------------------------------------------------------------------------
 # Real data
 # ----------------------------------------------------------------------------------------
 

@@ -184,14 +184,13 @@ class OcwMetric(evaluate.Metric):
     def compute(
         self, *, predictions: Any = None, references: Any = None, **kwargs: Any
     ) -> dict[str, Any] | None:
-        """Validate the options and inputs (if given), then compute (see the module docstring).
+        """Validate the options, then compute like ``evaluate`` (see the module docstring).
 
         The options are checked before ``evaluate`` finalises the stored batches, so a bad
-        option leaves them in place for a corrected call.
+        option leaves them in place for a corrected call. Inputs given here are validated
+        once, by :meth:`add_batch`, which ``evaluate``'s ``compute`` calls with them.
         """
         self._check_options(kwargs.get("bertscore", False), kwargs.get("bertscore_kwargs", None))
-        if predictions is not None or references is not None:
-            predictions, references = self._check_batch(predictions, references)
         return super().compute(predictions=predictions, references=references, **kwargs)
 
     def _compute(
@@ -203,8 +202,11 @@ class OcwMetric(evaluate.Metric):
         bertscore_kwargs: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         self._check_options(bertscore, bertscore_kwargs)
+        # Every item was validated once, before evaluate stored it (add, add_batch, compute).
         if self.config_name == "grouping":
-            return grouping_scores(predictions, references, return_per_item=return_per_item)
+            return grouping_scores(
+                predictions, references, return_per_item=return_per_item, validate=False
+            )
         if self.config_name == "connections":
             return connection_scores(
                 predictions,
@@ -212,5 +214,6 @@ class OcwMetric(evaluate.Metric):
                 return_per_item=return_per_item,
                 bertscore=bertscore,
                 bertscore_kwargs=bertscore_kwargs,
+                validate=False,
             )
-        return span_scores(predictions, references, return_per_item=return_per_item)
+        return span_scores(predictions, references, return_per_item=return_per_item, validate=False)
