@@ -45,7 +45,7 @@ class FakeServer:
         answer: request body -> the completion's text.
         failures: key -> HTTP statuses served (in order) before the request succeeds; 429
             answers carry ``retry-after-ms: 10``, 500 answers no header (the client's own
-            exponential backoff).
+            exponential backoff); 0 is a 200 answer whose body is not JSON.
         key: request body -> key of ``failures`` and ``count`` (default: last user message).
         delay: seconds each answer takes (to see requests in flight together).
     """
@@ -85,6 +85,8 @@ class FakeServer:
             self.count[key] += 1
             planned = self.failures.get(key, [])
             status = planned.pop(0) if planned else 200
+        if status == 0:  # a 200 answer whose body is not JSON
+            return 200, None, {}
         if status != 200:
             headers = {"retry-after-ms": "10"} if status == 429 else {}
             error = {"error": {"message": f"fake {status}", "type": "fake", "code": None}}
@@ -130,7 +132,7 @@ class FakeServer:
                 finally:
                     with server.lock:
                         server.active -= 1
-                data = json.dumps(payload).encode()
+                data = b"<html>oops</html>" if payload is None else json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
@@ -273,6 +275,16 @@ def test_failed_request_logged_then_sent_again(tmp_path: Path, fake_server) -> N
     assert (again.sent, again.succeeded, again.failures) == (1, 1, [])
     assert server.count == {"q0": 1, "q1": 2, "q2": 1}
     assert set(read_log(log)) == {"w0", "w1", "w2"}
+
+
+def test_answer_that_is_not_json_is_a_failure(tmp_path: Path, fake_server) -> None:
+    server = fake_server(echo, failures={"q0": [0]})
+    log = tmp_path / "log.jsonl"
+    summary = run_requests(make_requests(2), log, base_url=server.url, model="m")
+    assert summary.failures == [("w0", "invalid_json: the answer is not JSON: '<html>oops</html>'")]
+    assert set(read_log(log)) == {"w1"}
+    again = run_requests(make_requests(2), log, base_url=server.url, model="m")
+    assert (again.sent, again.succeeded) == (1, 1)
 
 
 def test_retries_exhausted_is_a_failure_not_a_crash(tmp_path: Path, fake_server) -> None:

@@ -332,8 +332,15 @@ async def _send_one(
             error=error,
             digest=digest,
         )
+    try:
+        completion = json.loads(raw.text)
+    except ValueError:
+        error = {"code": "invalid_json", "message": f"the answer is not JSON: {raw.text[:200]!r}"}
+        return output_line(
+            custom_id, status_code=raw.status_code, body=raw.text, error=error, digest=digest
+        )
     return output_line(
-        custom_id, status_code=raw.status_code, body=json.loads(raw.text), error=None, digest=digest
+        custom_id, status_code=raw.status_code, body=completion, error=None, digest=digest
     )
 
 
