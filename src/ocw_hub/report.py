@@ -398,7 +398,8 @@ def plot_by_season(files: Sequence[ResultsFile]) -> Plot | None:
         return None
     first = files[0].runs[0]["by_season"]
     seasons = sorted(first, key=lambda s: (len(s), s))
-    fig, axes = _figure(ncols=2, width=max(5.0, 0.55 * len(seasons) * (len(files) + 1)))
+    bars = len(seasons) * (len(files) + 1)
+    fig, axes = _figure(nrows=2, width=min(12.0, max(6.0, 0.2 * bars + 2)), height=3.2)
     width = 0.8 / (len(files) + 1)
     x = list(range(len(seasons)))
     panels = (("full_wall_rate", "full walls"), ("correct_groups_rate", "correct groups"))
@@ -419,7 +420,7 @@ def plot_by_season(files: Sequence[ResultsFile]) -> Plot | None:
     return Plot(
         f"season-{config}-{split}",
         f"Model against human by season ({config} / {split})",
-        "Share of walls solved in full (left) and of groups found (right) per season, each "
+        "Share of walls solved in full (top) and of groups found (bottom) per season, each "
         "model (mean ± std over runs, dots = runs) beside the contestants on the show.",
         fig,
     )
@@ -629,7 +630,7 @@ def _breakdown_axis(ax: Any, files: Sequence[ResultsFile], part: str, key: str) 
         _bars(ax, pos, samples, width, color=_colour(i), label=mpl_text(f.label))
     sizes = files[0].runs[0].get(part, {})
     labels = [f"{mpl_text(n)}\n({sizes.get(n, {}).get('n_questions', '?')})" for n in names]
-    ax.set_xticks(list(range(len(names))), labels, fontsize=8)
+    ax.set_xticks(list(range(len(names))), labels, fontsize=8, rotation=30, ha="right")
     ax.set_ylim(0, 105)
 
 
