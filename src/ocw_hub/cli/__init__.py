@@ -8,7 +8,8 @@ in this package. Commands by module:
 * :mod:`.predict`: ``predict`` (baselines);
 * :mod:`.llm`: ``prompts``, ``run-llm``, ``parse``;
 * :mod:`.derive`: ``derive randomized``;
-* :mod:`.views`: ``show``, ``report``.
+* :mod:`.views`: ``show``, ``report``;
+* :mod:`.experiment`: ``reproduce`` (all of the above on the grouping task, in one command).
 
 Errors a user can fix end with a one-line message and exit code 1 (see
 :func:`._common.user_errors`); anything else keeps its traceback. Heavy modules (``datasets``,
@@ -43,6 +44,6 @@ def main(
     """Load, export, score and publish the OCW and WoTe benchmarks."""
 
 
-from . import data, derive, llm, predict, scoring, views  # noqa: E402,F401  (registers commands)
+from . import data, derive, experiment, llm, predict, scoring, views  # noqa: E402,F401
 
 __all__ = ["app"]

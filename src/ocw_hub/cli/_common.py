@@ -116,9 +116,8 @@ def quiet_datasets() -> Iterator[None]:
                 os.environ.pop(_NO_BARS, None)
             else:
                 os.environ[_NO_BARS] = previous
-            datasets = sys.modules.get("datasets")
-            if datasets is not None:
-                datasets.enable_progress_bars()
+            if datasets is not None:  # turned off above, so on again (not when the
+                datasets.enable_progress_bars()  # environment did it: datasets would warn)
             for warning in caught:
                 if issubclass(warning.category, UserWarning):
                     err_console.print(

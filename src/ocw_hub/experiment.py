@@ -1,0 +1,178 @@
+"""The paper's grouping experiment end to end, offline, in one call (``ocw-hub reproduce``).
+
+From the raw OCW release (and WoTe) folders it writes, under ``out``::
+
+    hub/ocw, hub/wote                 the Parquet hub exports, one per dataset (ocw-hub build)
+    ocw_randomized/                   the randomized ablation derived from the release
+    predictions/<config>-<method>/    one predictions file per run (run-00.json ...)
+    results/<config>-<method>.json    each method's figures: every run, mean and std
+    report.html                       the HTML report of all results (plots, hardest walls)
+    reproduce.json                    what was run, with which inputs and options
+
+Methods: ``embedding`` (the paper's protocol: each clue embedded on its own, constrained
+k-means into 4 groups of 4, 16 runs over shuffled clue orders; with the built-in lexical
+encoder unless a sentence-transformers model is given) and ``random`` (chance level), on the
+test split of ``default`` and of ``ocw_randomized``. Each step is the package's own function
+(:func:`ocw_hub.export.build_export`, :func:`ocw_hub.randomize.derive_randomized`,
+:func:`ocw_hub.baselines.predict`, :func:`ocw_hub.scoring.evaluate_files`,
+:func:`ocw_hub.report.build_report`); nothing here computes a figure.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .configs import PathLike
+from .errors import OutputPathError
+from .outputs import check_output_dir, write_text_atomic
+
+#: The manifest a previous run leaves in ``out``: only such a folder (or an empty one) is reused.
+MANIFEST = "reproduce.json"
+#: (config, method) pairs, in report order.
+RUNS_OF = (
+    ("default", "embedding"),
+    ("default", "random"),
+    ("ocw_randomized", "embedding"),
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One scored method: where its predictions and results are, and its mean figures."""
+
+    config: str
+    method: str
+    predictions: Path
+    results: Path
+    summary: dict[str, Any]
+
+
+def check_reproduce_out(out: PathLike, inputs: list[PathLike | None]) -> Path:
+    """``out`` resolved, when it is a new or empty folder or a previous run's (it holds
+    :data:`MANIFEST`).
+
+    Raises:
+        OutputPathError: see :func:`ocw_hub.outputs.check_output_dir`; a folder that holds other
+            files (nothing of it would be overwritten).
+    """
+    folder = check_output_dir(out, inputs)
+    if folder.is_dir() and any(folder.iterdir()) and not (folder / MANIFEST).is_file():
+        raise OutputPathError(
+            f"output folder {out}: holds other files (no {MANIFEST} of an earlier run); "
+            "choose an empty or new folder"
+        )
+    return folder
+
+
+def reproduce(
+    ocw_dir: PathLike,
+    out: PathLike,
+    *,
+    wote_dir: PathLike | None = None,
+    model: str | None = None,
+    runs: int = 16,
+    jobs: int | None = None,
+    cache_dir: PathLike | None = None,
+    verification_mode: str | None = None,
+    on_step: Callable[[str], None] | None = None,
+) -> list[Outcome]:
+    """Run the whole grouping experiment (see the module docstring) and return its outcomes.
+
+    Args:
+        ocw_dir: the OCW release (the ``dataset/`` folder or ``OCW.tar.gz``).
+        out: the folder to write (new, empty, or a previous run's).
+        wote_dir: the WoTe release folder, exported beside OCW when given.
+        model: a sentence-transformers model name or local path for the embedding method
+            (default: the built-in character n-gram TF-IDF encoder, a lexical baseline).
+        runs: runs per method (the paper: 16).
+        jobs: processes for the clustering (default: every core).
+        cache_dir, verification_mode: as in :func:`ocw_hub.load_dataset`.
+        on_step: called with a short description before each step.
+
+    Raises:
+        OutputPathError: ``out`` is not safe to write (checked before any work).
+        OCWHubError: any step's error (bad source files, a model that cannot be loaded).
+    """
+    from .baselines import predict, write_baseline
+    from .export import build_export
+    from .randomize import derive_randomized
+    from .scoring import evaluate_files
+
+    folder = check_reproduce_out(out, [ocw_dir, wote_dir, cache_dir])
+    step = on_step or (lambda _: None)
+    step("building the hub exports")
+    sources = {"default": ocw_dir, **({"wote": wote_dir} if wote_dir is not None else {})}
+    build_export(sources, folder / "hub", cache_dir=cache_dir, verification_mode=verification_mode)
+    step("deriving ocw_randomized")
+    derive_randomized(ocw_dir, folder / "ocw_randomized")
+    data_dirs = {"default": ocw_dir, "ocw_randomized": folder / "ocw_randomized"}
+    outcomes = []
+    for config, method in RUNS_OF:
+        step(f"predicting {config} / test with the {method} baseline ({runs} runs)")
+        result = predict(
+            config,
+            "test",
+            data_dirs[config],
+            method=method,
+            model=model if method == "embedding" else None,
+            runs=runs,
+            jobs=jobs,
+            cache_dir=cache_dir,
+            verification_mode=verification_mode,
+        )
+        predictions = folder / "predictions" / f"{config}-{method}"
+        write_baseline(result, predictions, keep_vectors=method == "embedding")
+        step(f"scoring {config}-{method}")
+        scored = evaluate_files(
+            [predictions],
+            config,
+            "test",
+            data_dirs[config],
+            cache_dir=cache_dir,
+            verification_mode=verification_mode,
+        )
+        results = folder / "results" / f"{config}-{method}.json"
+        write_text_atomic(results, json.dumps(scored, indent=2, ensure_ascii=False) + "\n")
+        outcomes.append(Outcome(config, method, predictions, results, _summary(scored)))
+    step("writing the report")
+    _write_report(folder, outcomes, data_dirs, cache_dir, verification_mode)
+    manifest = {
+        "ocw_dir": str(ocw_dir),
+        "wote_dir": None if wote_dir is None else str(wote_dir),
+        "model": model or "built-in character n-gram TF-IDF (lexical baseline)",
+        "runs": runs,
+        "outcomes": [
+            {"config": o.config, "method": o.method, "results": str(o.results.relative_to(folder))}
+            for o in outcomes
+        ],
+    }
+    write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    return outcomes
+
+
+def _summary(scored: dict[str, Any]) -> dict[str, Any]:
+    """Mean and std of the grouping figures (one run: std 0), and the human figures."""
+    if "runs" in scored:
+        mean, std = scored["mean"]["grouping"], scored["std"]["grouping"]
+    else:
+        mean, std = scored["grouping"], {k: 0.0 for k in scored["grouping"]}
+    return {"mean": mean, "std": std, "human": scored["human"], "n_walls": scored["n_walls"]}
+
+
+def _write_report(
+    folder: Path,
+    outcomes: list[Outcome],
+    data_dirs: dict[str, PathLike],
+    cache_dir: PathLike | None,
+    verification_mode: str | None,
+) -> None:
+    from .report import build_report, load_walls, read_results
+
+    files = read_results([o.results for o in outcomes])
+    walls = load_walls(files, data_dirs, cache_dir=cache_dir, verification_mode=verification_mode)
+    html = build_report(files, walls=walls, title="ocw-hub reproduce: OCW grouping baselines")
+    write_text_atomic(folder / "report.html", html)

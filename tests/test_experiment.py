@@ -1,0 +1,89 @@
+"""ocw-hub reproduce: the grouping experiment end to end on the fixture walls (no ../shared):
+every step's files are there, the results are those of scoring the written predictions, a
+second run reuses the folder, and a folder of other files is refused before any work."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ocw_hub.cli import app
+from ocw_hub.errors import OutputPathError
+from ocw_hub.experiment import MANIFEST, RUNS_OF, reproduce
+from ocw_hub.scoring import evaluate_files
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+@pytest.fixture(scope="module")
+def outcome(tmp_path_factory: pytest.TempPathFactory, ocw_fixture_dir: Path) -> tuple:
+    out = tmp_path_factory.mktemp("reproduce") / "build"
+    cache = tmp_path_factory.mktemp("cache")
+    outcomes = reproduce(
+        ocw_fixture_dir, out, runs=2, jobs=1, cache_dir=cache, verification_mode="no_checks"
+    )
+    return out, cache, outcomes
+
+
+def test_every_step_writes_its_files(outcome: tuple) -> None:
+    out, _, outcomes = outcome
+    assert [(o.config, o.method) for o in outcomes] == list(RUNS_OF)
+    assert (out / "hub" / "ocw" / "README.md").is_file()
+    assert sorted(p.name for p in (out / "ocw_randomized").iterdir()) == [
+        "test.json",
+        "train.json",
+        "validation.json",
+    ]
+    for o in outcomes:
+        assert sorted(p.name for p in o.predictions.glob("run-*.json")) == [
+            "run-00.json",
+            "run-01.json",
+        ]
+    assert (out / "predictions" / "default-embedding" / "embeddings.npz").is_file()
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") or html.lower().startswith("<!doctype html>")
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert manifest["runs"] == 2 and len(manifest["outcomes"]) == 3
+
+
+def test_results_are_the_scores_of_the_written_predictions(
+    outcome: tuple, ocw_fixture_dir: Path
+) -> None:
+    out, cache, outcomes = outcome
+    first = outcomes[0]
+    again = evaluate_files(
+        [first.predictions],
+        "default",
+        "test",
+        ocw_fixture_dir,
+        cache_dir=cache,
+        verification_mode="no_checks",
+    )
+    saved = json.loads(first.results.read_text())
+    assert saved["mean"] == again["mean"] and saved["std"] == again["std"]
+    assert first.summary["mean"] == again["mean"]["grouping"]
+    assert saved["n_runs"] == 2 and saved["n_walls"] == 6
+
+
+def test_a_second_run_reuses_the_folder(outcome: tuple, ocw_fixture_dir: Path) -> None:
+    out, cache, outcomes = outcome
+    again = reproduce(
+        ocw_fixture_dir, out, runs=2, jobs=1, cache_dir=cache, verification_mode="no_checks"
+    )
+    assert [o.summary for o in again] == [o.summary for o in outcomes]  # seeded: identical
+
+
+def test_a_folder_of_other_files_is_refused_first(tmp_path: Path, ocw_fixture_dir: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(OutputPathError, match="holds other files"):
+        reproduce(ocw_fixture_dir, tmp_path, runs=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    result = CliRunner().invoke(
+        app, ["reproduce", "--ocw-dir", str(ocw_fixture_dir), "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 1 and "holds other files" in result.output
+    with pytest.raises(OutputPathError):
+        reproduce(ocw_fixture_dir, ocw_fixture_dir / "inside", runs=1)
