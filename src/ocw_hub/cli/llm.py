@@ -19,9 +19,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..prompting import DEFAULT_MODEL
 from . import app
 from ._common import (
-    CONFIG_HELP,
     DATA_DIR_HELP,
     SPLIT_HELP,
     check_config,
@@ -33,6 +33,7 @@ from ._common import (
     user_errors,
 )
 
+_CONFIG_HELP = "default (alias ocw), ocw_randomized or ocw_wordnet."
 _TASK_HELP = "grouping (task 1: the 16 clues into 4 groups) or connections (task 2)."
 _CACHE_HELP = "datasets cache folder."
 _NO_CHECKS_HELP = "Skip the check of split sizes against the official ones."
@@ -72,11 +73,11 @@ def prompts(
         "0, 1, 3, 5 and 10).",
     ),
     out: Path = typer.Option(..., "--out", "-o", help="Requests JSONL file to write."),
-    config: str = typer.Option("default", "--config", "-c", help=CONFIG_HELP),
+    config: str = typer.Option("default", "--config", "-c", help=_CONFIG_HELP),
     split: str = typer.Option("test", "--split", "-s", help=SPLIT_HELP),
     seed: int = typer.Option(42, "--seed", help="Seed of the in-context example draw."),
     model: str = typer.Option(
-        "gpt-3.5-turbo",
+        DEFAULT_MODEL,
         "--model",
         help="Model named in the requests (run-llm --model replaces it).",
     ),
@@ -240,7 +241,7 @@ def parse(
         ..., help="Responses JSONL: the run-llm log (batch output lines) or {wall_id, text} lines."
     ),
     out: Path = typer.Option(..., "--out", "-o", help="Predictions JSON file to write."),
-    config: str = typer.Option("default", "--config", "-c", help=CONFIG_HELP),
+    config: str = typer.Option("default", "--config", "-c", help=_CONFIG_HELP),
     split: str = typer.Option("test", "--split", "-s", help=SPLIT_HELP),
     task: str = typer.Option("grouping", "--task", "-t", help=_TASK_HELP),
     mode: str = typer.Option(
