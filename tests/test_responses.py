@@ -585,6 +585,7 @@ def test_shuffled_answers_are_partitions() -> None:
         assert sorted(c for g in groups for c in g) == sorted(wall["words"])
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")  # the data quirks the builder reports
 def test_full_scale_gold_answers(ocw_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     """The 494 walls of the stand-in test split answered with their gold groups, one line
     each: robust mode reads every wall back exactly (the clues holding commas, ``8.5``, the
