@@ -473,7 +473,7 @@ def test_metric_card_and_space_files() -> None:
     assert meta["sdk"] == "gradio" and meta["app_file"] == "app.py" and meta["pinned"] is False
     assert meta["tags"] == ["evaluate", "metric"]
     app = (METRIC_DIR / "app.py").read_text(encoding="utf-8")
-    assert 'evaluate.load("ocw_metric"' in app and "launch_gradio_widget" in app
+    assert "launch_gradio_widget" in app  # loading from a flat copy: tests/test_space.py
     reqs = (METRIC_DIR / "requirements.txt").read_text(encoding="utf-8").split()
     for name in ("evaluate", "scikit-learn", "scipy", "rouge_score", "numpy"):
         assert any(r.startswith(name + ">=") for r in reqs), name

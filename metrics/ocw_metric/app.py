@@ -1,5 +1,28 @@
+"""Hugging Face Space of the OCW metric: a Gradio widget for the ``connections`` config.
+
+A Space holds the files of ``metrics/ocw_metric/`` at its root, in a folder of any name, so
+the metric is loaded from the script next to this file (``evaluate.load`` of a folder needs
+the folder to be named like its script; a bare name such as ``"ocw_metric"`` would be looked
+up on the Hub).
+"""
+
+from pathlib import Path
+
 import evaluate
 from evaluate.utils import launch_gradio_widget
 
-module = evaluate.load("ocw_metric", "connections")
-launch_gradio_widget(module)
+METRIC_SCRIPT = Path(__file__).resolve().parent / "ocw_metric.py"
+
+#: The config the widget shows: its inputs are flat lists of strings, which the widget's
+#: table can hold (the nested walls of ``grouping`` are easier to use from Python).
+WIDGET_CONFIG = "connections"
+
+
+def load_module(config_name: str = WIDGET_CONFIG) -> evaluate.EvaluationModule:
+    """``evaluate.load`` of ``ocw_metric.py`` beside this file, for ``config_name``
+    (``grouping``, ``connections`` or ``spans``)."""
+    return evaluate.load(str(METRIC_SCRIPT), config_name)
+
+
+if __name__ == "__main__":
+    launch_gradio_widget(load_module())

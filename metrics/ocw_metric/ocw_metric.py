@@ -84,12 +84,30 @@ Raises:
         "predictions[3][1]: expected a group of 4 clues, got 5 clues". Also
         bertscore_kwargs without bertscore=True.
 Examples:
-    >>> ocw = evaluate.load("metrics/ocw_metric", "grouping")
+    Installed with ocw-hub (from any folder, offline): ocw_hub.load_metric("grouping"),
+    the same as evaluate.load(str(ocw_hub.resources.metric_dir()), "grouping"). From a copy
+    of this folder (a clone, a Space): evaluate.load("path/to/ocw_metric", "grouping").
+
+    >>> import ocw_hub
+    >>> grouping = ocw_hub.load_metric("grouping")
     >>> wall = [["a", "b", "c", "d"], ["e", "f", "g", "h"],
     ...         ["i", "j", "k", "l"], ["m", "n", "o", "p"]]
-    >>> r = ocw.compute(predictions=[wall[::-1]], references=[wall])
+    >>> r = grouping.compute(predictions=[wall[::-1]], references=[wall])
     >>> r["full_wall"], r["wd"], r["ami"]
     (1, 0.0, 1.0)
+    >>> swap = [["a", "b", "c", "e"], ["d", "f", "g", "h"], wall[2], wall[3]]
+    >>> r = grouping.compute(predictions=[swap], references=[wall])
+    >>> r["correct_groups"], r["wd"], r["ari"], round(r["ami"], 4)
+    (2, 0.125, 0.6875, 0.7173)
+    >>> connections = ocw_hub.load_metric("connections")
+    >>> connections.compute(
+    ...     predictions=[["Famous Mel", "tools", "cocktails", "monkey"]],
+    ...     references=[["Famous Mels", "Household tools", "Cocktails", "Monkey ___"]],
+    ... )
+    {'exact_match': 0.25, 'rouge1': 0.7916666666666666, 'n_walls': 1}
+    >>> spans = ocw_hub.load_metric("spans")
+    >>> spans.compute(predictions=["the oven"], references=[["oven", "in the oven"]])
+    {'exact_match': 100.0, 'f1': 100.0, 'n_questions': 1}
 """
 
 CONFIGS = ("grouping", "connections", "spans")
