@@ -100,7 +100,8 @@ def test_two_runs_mean_and_population_std(tmp_path: Path, release: Path, cache: 
     runs.mkdir()
     _write(runs / "run-00.json", [_perfect(w) for w in walls])
     _write(runs / "run-01.json", [_swapped(w) for w in walls])
-    (runs / "embeddings.json").write_text("{}")  # a sidecar, not a run
+    (runs / "embeddings.json").write_text("{}")  # sidecars, not runs
+    (runs / "run-00.json.parse.json").write_text("{}")
     res = evaluate_files(
         [runs], "default", "test", release, cache_dir=cache, verification_mode="no_checks"
     )
@@ -118,6 +119,16 @@ def test_two_runs_mean_and_population_std(tmp_path: Path, release: Path, cache: 
     assert res["mean"]["connections"]["exact_match"] == 1.0
     assert res["std"]["connections"]["exact_match"] == 0.0
     assert res["human"]["correct_groups"] == 8 and res["human"]["full_wall"] == 0
+
+
+def test_a_folder_without_run_files_skips_sidecars(tmp_path: Path) -> None:
+    from ocw_hub.predictions import expand_prediction_paths
+
+    (tmp_path / "predictions.json").write_text("[]")
+    (tmp_path / "predictions.json.parse.json").write_text("{}")
+    (tmp_path / "embeddings.json").write_text("{}")
+    (tmp_path / ".hidden.json").write_text("[]")
+    assert expand_prediction_paths([tmp_path]) == [tmp_path / "predictions.json"]
 
 
 def test_summarize_runs_by_hand() -> None:

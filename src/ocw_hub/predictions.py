@@ -220,19 +220,29 @@ def _read_wote(path: Path, raw: Any) -> dict[str, str]:
     return out
 
 
+#: Files beside runs that are not runs: ``parse``'s record of repairs (``<out>.parse.json``)
+#: and the embedding baseline's vectors (``embeddings.json``).
+SIDECAR_SUFFIXES = (".parse.json",)
+SIDECAR_NAMES = ("embeddings.json",)
+
+
 def _runs_in(folder: Path, pattern: str) -> list[Path]:
     return sorted(
         p
         for p in folder.glob(pattern)
-        if p.is_file() and not p.is_symlink() and not p.name.startswith(".")
+        if p.is_file()
+        and not p.is_symlink()
+        and not p.name.startswith(".")
+        and not p.name.endswith(SIDECAR_SUFFIXES)
+        and p.name not in SIDECAR_NAMES
     )
 
 
 def expand_prediction_paths(paths: Sequence[PathLike]) -> list[Path]:
     """The predictions files of a run list: each path is a file, or a folder of runs: its
-    ``run-*.json`` files when it has some (as ``ocw-hub predict`` writes them, beside sidecar
-    files such as ``embeddings.json``), else its ``*.json`` files; not hidden, no symlinks,
-    sorted by name.
+    ``run-*.json`` files when it has some (as ``ocw-hub predict`` writes them), else its
+    ``*.json`` files; never a sidecar (``*.parse.json``, ``embeddings.json``), a hidden file or
+    a symlink; sorted by name.
 
     Raises:
         PredictionsError: a path does not exist; a folder holds no JSON file; a file is given

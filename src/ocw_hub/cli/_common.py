@@ -159,7 +159,7 @@ def check_config(name: str) -> str:
 def load_split_rows(
     config: str,
     split: str,
-    data_dir: Path | None,
+    data_dir: str | Path | None,
     *,
     cache_dir: Path | None = None,
     no_checks: bool = False,
