@@ -115,7 +115,9 @@ def _build_signature() -> inspect.Signature:
                 _param(name),
                 Path | None,
                 typer.Option(
-                    None, SOURCE_OPTIONS[name], help=f"Local {spec.source} (default: download)."
+                    None,
+                    SOURCE_OPTIONS[name],
+                    help=f"{spec.source[0].upper()}{spec.source[1:]} (default: download).",
                 ),
             )
             for name, spec in CONFIGS.items()
