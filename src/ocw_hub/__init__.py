@@ -7,6 +7,8 @@ than copying them. Entry points:
 * :func:`load_dataset` / :func:`get_builder`: the builders through the Python API, on any
   ``datasets`` version (no script loading).
 * :func:`load_metric`: the ``ocw_metric`` evaluate module of this install, from any folder.
+* :func:`evaluate_files`: score predictions files (one run or several) as ``ocw-hub evaluate``.
+* :func:`wall`: one wall (with its prediction), drawn as a 4x4 grid in Jupyter and the terminal.
 * :func:`ocw_hub.export.build_export`: the Parquet hub layout (``ocw-hub build``).
 * :mod:`ocw_hub.scoring`: scoring prediction files (``ocw-hub evaluate``).
 
@@ -34,6 +36,8 @@ _LAZY = {
     "load_dataset": "builders",
     "official_splits": "builders",
     "load_metric": "metric",
+    "wall": "views",
+    "evaluate_files": "scoring",
 }
 
 __all__ = [
