@@ -56,7 +56,8 @@ def files() -> list:
 
 @pytest.fixture(scope="module")
 def walls(files: list) -> dict:
-    return load_walls(files, {"*": OCW_DIR}, verification_mode="no_checks")
+    dirs = {"default": OCW_DIR, "ocw_randomized": OCW_DIR}  # the fixtures score both on it
+    return load_walls(files, dirs, verification_mode="no_checks")
 
 
 @pytest.fixture(scope="module")
@@ -297,6 +298,14 @@ def test_report_cli(tmp_path: Path) -> None:
     assert first.count('class="ocw-wall"') == 2  # default drawn; ocw_randomized has no walls
     again = runner.invoke(app, [*args, "--data-dir", f"default={OCW_DIR}"])
     assert again.exit_code == 0 and out.read_text() == first  # reproducible byte for byte
+
+
+def test_one_data_dir_for_several_configs_is_refused(files: list) -> None:
+    with pytest.raises(ReportError, match="give each its data as CONFIG=DIR"):
+        load_walls(files, {"*": OCW_DIR, "default": OCW_DIR})
+    assert load_walls(files[:2], {"*": OCW_DIR}, verification_mode="no_checks").keys() == {
+        ("default", "test")
+    }
 
 
 def test_report_cli_errors_write_nothing(tmp_path: Path) -> None:

@@ -167,7 +167,8 @@ def test_fixture_report_in_chromium(tmp_path: Path) -> None:
     out = tmp_path / "report.html"
     _cli(
         "report", *(str(DATA / f) for f in files), "--out", str(out), "--no-checks",
-        "--data-dir", str(DATA / "ocw" / "dataset"), "--cache-dir", str(tmp_path / "cache"),
+        "--data-dir", f"default={DATA / 'ocw' / 'dataset'}", "--cache-dir", str(tmp_path / "cache"),
+        "--data-dir", f"ocw_randomized={DATA / 'ocw' / 'dataset'}",
     )  # fmt: skip
     seen = open_in_chromium(out)
     check_page(seen, {Path(f).stem: json.loads((DATA / f).read_text()) for f in files})

@@ -1110,17 +1110,27 @@ def load_walls(
     verification_mode: str | None = None,
 ) -> dict[tuple[str, str], list[dict[str, Any]]]:
     """The gold walls of every OCW (config, split) of the files: from ``data_dirs[config]``
-    (or ``data_dirs["*"]``) when given (:func:`ocw_hub.sources.load_split`), else from the
-    ``datasets`` cache when the split was prepared there (never a download).
+    (or ``data_dirs["*"]``, allowed when the files hold one OCW config only) when given
+    (:func:`ocw_hub.sources.load_split`), else from the ``datasets`` cache when the split was
+    prepared there (never a download).
 
     Raises:
+        ReportError: ``data_dirs["*"]`` with files of several OCW configs (``default`` and
+            ``ocw_randomized`` hold different test walls: each needs its own folder).
         SourceUnavailableError, UnknownSplitError, format errors: a given data folder cannot be
             read.
     """
     from .sources import load_split, prepared_split
 
+    keys = list(_by_key(f for f in files if not f.is_wote))
+    unnamed = sorted({c for c, _ in keys if c not in data_dirs})
+    if "*" in data_dirs and len({c for c, _ in keys}) > 1 and unnamed:
+        raise ReportError(
+            f"results of several configs ({', '.join(sorted({c for c, _ in keys}))}): give each "
+            f"its data as CONFIG=DIR (missing: {', '.join(unnamed)}); their walls differ"
+        )
     out: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for config, split in _by_key(f for f in files if not f.is_wote):
+    for config, split in keys:
         data_dir = data_dirs.get(config, data_dirs.get("*"))
         if data_dir is not None:
             dataset = load_split(
