@@ -1,15 +1,20 @@
 """Tests of the OCW loading script ``OCW.py`` (imported by path, run on the installed datasets).
 
-Full-scale tests read the stand-in release in ``../shared/data/ocw/dataset``; the other tests
-write small split files into ``tmp_path`` from real walls of ``onlyconnect.json``.
+Small inputs are synthetic walls written by the tests into ``tmp_path`` (no ``../shared``
+needed); the full-scale tests read the stand-in release in ``../shared/data/ocw/dataset`` and
+the real quirk walls of ``onlyconnect.json`` (fixtures ``ocw_dir``, ``ocw_raw``).
 """
 
 from __future__ import annotations
 
 import copy
+import datetime
 import gzip
+import io
 import json
+import os
 import re
+import sys
 import tarfile
 import warnings
 import zipfile
@@ -25,6 +30,7 @@ from hypothesis import strategies as st
 
 DEFECT_IDS = ("0f1677", "654041", "b308e4")
 GROUP_NAMES = ["group_1", "group_2", "group_3", "group_4"]
+DATASETS_MAJOR = int(datasets.__version__.split(".")[0])
 
 
 # ------------------------------------------------------------------------------------------
@@ -37,6 +43,40 @@ def ocw(load_builder_module):
     return load_builder_module("OCW")
 
 
+def synthetic_wall(n: int, word: str = "Clue") -> dict[str, Any]:
+    """A valid wall: ``wall_id`` ``s<nnn>``, clues ``"<word> <nnn>.<g>.<c>"`` (all of one
+    length for a given ``word``), ``words`` not in group order."""
+    wall_id = f"s{n:03d}"
+    groups = {
+        f"group_{g}": {
+            "group_id": f"{wall_id}_0{g}",
+            "gt_words": [f"{word} {n:03d}.{g}.{c}" for c in range(1, 5)],
+            "gt_connection": f"Connection {n:03d}.{g}",
+            "human_performance": {"grouping": g % 2, "connection": (n + g) % 2},
+        }
+        for g in range(1, 5)
+    }
+    in_order = [clue for group in groups.values() for clue in group["gt_words"]]
+    return {
+        "wall_id": wall_id,
+        "season": 1 + n % 9,
+        "episode": 1 + n % 7,
+        "words": in_order[1::2] + in_order[::2],
+        "gt_connections": [g["gt_connection"] for g in groups.values()],
+        "groups": groups,
+        "overall_human_performance": {
+            "grouping": [g["human_performance"]["grouping"] for g in groups.values()],
+            "connections": [g["human_performance"]["connection"] for g in groups.values()],
+        },
+    }
+
+
+@pytest.fixture()
+def clean_walls() -> list[dict[str, Any]]:
+    """Six valid synthetic walls (fresh copies for each test)."""
+    return [synthetic_wall(n) for n in range(6)]
+
+
 @pytest.fixture(scope="module")
 def raw_walls(ocw_raw: Path) -> dict[str, dict[str, Any]]:
     """All 618 walls of the raw export, by wall_id, in file order."""
@@ -44,15 +84,25 @@ def raw_walls(ocw_raw: Path) -> dict[str, dict[str, Any]]:
     return {wall["wall_id"]: wall for wall in walls}
 
 
-@pytest.fixture(scope="module")
-def clean_walls(raw_walls) -> list[dict[str, Any]]:
-    """The first six raw walls without a known defect (fresh copies each use)."""
-    return [w for wid, w in raw_walls.items() if wid not in DEFECT_IDS][:6]
+class Pairs(list):
+    """A JSON object written as its ``(key, value)`` pairs, so that a key can repeat."""
 
 
-def write_split(path: Path, walls: list[dict[str, Any]]) -> Path:
+def dumps(value: Any) -> str:
+    """``json.dumps`` that writes :class:`Pairs` as objects (keys possibly repeated)."""
+    if isinstance(value, dict):
+        value = Pairs(value.items())
+    if isinstance(value, Pairs):
+        return "{" + ", ".join(f"{json.dumps(k)}: {dumps(v)}" for k, v in value) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(dumps(v) for v in value) + "]"
+    return json.dumps(value)
+
+
+def write_split(path: Path, walls: list[Any], season_map: Any = None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"season_to_walls_map": {}, "dataset": walls}), encoding="utf-8")
+    document = {"season_to_walls_map": season_map or {}, "dataset": walls}
+    path.write_text(dumps(document), encoding="utf-8")
     return path
 
 
@@ -100,6 +150,7 @@ def test_public_constants(ocw):
     assert ocw.SPLITS == ("train", "validation", "test")
     assert ocw.OFFICIAL_SPLIT_SIZES == {"train": 62, "validation": 62, "test": 494}
     assert issubclass(ocw.OCWFormatError, ValueError)
+    assert ocw.FORMAT_ERROR is ocw.OCWFormatError
     assert issubclass(ocw.OCWDataWarning, UserWarning)
     assert ocw.OCW.DEFAULT_CONFIG_NAME == "default"
     configs = {c.name: c for c in ocw.OCW.BUILDER_CONFIGS}
@@ -131,14 +182,14 @@ def test_script_imports_only_stdlib_and_datasets(repo_root):
         for line in source.splitlines()
         if line.startswith(("import ", "from "))
     }
-    assert imports <= {"json", "re", "warnings", "collections", "dataclasses", "pathlib"} | {
-        "typing",
-        "math",
-        "shutil",
-        "tarfile",
-        "zipfile",
-        "datasets",
-    }
+    assert "datasets" in imports
+    assert imports - {"datasets"} <= set(sys.stdlib_module_names) | {"__future__"}
+
+
+def test_max_clue_repeats_is_the_metrics_rule(ocw):
+    from ocw_hub.resources import load_metric_code
+
+    assert ocw.MAX_CLUE_REPEATS == load_metric_code().MAX_GOLD_CLUE_REPEATS == 2
 
 
 # ------------------------------------------------------------------------------------------
@@ -352,9 +403,19 @@ def test_find_split_files_tokens(ocw, tmp_path):
     }
 
 
-def test_missing_data_dir(ocw, tmp_path):
-    with pytest.raises(FileNotFoundError, match="nope"):
-        build(ocw, tmp_path / "cache", data_dir=str(tmp_path / "nope"))
+@pytest.mark.parametrize("name", ["nope", "nope.tar.gz"])
+def test_missing_data_dir(ocw, tmp_path, name):
+    missing = tmp_path / name
+    pattern = rf"^{re.escape(str(missing))}: data_dir not found \(no such file or folder\)$"
+    with pytest.raises(FileNotFoundError, match=pattern):
+        build(ocw, tmp_path / "cache", data_dir=str(missing))
+
+
+def test_data_dir_file_that_is_not_an_archive(ocw, tmp_path, clean_walls):
+    path = write_split(tmp_path / "train.json", clean_walls[:1])
+    pattern = rf"^{re.escape(str(path))}: data_dir is neither a folder nor an archive"
+    with pytest.raises(ocw.OCWFormatError, match=pattern):
+        build(ocw, tmp_path / "cache", data_dir=str(path))
 
 
 def _extracted_json(cache: Path) -> list[Path]:
@@ -598,14 +659,25 @@ def assert_fails_cleanly(ocw, tmp_path, root, pattern: str) -> pytest.ExceptionI
 
 @pytest.mark.parametrize(
     ("wall_id", "problem"),
-    [("\ud800", r"not valid Unicode text: lone surrogate '\\ud800'"), ("  ", r"empty or blank")],
+    [
+        ("\ud800", r"not valid Unicode text: lone surrogate '\\ud800'"),
+        ("  ", "blank"),
+        ("\u200b", "blank"),  # zero-width space (Cf)
+        ("\x00", "blank"),  # NUL (Cc)
+        ("\u2060\ufeff\t", "blank"),  # word joiner, BOM (Cf), tab
+        ("", "blank"),
+    ],
 )
 def test_bad_wall_id(ocw, tmp_path, clean_walls, wall_id, problem):
     root = tmp_path / "data"
     splits = make_folder(root, clean_walls)
     splits["validation"][1]["wall_id"] = wall_id
     write_split(root / "validation.json", splits["validation"])
-    pattern = rf"validation\.json: wall #1: field 'wall_id': {problem}"
+    if problem == "blank":
+        problem = rf"empty or blank {re.escape(repr(wall_id))} \(only whitespace, control or format"
+    pattern = (
+        rf"validation\.json: wall {re.escape(repr(wall_id))} \(#1\): field 'wall_id': {problem}"
+    )
     assert_fails_cleanly(ocw, tmp_path, root, pattern)
 
 
@@ -664,7 +736,8 @@ def test_wall_in_two_splits(ocw, tmp_path, clean_walls):
     write_split(root / "test.json", splits["test"] + [copy.deepcopy(splits["train"][1])])
     wall_id = splits["train"][1]["wall_id"]
     pattern = (
-        rf"wall '{wall_id}': field 'wall_id': in two splits, 'train' .*train\.json.*test\.json"
+        rf"test\.json: wall '{wall_id}': field 'wall_id': in two splits, 'train' "
+        rf"\(.*train\.json\) and 'test'"
     )
     assert_fails_cleanly(ocw, tmp_path, root, pattern)
 
@@ -716,10 +789,538 @@ def test_permuted_words_validate_and_changed_clue_fails(ocw, clean_walls, proper
     assert out["words"] == wall["words"]
 
     position = data.draw(st.integers(0, 15))
-    new_clue = data.draw(st.text(min_size=1).filter(lambda s: s.strip()))
+    new_clue = data.draw(st.text(min_size=1).filter(lambda s: not ocw._is_blank(s)))
     if new_clue == wall["words"][position]:
         return
     wall["words"][position] = new_clue
     write_split(path, [wall])
     with pytest.raises(ocw.OCWFormatError, match=r"field 'words': clues differ"):
         ocw.read_walls(path, "test")
+
+
+# ------------------------------------------------------------------------------------------
+# Validated rows reach _generate_examples through gen_kwargs
+# ------------------------------------------------------------------------------------------
+
+
+def test_validated_walls_travel_in_gen_kwargs(ocw, tmp_path, clean_walls):
+    root = tmp_path / "data"
+    splits = make_folder(root, clean_walls)
+    builder = ocw.OCW(config_name="default", data_dir=str(root), cache_dir=str(tmp_path / "c"))
+    dl_manager = datasets.DownloadManager(
+        download_config=datasets.DownloadConfig(cache_dir=str(tmp_path / "downloads"))
+    )
+    generators = builder._split_generators(dl_manager)
+    assert [g.name for g in generators] == ["train", "validation", "test"]
+    for path in root.iterdir():
+        path.unlink()  # nothing is read again: the walls are in gen_kwargs
+    for generator in generators:
+        assert set(generator.gen_kwargs) == {"walls", "filepath"}
+        assert generator.gen_kwargs["filepath"] == str(root / f"{generator.name}.json")
+        rows = list(builder._generate_examples(**generator.gen_kwargs))
+        assert rows == [(w["wall_id"], w) for w in splits[generator.name]]
+    assert not [name for name in vars(builder) if "wall" in name.lower()]
+
+
+# ------------------------------------------------------------------------------------------
+# Input the builder reads is what it checks
+# ------------------------------------------------------------------------------------------
+
+
+def _repeat_key(obj: dict, key: str, value: Any) -> Pairs:
+    """``obj`` as pairs with ``key`` written a second time, with ``value``."""
+    return Pairs([*obj.items(), (key, value)])
+
+
+def _wall_with_two_ids(wall):
+    return _repeat_key(wall, "wall_id", "s999")
+
+
+def _group_with_two_gt_words(wall):
+    groups = dict(wall["groups"])
+    groups["group_2"] = _repeat_key(groups["group_2"], "gt_words", ["A", "B", "C", "D"])
+    return {**wall, "groups": groups}
+
+
+def _human_with_two_scores(wall):
+    groups = copy.deepcopy(wall["groups"])
+    human = groups["group_4"]["human_performance"]
+    groups["group_4"]["human_performance"] = _repeat_key(human, "grouping", 1)
+    return {**wall, "groups": groups}
+
+
+DUPLICATE_KEYS = {
+    "wall_id": (
+        _wall_with_two_ids,
+        r"wall 's999' \(#1\): field 'wall_id': key 'wall_id' appears more than once in one "
+        r"JSON object \(values 's005', 's999'\); each key must appear once",
+    ),
+    "gt_words": (
+        _group_with_two_gt_words,
+        r"wall 's005' \(#1\): field 'groups.group_2.gt_words': key 'gt_words' appears more "
+        r"than once .*\(values \['Clue 005.2.1', .*\], \['A', 'B', 'C', 'D'\]\)",
+    ),
+    "human_performance.grouping": (
+        _human_with_two_scores,
+        r"wall 's005' \(#1\): field 'groups.group_4.human_performance.grouping': key 'grouping'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(DUPLICATE_KEYS))
+def test_duplicate_json_keys_are_rejected(ocw, tmp_path, clean_walls, case):
+    mutate, problem = DUPLICATE_KEYS[case]
+    root = tmp_path / "data"
+    splits = make_folder(root, clean_walls)
+    write_split(root / "test.json", [splits["test"][0], mutate(splits["test"][1])])
+    assert_fails_cleanly(ocw, tmp_path, root, rf"test\.json: {problem}")
+
+
+def test_duplicate_top_level_key_is_rejected(ocw, tmp_path, clean_walls):
+    root = tmp_path / "data"
+    splits = make_folder(root, clean_walls)
+    text = dumps(Pairs([("dataset", splits["train"]), ("dataset", splits["validation"])]))
+    (root / "train.json").write_text(text, encoding="utf-8")
+    pattern = r"train\.json: field 'dataset': key 'dataset' appears more than once"
+    assert_fails_cleanly(ocw, tmp_path, root, pattern)
+
+
+def _set_both(wall, group: str, index: int, new: Any) -> None:
+    """Change a clue of ``group`` and the same clue in ``words``."""
+    old = wall["groups"][group]["gt_words"][index]
+    wall["groups"][group]["gt_words"][index] = new
+    wall["words"][wall["words"].index(old)] = new
+
+
+@pytest.mark.parametrize(
+    "clue",
+    ["\u200b", "\x00", "\u200b\u200d\u2060", "\ufeff", " \x07\t", "\u00ad", "\u202e"],
+    ids=["ZWSP", "NUL", "ZW-joiners", "BOM", "space-BEL-tab", "soft-hyphen", "RLO"],
+)
+def test_blank_looking_clue(ocw, tmp_path, clean_walls, clue):
+    root = tmp_path / "data"
+    splits = make_folder(root, clean_walls)
+    _set_both(splits["train"][0], "group_3", 2, clue)
+    write_split(root / "train.json", splits["train"])
+    pattern = (
+        rf"train\.json: wall 's000' \(#0\): field 'words\[\d+\]': empty or blank "
+        rf"{re.escape(repr(clue))} \(only whitespace, control or format characters\)"
+    )
+    assert_fails_cleanly(ocw, tmp_path, root, pattern)
+
+
+def test_visible_text_with_a_format_character_is_kept(ocw, tmp_path, clean_walls):
+    wall = clean_walls[0]
+    _set_both(wall, "group_1", 0, "Bask\u200b")
+    (out,) = ocw.read_walls(write_split(tmp_path / "test.json", [wall]), "test")
+    assert out["groups"]["group_1"]["gt_words"][0] == "Bask\u200b"
+
+
+def _blank_group_id(wall):
+    wall["groups"]["group_2"]["group_id"] = "\u200b"
+
+
+def _blank_connection(wall):
+    wall["groups"]["group_1"]["gt_connection"] = "\x00"
+    wall["gt_connections"][0] = "\x00"
+
+
+def _season_zero(wall):
+    wall["season"] = 0
+
+
+def _episode_negative(wall):
+    wall["episode"] = -3
+
+
+def _same_group_id(wall):
+    wall["groups"]["group_3"]["group_id"] = wall["groups"]["group_1"]["group_id"]
+
+
+def _clue_three_times(wall):
+    _set_both(wall, "group_1", 0, "Bask")
+    _set_both(wall, "group_2", 0, "bask")
+    _set_both(wall, "group_4", 3, "BASK")
+
+
+BLANK_OR_INCONSISTENT = {
+    "blank group_id": (
+        _blank_group_id,
+        r"field 'groups.group_2.group_id': empty or blank '\\u200b'",
+    ),
+    "blank connection": (
+        _blank_connection,
+        r"field 'groups.group_1.gt_connection': empty or blank '\\x00'",
+    ),
+    "season 0": (_season_zero, r"field 'season': must be 1 or more, got 0"),
+    "episode -3": (_episode_negative, r"field 'episode': must be 1 or more, got -3"),
+    "same group_id": (
+        _same_group_id,
+        r"field 'groups.group_3.group_id': 's005_01' is also the group_id of groups.group_1",
+    ),
+    "clue 3 times": (
+        _clue_three_times,
+        r"field 'words': clue 'bask' occurs 3 times in the wall \(compared lowercased\); a "
+        r"wall holds no clue more than 2 times",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BLANK_OR_INCONSISTENT))
+def test_blank_or_inconsistent_wall(ocw, tmp_path, clean_walls, case):
+    mutate, problem = BLANK_OR_INCONSISTENT[case]
+    root = tmp_path / "data"
+    splits = make_folder(root, clean_walls)
+    mutate(splits["test"][1])
+    write_split(root / "test.json", splits["test"])
+    assert_fails_cleanly(ocw, tmp_path, root, rf"test\.json: wall 's005' \(#1\): {problem}")
+
+
+def _groups_of(wall) -> list[list[str]]:
+    return [list(g["gt_words"]) for g in wall["groups"].values()]
+
+
+def test_builder_and_metric_agree_on_repeated_clues(ocw, tmp_path, clean_walls):
+    """The metric rejects a gold wall with a clue 3 times and scores one with a clue twice;
+    the builder rejects and keeps the same walls."""
+    from ocw_hub.resources import load_metric_code
+
+    metric = load_metric_code()
+    twice, thrice = clean_walls[0], clean_walls[1]
+    _set_both(twice, "group_1", 0, "Bask")
+    _set_both(twice, "group_3", 1, "BASK")
+    _clue_three_times(thrice)
+    with pytest.warns(ocw.OCWDataWarning, match=r"clue 'Bask' appears 2 times .*'Bask', 'BASK'"):
+        (kept,) = ocw.read_walls(write_split(tmp_path / "a.json", [twice]), "test")
+    assert metric.validate_reference_wall(_groups_of(kept), "gold") == _groups_of(twice)
+    with pytest.raises(ValueError, match="occurs 3 times"):
+        metric.validate_reference_wall(_groups_of(thrice), "gold")
+    with pytest.raises(ocw.OCWFormatError, match="occurs 3 times"):
+        ocw.read_walls(write_split(tmp_path / "b.json", [thrice]), "test")
+
+
+@pytest.mark.parametrize(
+    ("spellings", "shown"),
+    [
+        (("Caf\u00e9", "cafe\u0301"), r"'Café', 'cafe\u0301' \(equal after Unicode NFC"),
+        (("Straße", "STRASSE", "strasse"), r"appears 3 times .*'Straße', 'STRASSE', 'strasse'"),
+    ],
+    ids=["NFC", "casefold"],
+)
+def test_clues_equal_after_nfc_and_casefold_are_warned(
+    ocw, tmp_path, clean_walls, spellings, shown
+):
+    wall = clean_walls[2]
+    for group, spelling in zip(("group_1", "group_2", "group_4"), spellings, strict=False):
+        _set_both(wall, group, 1, spelling)
+    with pytest.warns(ocw.OCWDataWarning, match=shown) as record:
+        (out,) = ocw.read_walls(write_split(tmp_path / "t.json", [wall]), "test")
+    assert len(record) == 1
+    assert "wall 's002' (#0)" in str(record[0].message)
+    assert [g["gt_words"][1] for g in out["groups"].values()][:2] == list(spellings[:2])
+
+
+def test_real_quirk_walls_load_with_one_warning_each(ocw, tmp_path, raw_walls):
+    """654041 (Bask twice in a group) and b308e4 (Glamour in two groups) keep loading."""
+    walls = [copy.deepcopy(raw_walls[w]) for w in ("654041", "b308e4")]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = ocw.read_walls(write_split(tmp_path / "test.json", walls), "test")
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 2
+    assert "wall '654041' (#0): clue 'Bask' appears 2 times in the wall (at " in messages[0]
+    assert "groups.group_2.gt_words[0], groups.group_2.gt_words[3]); kept as is" in messages[0]
+    assert "wall 'b308e4' (#1): clue 'Glamour' appears 2 times" in messages[1]
+    assert [w["wall_id"] for w in out] == ["654041", "b308e4"]
+
+
+# ------------------------------------------------------------------------------------------
+# The season map
+# ------------------------------------------------------------------------------------------
+
+
+def test_season_map_of_the_stand_in(ocw, ocw_dir):
+    seasons = ocw.read_season_map(ocw_dir / "test.json")
+    assert list(seasons) == list(range(1, 16))
+    assert seasons[1] == {"num_walls": 30, "start_date": None, "end_date": None}
+    assert seasons[12]["num_walls"] == 74
+    assert sum(s["num_walls"] for s in seasons.values()) == 618
+    assert ocw.read_season_map(ocw_dir / "OCW.json") == seasons
+
+
+def test_season_map_of_the_raw_export_matches_its_walls(ocw, ocw_raw, raw_walls):
+    seasons = ocw.read_season_map(ocw_raw)
+    assert seasons[0] == {"num_walls": 0, "start_date": None, "end_date": None}
+    per_season = Counter(wall["season"] for wall in raw_walls.values())
+    assert {s: info["num_walls"] for s, info in seasons.items() if s} == dict(per_season)
+
+
+def test_season_map_release_shape_with_dates(ocw, tmp_path, clean_walls):
+    season_map = {
+        "1": {"num_walls": 30, "start_date": "15/09/2008", "end_date": "22/12/2008"},
+        "10": {"num_walls": 54, "start_date": "2014-09-01", "end_date": None},
+        "2": {"num_walls": 16, "start_date": None, "end_date": None},
+    }
+    path = write_split(tmp_path / "train.json", clean_walls[:1], season_map)
+    assert ocw.read_season_map(path) == {
+        1: {
+            "num_walls": 30,
+            "start_date": datetime.date(2008, 9, 15),
+            "end_date": datetime.date(2008, 12, 22),
+        },
+        2: {"num_walls": 16, "start_date": None, "end_date": None},
+        10: {"num_walls": 54, "start_date": datetime.date(2014, 9, 1), "end_date": None},
+    }
+
+
+BAD_SEASON_MAPS = {
+    "impossible date": (
+        {"3": {"num_walls": 30, "start_date": "31/02/2010", "end_date": None}},
+        r"season '3': field 'season_to_walls_map.3.start_date': expected a date DD/MM/YYYY "
+        r"\(as in the release\), YYYY-MM-DD or null, got '31/02/2010'",
+    ),
+    "US date": (
+        {"3": {"num_walls": 30, "start_date": None, "end_date": "12/31/2010"}},
+        r"season '3': field 'season_to_walls_map.3.end_date': expected a date",
+    ),
+    "start after end": (
+        {"4": {"num_walls": 1, "start_date": "02/01/2010", "end_date": "01/01/2010"}},
+        r"season '4': field 'season_to_walls_map.4': start_date 2010-01-02 is after end_date",
+    ),
+    "negative count": (
+        {"5": {"num_walls": -1, "start_date": None, "end_date": None}},
+        r"season '5': field 'season_to_walls_map.5.num_walls': expected a number of walls "
+        r"\(0 or more\), got -1",
+    ),
+    "count as text": ({"5": "30"}, r"season '5': field 'season_to_walls_map.5': expected a"),
+    "missing count": (
+        {"6": {"start_date": None, "end_date": None}},
+        r"season '6': field 'season_to_walls_map.6.num_walls': missing",
+    ),
+    "misspelt key": (
+        {"7": {"num_walls": 3, "start_data": "01/01/2010"}},
+        r"season '7': field 'season_to_walls_map.7': unexpected keys \['start_data'\]",
+    ),
+    "season not a number": ({"S1": 30}, r"season 'S1': .*a season must be a whole number"),
+    "season 0 with walls": ({"0": 4}, r"season '0': .*season 0 holds 4 walls"),
+    "season listed twice": ({"1": 3, "01": 3}, r"season '01': .*season 1 is listed twice"),
+    "not an object": ([30, 16], r"field 'season_to_walls_map': expected an object"),
+    "repeated key": (
+        Pairs([("2", 16), ("2", 17)]),
+        r"season '2': field 'season_to_walls_map.2': key '2' appears more than once",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_SEASON_MAPS))
+def test_bad_season_map(ocw, tmp_path, clean_walls, case):
+    season_map, problem = BAD_SEASON_MAPS[case]
+    path = tmp_path / "OCW.json"
+    path.write_text(dumps({"season_to_walls_map": season_map, "dataset": []}), encoding="utf-8")
+    with pytest.raises(ocw.OCWFormatError, match=rf"^{re.escape(str(path))}: {problem}"):
+        ocw.read_season_map(path)
+
+
+def test_season_map_missing(ocw, tmp_path):
+    path = tmp_path / "train.json"
+    path.write_text('{"dataset": []}', encoding="utf-8")
+    with pytest.raises(ocw.OCWFormatError, match=r"field 'season_to_walls_map': expected an"):
+        ocw.read_season_map(path)
+
+
+# ------------------------------------------------------------------------------------------
+# Fresh data: archives extracted by content, cache keyed on the content
+# ------------------------------------------------------------------------------------------
+
+
+def _replace_keeping_stat(path: Path, write: Callable[[Path], Any]) -> None:
+    """Rewrite ``path`` with ``write`` and give it back its size and modification time."""
+    before = path.stat()
+    write(path)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
+def _same_size_release(tmp_path: Path, word: str) -> tuple[Path, dict[str, list]]:
+    """A plain ``.tar`` whose size depends only on the lengths of ``word`` and the ids."""
+    walls = [synthetic_wall(n, word) for n in range(6)]
+    staging = tmp_path / f"staging-{word}"
+    splits = make_folder(staging / "dataset", walls)
+    out = tmp_path / f"{word}.tar"
+    with tarfile.open(out, "w") as tar:
+        for path in sorted((staging / "dataset").iterdir()):
+            info = tar.gettarinfo(path, arcname=f"dataset/{path.name}")
+            info.mtime = 0
+            with open(path, "rb") as handle:
+                tar.addfile(info, handle)
+    return out, splits
+
+
+def test_replaced_tarball_with_same_size_and_mtime_gives_new_rows(ocw, tmp_path):
+    first, _ = _same_size_release(tmp_path, "Clue")
+    second, second_splits = _same_size_release(tmp_path, "Hint")
+    assert first.stat().st_size == second.stat().st_size
+    archive = tmp_path / "OCW.tar"
+    archive.write_bytes(first.read_bytes())
+    cache = tmp_path / "cache"
+    assert build(ocw, cache, data_dir=str(archive))["test"][0]["words"][0].startswith("Clue")
+    _replace_keeping_stat(archive, lambda p: p.write_bytes(second.read_bytes()))
+    rows = build(ocw, cache, data_dir=str(archive))["test"]
+    assert rows.to_list() == second_splits["test"]
+    extracted = sorted(p.name for p in (cache / "downloads" / "ocw_extracted").iterdir())
+    assert extracted == sorted(ocw._file_sha256(p) for p in (first, second))
+
+
+def test_replaced_tarball_through_the_package_api(tmp_path):
+    import ocw_hub
+
+    first, _ = _same_size_release(tmp_path, "Clue")
+    second, second_splits = _same_size_release(tmp_path, "Hint")
+    archive = tmp_path / "OCW.tar"
+    archive.write_bytes(first.read_bytes())
+
+    def load() -> datasets.Dataset:
+        return ocw_hub.load_dataset(
+            "default",
+            "test",
+            data_dir=archive,
+            cache_dir=tmp_path / "cache",
+            verification_mode="no_checks",
+        )
+
+    assert load()[0]["words"][0].startswith("Clue")
+    _replace_keeping_stat(archive, lambda p: p.write_bytes(second.read_bytes()))
+    assert load().to_list() == second_splits["test"]
+
+
+def test_edited_folder_with_same_size_and_mtime_gives_new_rows(ocw, tmp_path, clean_walls):
+    root = tmp_path / "data"
+    make_folder(root, clean_walls)
+    cache = tmp_path / "cache"
+    assert build(ocw, cache, data_dir=str(root))["train"][0]["wall_id"] == "s000"
+    path = root / "train.json"
+    edited = path.read_text(encoding="utf-8").replace('"s000"', '"t000"')
+    _replace_keeping_stat(path, lambda p: p.write_text(edited, encoding="utf-8"))
+    assert build(ocw, cache, data_dir=str(root))["train"][0]["wall_id"] == "t000"
+
+
+def test_config_id_follows_the_content(ocw, tmp_path, clean_walls):
+    root = tmp_path / "data"
+    make_folder(root, clean_walls)
+    cache = str(tmp_path / "cache")
+
+    def config_id() -> str:
+        return ocw.OCW(config_name="default", data_dir=str(root), cache_dir=cache).config_id
+
+    first = config_id()
+    assert first.startswith("default-") and config_id() == first
+    (root / "extra.txt").write_text("x", encoding="utf-8")
+    assert config_id() != first
+    assert ocw.OCW(config_name="default", cache_dir=cache).config_id == "default"
+
+
+@pytest.mark.skipif(DATASETS_MAJOR >= 4, reason="the script path needs datasets 3.x")
+def test_script_path_on_datasets_3_gives_new_rows(repo_root, tmp_path, clean_walls):
+    """``load_dataset("OCW.py", data_dir=...)`` on datasets 3.x: a tarball replaced at the
+    same path with the same size and mtime, and a folder edited in place, give new rows."""
+    first, _ = _same_size_release(tmp_path, "Clue")
+    second, second_splits = _same_size_release(tmp_path, "Hint")
+    archive = tmp_path / "OCW.tar"
+    archive.write_bytes(first.read_bytes())
+
+    def load(data_dir: Path) -> datasets.DatasetDict:
+        return datasets.load_dataset(
+            str(repo_root / "OCW.py"),
+            "default",
+            data_dir=str(data_dir),
+            trust_remote_code=True,
+            cache_dir=str(tmp_path / "cache"),
+            verification_mode="no_checks",
+        )
+
+    assert load(archive)["test"][0]["words"][0].startswith("Clue")
+    _replace_keeping_stat(archive, lambda p: p.write_bytes(second.read_bytes()))
+    assert load(archive)["test"].to_list() == second_splits["test"]
+
+    root = tmp_path / "data"
+    make_folder(root, clean_walls)
+    assert load(root)["train"][0]["wall_id"] == "s000"
+    path = root / "train.json"
+    edited = path.read_text(encoding="utf-8").replace('"s000"', '"t000"')
+    _replace_keeping_stat(path, lambda p: p.write_text(edited, encoding="utf-8"))
+    assert load(root)["train"][0]["wall_id"] == "t000"
+
+
+def _tar_with(tmp_path: Path, clean_walls, extra: Callable[[tarfile.TarFile], None]) -> Path:
+    staging = tmp_path / "staging"
+    make_folder(staging / "dataset", clean_walls)
+    out = tmp_path / "OCW.tar.gz"
+    with tarfile.open(out, "w:gz") as tar:
+        tar.add(staging / "dataset", arcname="dataset")
+        extra(tar)
+    return out
+
+
+def _member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "", data: bytes = b"x"):
+    def add(tar: tarfile.TarFile) -> None:
+        info = tarfile.TarInfo(name)
+        info.type, info.linkname = kind, link
+        info.size = len(data) if kind == tarfile.REGTYPE else 0
+        tar.addfile(info, io.BytesIO(data) if kind == tarfile.REGTYPE else None)
+
+    return add
+
+
+UNSAFE_MEMBERS = {
+    "absolute path": (_member("/tmp/ocw-evil.json"), r"'/tmp/ocw-evil.json'.*an absolute"),
+    "dot-dot": (_member("dataset/../../evil.json"), r"'dataset/../../evil.json'.*a '\.\.' part"),
+    "symlink out": (
+        _member("dataset/link", tarfile.SYMTYPE, "/etc/passwd"),
+        r"'dataset/link'.*a link to '/etc/passwd', outside the archive's folder",
+    ),
+    "relative symlink out": (
+        _member("dataset/link", tarfile.SYMTYPE, "../../secret"),
+        r"'dataset/link'.*a link to '\.\./\.\./secret', outside",
+    ),
+    "hard link out": (
+        _member("dataset/hard", tarfile.LNKTYPE, "../outside"),
+        r"'dataset/hard'.*a link to '\.\./outside', outside",
+    ),
+    "device": (_member("dataset/dev", tarfile.CHRTYPE), r"'dataset/dev'.*not a file, a folder"),
+}
+
+
+@pytest.mark.parametrize("case", list(UNSAFE_MEMBERS))
+def test_unsafe_tar_member_is_refused(ocw, tmp_path, clean_walls, case):
+    extra, problem = UNSAFE_MEMBERS[case]
+    archive = _tar_with(tmp_path, clean_walls, extra)
+    cache = tmp_path / "cache"
+    pattern = rf"^{re.escape(str(archive))}: member {problem}.*; nothing extracted$"
+    with pytest.raises(ocw.OCWFormatError, match=pattern):
+        build(ocw, cache, data_dir=str(archive))
+    assert list((cache / "downloads" / "ocw_extracted").iterdir()) == []
+    assert not Path("/tmp/ocw-evil.json").exists()
+    assert arrow_files(cache) == []
+
+
+def test_unsafe_zip_member_is_refused(ocw, tmp_path, clean_walls):
+    archive = tmp_path / "OCW.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("dataset/../../evil.json", "{}")
+    with pytest.raises(ocw.OCWFormatError, match=r"member 'dataset/\.\./\.\./evil\.json'"):
+        build(ocw, tmp_path / "cache", data_dir=str(archive))
+
+
+def test_link_inside_the_archive_is_followed(ocw, tmp_path, clean_walls):
+    """A symlink whose target stays inside the extracted folder is fine."""
+    staging = tmp_path / "staging"
+    splits = make_folder(staging / "dataset", clean_walls)
+    (staging / "dataset" / "test.json").rename(staging / "stash.data")
+    archive = tmp_path / "OCW.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(staging / "dataset", arcname="dataset")
+        tar.add(staging / "stash.data", arcname="stash.data")
+        _member("dataset/test.json", tarfile.SYMTYPE, "../stash.data")(tar)
+    ds = build(ocw, tmp_path / "cache", data_dir=str(archive))
+    assert ds["test"]["wall_id"] == [w["wall_id"] for w in splits["test"]]

@@ -1,55 +1,47 @@
 """Tests for the WoTe loading script ``WoTe.py`` (run on the installed ``datasets``).
 
-The full-scale tests build the real release in ``../shared/data/wote`` offline (via
-``data_dir``); the bad-input tests write damaged copies of it to ``tmp_path``.
+The full-scale tests build the real release in ``../shared/data/wote`` offline (fixture
+``wote_dir``); the other tests write small synthetic releases (rows in the release shape,
+written here) to ``tmp_path``.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import logging
-import shutil
-import sys
+import os
+import re
 from pathlib import Path
-from types import ModuleType
+from typing import Any
 
 import datasets
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-_MODULE_NAME = "wote_builder_under_test"
+from ocw_hub.resources import load_script
 
-
-def _load_wote_script() -> ModuleType:
-    """Import ``WoTe.py`` by path; registered in ``sys.modules`` as ``datasets`` requires."""
-    if _MODULE_NAME in sys.modules:
-        return sys.modules[_MODULE_NAME]
-    spec = importlib.util.spec_from_file_location(_MODULE_NAME, REPO_ROOT / "WoTe.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[_MODULE_NAME] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-wote = _load_wote_script()
+wote = load_script("WoTe")
+DATASETS_MAJOR = int(datasets.__version__.split(".")[0])
+SPLITS = ("train", "validation", "test")
 
 # Measured on the real release: extracted answers located in the rendered context.
 LOCATED = {"train": 229, "validation": 154, "test": 378}
 
 
-def _build(data_dir: Path, cache_dir: Path) -> datasets.DatasetDict:
+def _build(
+    data_dir: Path, cache_dir: Path, verification_mode: str = "no_checks"
+) -> datasets.DatasetDict:
+    """Build; the small synthetic releases are not the official sizes (which datasets 3.x
+    checks from dataset_infos.json), so only the full-scale build checks them."""
     builder = wote.WoTe(config_name="wote", data_dir=str(data_dir), cache_dir=str(cache_dir))
-    builder.download_and_prepare()
+    builder.download_and_prepare(verification_mode=verification_mode)
     return builder.as_dataset()
 
 
 @pytest.fixture(scope="module")
 def built(wote_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> datasets.DatasetDict:
-    return _build(wote_dir, tmp_path_factory.mktemp("wote_cache"))
+    return _build(wote_dir, tmp_path_factory.mktemp("wote_cache"), "basic_checks")
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +50,83 @@ def raw(wote_dir: Path) -> dict[str, list[dict[str, str]]]:
         split: json.loads((wote_dir / f"{split}.json").read_text(encoding="utf-8"))
         for split in wote.SPLITS
     }
+
+
+# --- a small synthetic release -----------------------------------------------------------
+
+
+def synthetic_question(n: int, split: str) -> dict[str, str]:
+    """A question in the release shape (14 string fields), written for these tests."""
+    task = {
+        "title": f"Soup {n:03d}",
+        "description": "A quick soup; it doesn't need stock.",
+        "ingredients": [f"{n % 9 + 1} cups water", "1 pinch salt"],
+        "steps": ["Boil the water.", "Add the salt and stir."],
+    }
+    return {
+        "conversation_id": f"Wizard-of-Task-food-{n:03d}",
+        "question_id": f"food-{n:03d}-0",
+        "question": "What next?",
+        "text_question": "What next?",
+        "original_answer": "Add the salt.",
+        "extracted_answer": "add the salt",
+        "document_url": f"https://example.org/soup/{n:03d}",
+        "domain": "cooking",
+        "data_split": split,
+        "intent_question": "request_next_step",
+        "intent_answer": "answer_question_recipe_steps",
+        "history": "student: Hi | teacher: Hello, boil the water first.",
+        "question_type": "['navigation']",
+        "task_data": repr(task),
+    }
+
+
+class Pairs(list):
+    """A JSON object written as its ``(key, value)`` pairs, so that a key can repeat."""
+
+
+def dumps(value: Any) -> str:
+    """``json.dumps`` that writes :class:`Pairs` as objects (keys possibly repeated)."""
+    if isinstance(value, dict):
+        value = Pairs(value.items())
+    if isinstance(value, Pairs):
+        return "{" + ", ".join(f"{json.dumps(k)}: {dumps(v)}" for k, v in value) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(dumps(v) for v in value) + "]"
+    return json.dumps(value)
+
+
+def write_release(root: Path, per_split: int = 2) -> dict[str, list[dict[str, str]]]:
+    """Write ``train.json``, ``validation.json``, ``test.json`` of ``per_split`` questions."""
+    root.mkdir(parents=True, exist_ok=True)
+    release = {}
+    for s, split in enumerate(SPLITS):
+        rows = [synthetic_question(10 * s + i, split) for i in range(per_split)]
+        (root / f"{split}.json").write_text(dumps(rows), encoding="utf-8")
+        release[split] = rows
+    return release
+
+
+def _rewrite(path: Path, edit) -> None:
+    records = json.loads(path.read_text(encoding="utf-8"))
+    edit(records)
+    path.write_text(dumps(records), encoding="utf-8")
+
+
+def _assert_build_fails(data_dir: Path, cache_dir: Path, *fragments: str) -> str:
+    with pytest.raises(wote.WoTeFormatError) as info:
+        _build(data_dir, cache_dir)
+    message = str(info.value)
+    for fragment in fragments:
+        assert fragment in message, (fragment, message)
+    assert list(cache_dir.rglob("*.arrow")) == []
+    return message
+
+
+def _label(row: dict[str, str], index: int) -> str:
+    return (
+        f"question_id {row['question_id']!r} (conversation_id {row['conversation_id']!r}, #{index})"
+    )
 
 
 # --- full scale -------------------------------------------------------------------------
@@ -130,9 +199,9 @@ def test_answer_spans_and_located_counts(built: datasets.DatasetDict) -> None:
 
 
 def test_located_counts_logged(wote_dir: Path, tmp_path: Path, caplog) -> None:
-    caplog.set_level(logging.INFO, logger=_MODULE_NAME)
+    caplog.set_level(logging.INFO, logger=wote.__name__)
     _build(wote_dir, tmp_path)
-    messages = [r.getMessage() for r in caplog.records if r.name == _MODULE_NAME]
+    messages = [r.getMessage() for r in caplog.records if r.name == wote.__name__]
     assert messages == [
         "WoTe train: 248 questions, extracted answer located in context for 229, not for 19",
         "WoTe validation: 169 questions, extracted answer located in context for 154, not for 15",
@@ -225,32 +294,45 @@ def test_parse_task_data_quotes_and_escapes() -> None:
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "problem"),
     [
-        "__import__('os').system('echo pwned')",
-        "{'title': __import__('os').getcwd(), 'description': '', 'ingredients': [], 'steps': []}",
-        "['title', 'description']",
-        "{'title': 'x', 'description': '', 'ingredients': []}",
-        "{'title': 'x', 'description': '', 'ingredients': [1], 'steps': []}",
-        "{'title': 'x', 'description': ''",
+        ("__import__('os').system('echo pwned')", "not a Python literal (ValueError"),
+        (
+            "{'title': __import__('os').getcwd(), 'description': '', 'ingredients': [], "
+            "'steps': []}",
+            "not a Python literal",
+        ),
+        ("['title', 'description']", "expected a dict literal, got list"),
+        ("{'title': 'x', 'description': '', 'ingredients': []}", "missing keys ['steps']"),
+        (
+            "{'title': 'x', 'description': '', 'ingredients': [1], 'steps': []}",
+            "field 'task_data.ingredients': expected a list of strings, got [1]",
+        ),
+        ("{'title': 'x', 'description': ''", "not a Python literal (SyntaxError"),
+        (
+            "{'title': 'a', 'description': '', 'ingredients': [], 'steps': [], 'title': 'b'}",
+            "field 'task_data': key 'title' appears more than once in the literal",
+        ),
     ],
 )
-def test_parse_task_data_rejects(text: str) -> None:
-    with pytest.raises(wote.WoTeFormatError, match="task_data") as info:
-        wote.parse_task_data(text, file="f.json", question_id="q-1")
-    assert "f.json" in str(info.value) and "q-1" in str(info.value)
+def test_parse_task_data_rejects(text: str, problem: str) -> None:
+    where = wote.Where("f.json", "question_id 'q-1' (#0)")
+    with pytest.raises(wote.WoTeFormatError, match="^f.json: question_id 'q-1' ") as info:
+        wote.parse_task_data(text, where)
+    assert problem in str(info.value)
 
 
 def test_parse_question_type() -> None:
     assert wote.parse_question_type("['navigation', 'history']") == ["navigation", "history"]
-    with pytest.raises(wote.WoTeFormatError, match="question_type"):
+    with pytest.raises(wote.WoTeFormatError, match="field 'question_type': not a Python"):
         wote.parse_question_type("['factoid'")
-    with pytest.raises(wote.WoTeFormatError, match="question_type"):
+    with pytest.raises(wote.WoTeFormatError, match="field 'question_type': expected a list"):
         wote.parse_question_type("'factoid'")
 
 
 def test_parse_history() -> None:
     assert wote.parse_history("None") == []
+    assert wote.parse_history("  \t") == []
     assert wote.parse_history(
         "student: What's next?  | teacher: Stir: gently | a|b. | student: How long? "
     ) == [
@@ -258,8 +340,12 @@ def test_parse_history() -> None:
         {"role": "teacher", "text": "Stir: gently | a|b."},
         {"role": "student", "text": "How long?"},
     ]
-    with pytest.raises(wote.WoTeFormatError, match="history"):
-        wote.parse_history("chef: hello", question_id="q-2")
+    assert wote.parse_history("student: a|\n\tteacher:b") == [
+        {"role": "student", "text": "a"},
+        {"role": "teacher", "text": "b"},
+    ]
+    with pytest.raises(wote.WoTeFormatError, match="^<text>: field 'history': turn 'chef: hello'"):
+        wote.parse_history("chef: hello")
 
 
 def test_render_context() -> None:
@@ -285,8 +371,40 @@ def test_locate_answer() -> None:
     assert (text, start) == ("The jalape&ntilde;o doesn't\u00a0burn", 2)
     text, start = wote.locate_answer("jalapeno", "1 jalapeño")
     assert (text, start) == ("jalapeño", 2)
+    # An '&...;' that is no HTML entity is plain text.
+    assert wote.locate_answer("salt &amp pepper; done", "Salt &amp pepper;  done") == (
+        "Salt &amp pepper;  done",
+        0,
+    )
+    # Case-insensitive on characters whose lower case changes length or form.
+    assert wote.locate_answer("istanbul", "to İstanbul") == ("İstanbul", 3)
+    assert wote.locate_answer("ISPARTA", "ısparta") == ("ısparta", 0)
     # No paraphrase matching.
     assert wote.locate_answer("400 degrees F", "Heat to 400°F.") == ("400 degrees F", -1)
+
+
+def test_fold_case_over_every_cased_character() -> None:
+    """One character in, one out; a character and its upper, lower, title and swapped case
+    fold alike; characters that fold alike match under re.IGNORECASE."""
+    cased = [
+        chr(code)
+        for code in range(0x110000)
+        if not 0xD800 <= code < 0xE000 and chr(code).lower() + chr(code).upper() != 2 * chr(code)
+    ]
+    assert len(cased) > 2800
+    classes: dict[str, list[str]] = {}
+    for char in cased:
+        folded = wote._fold_case(char)
+        assert len(folded) == 1, char
+        for variant in (char.upper(), char.lower(), char.title(), char.swapcase()):
+            if len(variant) == 1:
+                assert wote._fold_case(variant) == folded, (char, variant)
+        classes.setdefault(folded, []).append(char)
+    for members in classes.values():
+        for a in members:
+            assert all(re.fullmatch(re.escape(a), b, re.IGNORECASE) for b in members), members
+    text = "".join(cased)
+    assert len(wote._fold_case(text)) == len(text)
 
 
 def _case_changed(text: str, choices: list[int]) -> str:
@@ -311,102 +429,301 @@ def test_locate_answer_property(context: str, bounds: tuple, choices: list[int])
     text, found = wote.locate_answer(answer, context)
     assert found >= 0
     assert context[found : found + len(text)] == text
-    assert text.lower() == answer.lower() or text.casefold() == answer.casefold()
+    assert re.fullmatch(re.escape(answer), text, re.IGNORECASE)
+
+
+# --- parsing stays linear -----------------------------------------------------------------
+
+
+def test_history_with_a_long_run_of_spaces() -> None:
+    r"""Was quadratic (minutes for 200,000 spaces): the split regex began with ``\s*``."""
+    spaces = " " * 200_000
+    assert wote.parse_history(f"student: hi{spaces}there | teacher: ok{spaces}") == [
+        {"role": "student", "text": f"hi{spaces}there"},
+        {"role": "teacher", "text": "ok"},
+    ]
+    assert wote.parse_history(f"student:{spaces}|{spaces}teacher:{spaces}x") == [
+        {"role": "student", "text": ""},
+        {"role": "teacher", "text": "x"},
+    ]
+    pipes = "| " * 100_000
+    assert wote.parse_history(f"student: {pipes}end") == [
+        {"role": "student", "text": f"{pipes}end"}
+    ]
+
+
+def test_locate_answer_in_a_context_of_several_megabytes() -> None:
+    filler = "Stir the soup gently, it doesn't burn. " * 80_000  # 3.1 MB
+    context = f"{filler}Add the jalape&ntilde;o.\n{' ' * 1_000_000}End."
+    assert len(context) > 4_000_000
+    # tier 4 (normalised) over the whole context, mapped back to the source span
+    assert wote.locate_answer("add the jalapeno", context) == (
+        "Add the jalape&ntilde;o",
+        len(filler),
+    )
+    # a long run of spaces in the context, and an answer found nowhere
+    assert wote.locate_answer("add the pepper", context) == ("add the pepper", -1)
+    # tier 2 on a worst case for a regex search with IGNORECASE (was O(len * len(answer)))
+    needle = "a" * 3000 + "b"
+    assert wote.locate_answer(needle, "A" * 3_000_000) == (needle, -1)
+    assert wote.locate_answer(needle.upper(), "a" * 3_000_000 + needle) == (needle, 3_000_000)
+
+
+def test_read_questions_with_a_field_of_several_megabytes(tmp_path: Path) -> None:
+    row = synthetic_question(1, "train")
+    step = "Whisk the eggs and fold in the flour, then whisk again. " * 100_000  # 5.7 MB
+    task = {"title": "Cake", "description": "", "ingredients": ["2 eggs"], "steps": [step]}
+    row["task_data"] = repr(task)
+    row["history"] = "student: hi" + " " * 2_000_000 + "| teacher: ok"
+    row["extracted_answer"] = "FOLD in the flour,  then whisk again"  # tier 4: 2 spaces
+    path = tmp_path / "train.json"
+    path.write_text(json.dumps([row]), encoding="utf-8")
+    (out,) = wote.read_questions(str(path), "train")
+    assert out["task_data"]["steps"] == [step]
+    assert out["context"] == "Cake\n\n2 eggs\n" + step
+    assert out["answers"] == {
+        "text": ["fold in the flour, then whisk again"],
+        "answer_start": [len("Cake\n\n2 eggs\n") + len("Whisk the eggs and ")],
+    }
+    assert out["history"] == [{"role": "student", "text": "hi"}, {"role": "teacher", "text": "ok"}]
+
+
+# --- rows travel in gen_kwargs; the data_dir ---------------------------------------------
+
+
+def test_validated_rows_travel_in_gen_kwargs(tmp_path: Path) -> None:
+    release = write_release(tmp_path / "data")
+    builder = wote.WoTe(
+        config_name="wote", data_dir=str(tmp_path / "data"), cache_dir=str(tmp_path / "c")
+    )
+    generators = builder._split_generators(datasets.DownloadManager())
+    for path in (tmp_path / "data").iterdir():
+        path.unlink()  # nothing is read again: the rows are in gen_kwargs
+    for generator in generators:
+        assert set(generator.gen_kwargs) == {"rows", "split"}
+        rows = [row for _, row in builder._generate_examples(**generator.gen_kwargs)]
+        expected = release[generator.name]
+        assert [r["question_id"] for r in rows] == [r["question_id"] for r in expected]
+        # context lines: "Soup 0n0" (8), the description (36), "k cups water" (12),
+        # "1 pinch salt" (12), "Boil the water." (15): the last step starts at 9+37+13+13+16
+        assert rows[0]["answers"] == {"text": ["Add the salt"], "answer_start": [88]}
+    assert not [name for name in vars(builder) if "row" in name.lower()]
+
+
+def test_missing_data_dir(tmp_path: Path) -> None:
+    missing = tmp_path / "nope"
+    pattern = rf"^{re.escape(str(missing))}: data_dir not found \(no such file or folder\)$"
+    with pytest.raises(FileNotFoundError, match=pattern):
+        _build(missing, tmp_path / "cache")
+
+
+def test_data_dir_that_is_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "train.json"
+    path.write_text("[]", encoding="utf-8")
+    with pytest.raises(wote.WoTeFormatError, match=rf"^{re.escape(str(path))}: data_dir is not"):
+        _build(path, tmp_path / "cache")
+
+
+def test_edited_file_with_same_size_and_mtime_gives_new_rows(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    write_release(data)
+    cache = tmp_path / "cache"
+    assert _build(data, cache)["train"][0]["domain"] == "cooking"
+    _edit_keeping_stat(data / "train.json", '"cooking"', '"diyxxxx"')
+    assert _build(data, cache)["train"][0]["domain"] == "diyxxxx"
+
+
+def test_edited_file_through_the_package_api(tmp_path: Path) -> None:
+    import ocw_hub
+
+    data = tmp_path / "data"
+    write_release(data)
+
+    def load() -> datasets.Dataset:
+        return ocw_hub.load_dataset(
+            "wote",
+            "validation",
+            data_dir=data,
+            cache_dir=tmp_path / "cache",
+            verification_mode="no_checks",
+        )
+
+    assert load()[1]["question"] == "What next?"
+    _edit_keeping_stat(data / "validation.json", '"What next?"', '"What then?"')
+    assert load()[1]["question"] == "What then?"
+
+
+def _edit_keeping_stat(path: Path, old: str, new: str) -> None:
+    """Replace ``old`` by ``new`` (same length) in ``path``; keep its size and mtime."""
+    assert len(old) == len(new)
+    before = path.stat()
+    path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
+@pytest.mark.skipif(DATASETS_MAJOR >= 4, reason="the script path needs datasets 3.x")
+def test_script_path_on_datasets_3_gives_new_rows(repo_root: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    write_release(data)
+
+    def load() -> datasets.DatasetDict:
+        return datasets.load_dataset(
+            str(repo_root / "WoTe.py"),
+            "wote",
+            data_dir=str(data),
+            trust_remote_code=True,
+            cache_dir=str(tmp_path / "cache"),
+            verification_mode="no_checks",
+        )
+
+    assert load()["test"][0]["domain"] == "cooking"
+    _edit_keeping_stat(data / "test.json", '"cooking"', '"diyxxxx"')
+    assert load()["test"][0]["domain"] == "diyxxxx"
 
 
 # --- bad input --------------------------------------------------------------------------
 
 
-def _copy_release(wote_dir: Path, target: Path) -> Path:
-    target.mkdir()
-    for split in wote.SPLITS:
-        shutil.copyfile(wote_dir / f"{split}.json", target / f"{split}.json")
-    return target
-
-
-def _assert_build_fails(data_dir: Path, cache_dir: Path, *fragments: str) -> str:
-    with pytest.raises(wote.WoTeFormatError) as info:
-        _build(data_dir, cache_dir)
-    message = str(info.value)
-    for fragment in fragments:
-        assert fragment in message, (fragment, message)
-    assert list(cache_dir.rglob("*.arrow")) == []
-    return message
-
-
-def _rewrite(path: Path, edit) -> None:
-    records = json.loads(path.read_text(encoding="utf-8"))
-    edit(records)
-    path.write_text(json.dumps(records), encoding="utf-8")
-
-
-def test_truncated_json(wote_dir: Path, tmp_path: Path) -> None:
-    data = _copy_release(wote_dir, tmp_path / "data")
+def test_truncated_json(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    write_release(data)
     text = (data / "test.json").read_text(encoding="utf-8")
     (data / "test.json").write_text(text[: len(text) // 2], encoding="utf-8")
-    _assert_build_fails(data, tmp_path / "cache", "test.json", "invalid JSON")
-
-
-def test_unparseable_task_data(wote_dir: Path, tmp_path: Path) -> None:
-    data = _copy_release(wote_dir, tmp_path / "data")
-
-    def edit(records: list) -> None:
-        records[5]["task_data"] = records[5]["task_data"][:-40]
-
-    _rewrite(data / "validation.json", edit)
-    qid = json.loads((wote_dir / "validation.json").read_text())[5]["question_id"]
     _assert_build_fails(
-        data, tmp_path / "cache", "validation.json", repr(qid), "'task_data'", "not a Python"
+        data, tmp_path / "cache", f"{data / 'test.json'}: invalid JSON in split 'test'"
     )
 
 
-def test_missing_split_file(wote_dir: Path, tmp_path: Path) -> None:
-    data = _copy_release(wote_dir, tmp_path / "data")
+def test_unparseable_task_data(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    release = write_release(data)
+
+    def edit(records: list) -> None:
+        records[1]["task_data"] = records[1]["task_data"][:-40]
+
+    _rewrite(data / "validation.json", edit)
+    _assert_build_fails(
+        data,
+        tmp_path / "cache",
+        f"validation.json: {_label(release['validation'][1], 1)}: field 'task_data': not a "
+        "Python literal",
+    )
+
+
+def test_missing_split_file(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    write_release(data)
     (data / "test.json").rename(data / "test.json.bak")
-    message = _assert_build_fails(data, tmp_path / "cache", "['test.json']")
+    message = _assert_build_fails(data, tmp_path / "cache", "missing split file(s) ['test.json']")
     assert "['test.json.bak', 'train.json', 'validation.json']" in message
 
 
-def test_missing_field(wote_dir: Path, tmp_path: Path) -> None:
-    data = _copy_release(wote_dir, tmp_path / "data")
-    _rewrite(data / "train.json", lambda records: records[3].pop("domain"))
-    qid = json.loads((wote_dir / "train.json").read_text())[3]["question_id"]
-    _assert_build_fails(data, tmp_path / "cache", "train.json", repr(qid), "'domain'", "missing")
+def test_missing_field(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    release = write_release(data)
+    _rewrite(data / "train.json", lambda records: records[1].pop("domain"))
+    label = _label(release["train"][1], 1)
+    _assert_build_fails(data, tmp_path / "cache", f"train.json: {label}: field 'domain': missing")
 
 
-def test_non_string_field(wote_dir: Path, tmp_path: Path) -> None:
-    data = _copy_release(wote_dir, tmp_path / "data")
+def test_non_string_field(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    write_release(data)
 
     def edit(records: list) -> None:
         records[0]["question_type"] = ["factoid"]
 
     _rewrite(data / "train.json", edit)
-    _assert_build_fails(data, tmp_path / "cache", "train.json", "'question_type'", "list")
-
-
-def test_id_repeated_across_splits(wote_dir: Path, tmp_path: Path) -> None:
-    data = _copy_release(wote_dir, tmp_path / "data")
-    first = json.loads((wote_dir / "train.json").read_text())[0]
-    _rewrite(data / "test.json", lambda records: records.append(first))
     _assert_build_fails(
-        data, tmp_path / "cache", "test.json", f"{first['conversation_id']}/", "'train'"
+        data, tmp_path / "cache", "field 'question_type': expected a string, got list"
     )
 
 
-# --- bad input that used to fail only inside pyarrow, and other edge cases ---------------
+def test_id_repeated_across_splits(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    release = write_release(data)
+    first = release["train"][0]
+    _rewrite(data / "test.json", lambda records: records.append(first))
+    _assert_build_fails(
+        data,
+        tmp_path / "cache",
+        f"test.json: {_label(first, 2)}: field 'id': id '{first['conversation_id']}/",
+        "also occurs in split 'train'",
+    )
 
 
-def _first(wote_dir: Path, split: str, index: int = 0) -> dict:
-    return json.loads((wote_dir / f"{split}.json").read_text(encoding="utf-8"))[index]
+def test_id_repeated_in_a_file(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    release = write_release(data)
+    first = release["validation"][0]
+    _rewrite(data / "validation.json", lambda records: records.append(first))
+    _assert_build_fails(data, tmp_path / "cache", f"{_label(first, 2)}: field 'id'", "question #0")
+
+
+def test_duplicate_json_key_in_a_row(tmp_path: Path) -> None:
+    """A row with two ``domain`` keys: ``json`` would silently keep the last."""
+    data = tmp_path / "data"
+    release = write_release(data)
+    rows: list[Any] = list(release["train"])
+    rows[1] = Pairs([*rows[1].items(), ("domain", "diy")])
+    (data / "train.json").write_text(dumps(rows), encoding="utf-8")
+    _assert_build_fails(
+        data,
+        tmp_path / "cache",
+        f"{data / 'train.json'}: question_id 'food-001-0' (conversation_id "
+        "'Wizard-of-Task-food-001', #1): field 'domain': key 'domain' appears more than once "
+        "in one JSON object (values 'cooking', 'diy'); each key must appear once",
+    )
+
+
+def test_duplicate_key_in_the_task_data_literal(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    release = write_release(data)
+
+    def edit(records: list) -> None:
+        records[0]["task_data"] = records[0]["task_data"][:-1] + ", 'steps': []}"
+
+    _rewrite(data / "test.json", edit)
+    _assert_build_fails(
+        data,
+        tmp_path / "cache",
+        f"test.json: {_label(release['test'][0], 0)}: field 'task_data': key 'steps' appears "
+        "more than once in the literal",
+    )
+
+
+@pytest.mark.parametrize("field", ["question_id", "conversation_id"])
+@pytest.mark.parametrize(
+    "value", ["", "\u200b", "\x00", " \ufeff\t"], ids=["empty", "ZWSP", "NUL", "BOM"]
+)
+def test_blank_ids(tmp_path: Path, field: str, value: str) -> None:
+    data = tmp_path / "data"
+    write_release(data)
+
+    def edit(records: list) -> None:
+        records[1][field] = value
+
+    _rewrite(data / "validation.json", edit)
+    _assert_build_fails(
+        data,
+        tmp_path / "cache",
+        "validation.json: ",
+        f"{field} {value!r}",
+        f"#1): field '{field}': empty or blank {value!r} (only whitespace, control or format "
+        "characters)",
+    )
 
 
 @pytest.mark.parametrize("field", ["question", "question_id", "history", "extracted_answer"])
-def test_lone_surrogate_in_a_raw_field(wote_dir: Path, tmp_path: Path, field: str) -> None:
-    data = _copy_release(wote_dir, tmp_path / "data")
-    source = _first(wote_dir, "train", 2)
+def test_lone_surrogate_in_a_raw_field(tmp_path: Path, field: str) -> None:
+    data = tmp_path / "data"
+    release = write_release(data)
+    source = release["train"][1]
 
     def edit(records: list) -> None:
-        records[2][field] = records[2][field] + "\ud800"  # JSON "\ud800": allowed by JSON
+        records[1][field] = records[1][field] + "\ud800"  # JSON "\ud800": allowed by JSON
 
     _rewrite(data / "train.json", edit)
     qid = source["question_id"] + "\ud800" if field == "question_id" else source["question_id"]
@@ -431,36 +748,44 @@ def test_lone_surrogate_in_a_raw_field(wote_dir: Path, tmp_path: Path, field: st
         ),
     ],
 )
-def test_lone_surrogate_inside_task_data(
-    wote_dir: Path, tmp_path: Path, text: str, field: str
-) -> None:
+def test_lone_surrogate_inside_task_data(tmp_path: Path, text: str, field: str) -> None:
     assert "\\udc80" in text and "\udc80" not in text
-    data = _copy_release(wote_dir, tmp_path / "data")
-    source = _first(wote_dir, "test", 4)
+    data = tmp_path / "data"
+    release = write_release(data)
 
     def edit(records: list) -> None:
-        records[4]["task_data"] = text
+        records[0]["task_data"] = text
 
     _rewrite(data / "test.json", edit)
     _assert_build_fails(
         data,
         tmp_path / "cache",
-        "test.json",
-        repr(source["question_id"]),
+        f"test.json: {_label(release['test'][0], 0)}",
         f"field 'task_data.{field}': not valid Unicode text: lone surrogate '\\udc80'",
     )
 
 
 def test_lone_surrogate_in_question_type_label() -> None:
+    where = wote.Where("f.json", "question_id 'q-9' (#0)")
     with pytest.raises(wote.WoTeFormatError, match=r"q-9.*field 'question_type\[1\]': not valid"):
-        wote.parse_question_type("['factoid', '\\ud800']", file="f.json", question_id="q-9")
+        wote.parse_question_type("['factoid', '\\ud800']", where)
 
 
-def test_empty_split_list(wote_dir: Path, tmp_path: Path) -> None:
-    data = _copy_release(wote_dir, tmp_path / "data")
+def test_empty_split_list(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    write_release(data)
     (data / "validation.json").write_text("[]", encoding="utf-8")
     _assert_build_fails(
         data, tmp_path / "cache", "validation.json: split 'validation' has no questions"
+    )
+
+
+def test_item_that_is_not_an_object(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    write_release(data)
+    _rewrite(data / "train.json", lambda records: records.append(["not", "an", "object"]))
+    _assert_build_fails(
+        data, tmp_path / "cache", "train.json: question #2: expected a question object, got list"
     )
 
 
@@ -472,36 +797,35 @@ def test_empty_split_list(wote_dir: Path, tmp_path: Path) -> None:
     ],
     ids=["5000-digit integer", "100k-deep nesting"],
 )
-def test_json_the_parser_cannot_handle(
-    wote_dir: Path, tmp_path: Path, text: str, problem: str
-) -> None:
-    data = _copy_release(wote_dir, tmp_path / "data")
+def test_json_the_parser_cannot_handle(tmp_path: Path, text: str, problem: str) -> None:
+    data = tmp_path / "data"
+    write_release(data)
     (data / "train.json").write_text(text, encoding="utf-8")
-    _assert_build_fails(data, tmp_path / "cache", "train.json", "cannot parse the JSON", problem)
+    _assert_build_fails(
+        data, tmp_path / "cache", "train.json: cannot parse the JSON of split 'train'", problem
+    )
 
 
-def test_data_split_disagreeing_with_the_file_is_kept_and_logged(
-    wote_dir: Path, tmp_path: Path, caplog
-) -> None:
-    data = _copy_release(wote_dir, tmp_path / "data")
-    source = _first(wote_dir, "train", 1)
+def test_data_split_disagreeing_with_the_file_is_kept_and_logged(tmp_path: Path, caplog) -> None:
+    data = tmp_path / "data"
+    release = write_release(data)
 
     def edit(records: list) -> None:
         records[1]["data_split"] = "test"
 
     _rewrite(data / "train.json", edit)
-    caplog.set_level(logging.WARNING, logger=_MODULE_NAME)
+    caplog.set_level(logging.WARNING, logger=wote.__name__)
     built = _build(data, tmp_path / "cache")
     assert built["train"][1]["data_split"] == "test"  # kept verbatim, in the file's split
-    assert built["train"].num_rows == 248
+    assert built["train"].num_rows == 2
     warnings = [
         r.getMessage()
         for r in caplog.records
-        if r.name == _MODULE_NAME and r.levelno == logging.WARNING
+        if r.name == wote.__name__ and r.levelno == logging.WARNING
     ]
     assert len(warnings) == 1
-    assert "train.json" in warnings[0] and "field 'data_split'" in warnings[0]
-    assert f"{source['question_id']!r} has 'test'" in warnings[0]
+    assert "train.json: field 'data_split' differs from the file's split 'train'" in warnings[0]
+    assert f"{release['train'][1]['question_id']!r} has 'test'" in warnings[0]
 
 
 def test_history_unknown_role_stays_in_the_previous_turn() -> None:
@@ -510,5 +834,6 @@ def test_history_unknown_role_stays_in_the_previous_turn() -> None:
         {"role": "student", "text": "hi | assistant: hello"},
         {"role": "teacher", "text": "ok"},
     ]
+    where = wote.Where("f.json", "question_id 'q-3' (#0)")
     with pytest.raises(wote.WoTeFormatError, match=r"q-3.*field 'history'.*'assistant: hello'"):
-        wote.parse_history("assistant: hello", question_id="q-3")
+        wote.parse_history("assistant: hello", where)
