@@ -251,6 +251,18 @@ def test_jobs_do_not_change_the_output(
 # --- chance level -------------------------------------------------------------------------
 
 
+def _tally(result: baselines.BaselineResult, gold: set) -> tuple[list[int], Counter[str]]:
+    """Correct groups of every prediction; how often each clue shares the group of ``c0``."""
+    correct: list[int] = []
+    mates: Counter[str] = Counter()
+    for run in result.runs:
+        for prediction in run:
+            groups = prediction["predicted_groups"]
+            correct.append(sum(frozenset(g) in gold for g in groups))
+            mates.update(next(g for g in groups if "c0" in g))
+    return correct, mates
+
+
 def test_random_baseline_is_at_chance_level() -> None:
     """Hand-computed expectations for a uniform partition of 16 clues into 4 groups of 4.
 
@@ -268,15 +280,7 @@ def test_random_baseline_is_at_chance_level() -> None:
     assert math.isclose(math.sqrt(variance), 0.09421, abs_tol=1e-5)
     gold = [[f"c{4 * k + j}" for j in range(4)] for k in range(4)]
     walls = [_wall(f"w{i}", gold, shuffle_seed=i) for i in range(25_000)]
-    result = random_baseline(walls, runs=4, seed=42)
-    gold_sets = _gold_sets(gold)
-    correct: list[int] = []
-    mates: Counter[str] = Counter()
-    for run in result.runs:
-        for prediction in run:
-            groups = prediction["predicted_groups"]
-            correct.append(sum(frozenset(g) in gold_sets for g in groups))
-            mates.update(next(g for g in groups if "c0" in g))
+    correct, mates = _tally(random_baseline(walls, runs=4, seed=42), _gold_sets(gold))
     n = len(correct)
     assert n == 100_000
     standard_error = math.sqrt(variance / n)

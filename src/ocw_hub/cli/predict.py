@@ -29,7 +29,7 @@ METHOD_HELP = (
 )
 MODEL_HELP = (
     "embedding: a sentence-transformers model, Hub name or local folder (needs "
-    "`pip install 'ocw-hub[baselines]'`). Default: the built-in character n-gram TF-IDF "
+    "`pip install 'ocw-hub\\[baselines]'`). Default: the built-in character n-gram TF-IDF "
     "encoder, a lexical baseline that needs no download (not the paper's model)."
 )
 
