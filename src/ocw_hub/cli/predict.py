@@ -107,7 +107,9 @@ def predict(
     console.print(
         f"{what}: {len(result.runs)} runs x {len(walls)} walls written to {folder} "
         f"({written[0].name} ... {written[len(result.runs) - 1].name}"
-        + (", embeddings.npz, embeddings.json)" if keep_vectors else ")")
+        + (", embeddings.npz, embeddings.json)" if keep_vectors else ")"),
+        highlight=False,
+        markup=False,
     )
 
 
