@@ -25,6 +25,8 @@ from pathlib import Path
 
 import evaluate
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ocw_hub.resources import load_metric_code, metric_dir
 
@@ -677,7 +679,7 @@ def test_evaluate_bertscore_kwargs_without_bertscore(loaded: dict) -> None:
         metric.compute(bertscore_kwargs={"model_type": "roberta-base"})
     # Checked before evaluate finalises the stored batch: a corrected call still works.
     assert metric.compute() == {"exact_match": 1.0, "rouge1": 1.0, "n_walls": 1}
-    with pytest.raises(ValueError, match=r"bertscore is only available with config 'connections'"):
+    with pytest.raises(ValueError, match=r"bertscore_kwargs is only available with config 'conn"):
         loaded["grouping"].compute(predictions=[WALL], references=[WALL], bertscore_kwargs={})
 
 
@@ -733,3 +735,276 @@ def test_str_subclasses_are_checked_clue_by_clue() -> None:
     checked = cs.validate_wall(wall, "predictions[0]")
     assert checked == WALL and {type(c) for g in checked for c in g} == {str}
     assert cs.grouping_scores([wall], [WALL])["full_wall"] == 1
+
+
+# ----------------------------------------------------------------------------------------
+# spans: the squad metric's input shapes
+# ----------------------------------------------------------------------------------------
+
+
+def _squad_pred(qid: str, text: str) -> dict:
+    return {"id": qid, "prediction_text": text}
+
+
+def _squad_ref(qid: str, *answers: str) -> dict:
+    return {"id": qid, "answers": {"text": list(answers), "answer_start": [0] * len(answers)}}
+
+
+SQUAD_REFS = [_squad_ref("q1", "oven"), _squad_ref("q2", "pan", "wok"), _squad_ref("q3", "x")]
+# Predictions in another order than the references.
+# q1 "the oven" -> "oven": EM 100, F1 100; q2 "a frying pan" vs "pan": P 1/2, R 1 -> F1 2/3,
+# vs "wok" 0 -> max 2/3, EM 0; q3 "y" vs "x": 0, 0.
+# EM = 100/3; F1 = (100 + 200/3 + 0) / 3 = 500/9.
+SQUAD_PREDS = [
+    _squad_pred("q3", "y"),
+    _squad_pred("q1", "the oven"),
+    _squad_pred("q2", "a frying pan"),
+]
+
+
+def test_spans_squad_shape_hand_values() -> None:
+    got = cs.span_scores(SQUAD_PREDS, SQUAD_REFS, return_per_item=True)
+    assert got["exact_match"] == pytest.approx(100 / 3)
+    assert got["f1"] == pytest.approx(500 / 9)
+    assert got["n_questions"] == 3
+    # per question, in reference order, with the id
+    assert [item["id"] for item in got["per_item"]] == ["q1", "q2", "q3"]
+    assert got["per_item"][1] == pytest.approx({"id": "q2", "exact_match": 0.0, "f1": 200 / 3})
+    # the same figures as the plain shape in reference order
+    plain = cs.span_scores(["the oven", "a frying pan", "y"], [["oven"], ["pan", "wok"], ["x"]])
+    assert {k: got[k] for k in plain} == plain
+
+
+def test_spans_squad_shape_through_evaluate(loaded: dict) -> None:
+    metric = loaded["spans"]
+    got = metric.compute(predictions=SQUAD_PREDS, references=SQUAD_REFS)
+    assert got == cs.span_scores(SQUAD_PREDS, SQUAD_REFS)
+    # add_batch and add in the squad shape; ids matched over the whole computation, as the
+    # squad metric does (q1's prediction and reference in different batches).
+    metric.add_batch(predictions=SQUAD_PREDS[:2], references=SQUAD_REFS[1:])
+    metric.add(prediction=SQUAD_PREDS[2], reference=SQUAD_REFS[0])
+    assert metric.compute() == got
+    # a WoTe row's answers field as it is (answer_start -1: not located), extra keys ignored
+    row = {"id": "w1", "answers": {"text": ["Preheat"], "answer_start": [-1]}, "domain": "x"}
+    got = metric.compute(
+        predictions=[{"id": "w1", "prediction_text": "preheat!", "score": 0.9}], references=[row]
+    )
+    assert got == {"exact_match": 100.0, "f1": 100.0, "n_questions": 1}
+
+
+@pytest.mark.parametrize(
+    ("preds", "refs", "match"),
+    [
+        (
+            SQUAD_PREDS[:2],
+            SQUAD_REFS,
+            r"differ in question ids: no prediction for question id 'q2' \(references\[1\]\)",
+        ),
+        (
+            [*SQUAD_PREDS, _squad_pred("q9", "z")],
+            SQUAD_REFS,
+            r"question id 'q9' \(predictions\[3\]\) not among the references",
+        ),
+        (
+            [*SQUAD_PREDS, _squad_pred("q1", "again")],
+            SQUAD_REFS,
+            r"predictions\[3\]: question id 'q1' occurs twice \(also predictions\[1\]\)",
+        ),
+        (
+            SQUAD_PREDS,
+            [*SQUAD_REFS, _squad_ref("q2", "pot")],
+            r"references\[3\]: question id 'q2' occurs twice",
+        ),
+        (
+            [SQUAD_PREDS[0], "the oven", SQUAD_PREDS[2]],
+            SQUAD_REFS,
+            r"predictions\[1\]: expected a SQuAD-style prediction .* got str 'the oven'",
+        ),
+        (
+            [{"id": "q1", "text": "oven"}],
+            SQUAD_REFS[:1],
+            r"predictions\[0\]: expected a SQuAD-style prediction",
+        ),
+        (
+            SQUAD_PREDS[1:2],
+            [{"id": "q1", "answers": {"text": [], "answer_start": []}}],
+            r"references\[0\]\['answers'\]\['text'\]: reference has no gold answers",
+        ),
+        (
+            SQUAD_PREDS[1:2],
+            [{"id": "q1", "answers": {"text": ["oven"], "answer_start": [0, 4]}}],
+            r"references\[0\]\['answers'\]\['answer_start'\]: expected one offset per answer",
+        ),
+        (
+            SQUAD_PREDS[1:2],
+            [{"id": "q1", "answers": ["oven"]}],
+            r"references\[0\]\['answers'\]: expected \{'text'",
+        ),
+        (
+            [{"id": 1, "prediction_text": "oven"}],
+            SQUAD_REFS[:1],
+            r"predictions\[0\]\['id'\]: question id must be a string, got int",
+        ),
+    ],
+)
+def test_spans_squad_shape_errors(preds: list, refs: list, match: str, loaded: dict) -> None:
+    with pytest.raises(ValueError, match=match):
+        cs.span_scores(preds, refs)
+    with pytest.raises(ValueError, match=match):
+        loaded["spans"].compute(predictions=preds, references=refs)
+
+
+def test_spans_squad_many_missing_ids_are_summarised() -> None:
+    refs = [_squad_ref(f"q{i}", "x") for i in range(8)]
+    with pytest.raises(ValueError, match=r"'q5' \(references\[5\]\) and 2 more$"):
+        cs.span_scores([_squad_pred("q0", "x")], refs)
+
+
+def test_spans_answer_start_may_be_left_out() -> None:
+    ref = {"id": "q1", "answers": {"text": ["oven"]}}
+    checked = cs.validate_squad_reference(ref, "references[0]")
+    assert checked["answers"] == {"text": ["oven"], "answer_start": [-1]}
+    assert cs.span_scores([_squad_pred("q1", "Oven.")], [ref])["exact_match"] == 100.0
+
+
+def test_spans_one_shape_per_computation(loaded: dict) -> None:
+    metric = loaded["spans"]
+    metric.add_batch(predictions=["oven"], references=[["oven"]])
+    with pytest.raises(ValueError, match=r"uses the squad metric's .* already added use plain"):
+        metric.add_batch(predictions=SQUAD_PREDS[1:2], references=SQUAD_REFS[:1])
+    assert metric.compute() == {"exact_match": 100.0, "f1": 100.0, "n_questions": 1}
+    metric.add(prediction=SQUAD_PREDS[1], reference=SQUAD_REFS[0])
+    with pytest.raises(ValueError, match=r"uses plain strings but .* use the squad metric's"):
+        metric.add(prediction="oven", reference=["oven"])
+    assert metric.compute()["n_questions"] == 1
+
+
+# ----------------------------------------------------------------------------------------
+# connections: ROUGE-1 for text in any script (rouge_tokenizer="unicode")
+# ----------------------------------------------------------------------------------------
+
+GREEK = ["Ζώα", "Χρώματα", "Πόλεις", "Θεοί"]
+DEVANAGARI = ["नमस्ते दुनिया", "भारत", "पानी", "किताब"]
+
+
+def test_unicode_tokenizer_scores_non_latin_text() -> None:
+    # Identical connections: exact match 1 either way; ROUGE-1 0 with the paper's tokenizer
+    # (no ASCII letters -> no tokens), 1 with the Unicode one.
+    for wall in (GREEK, DEVANAGARI):
+        assert cs.connection_scores([wall], [wall]) == {
+            "exact_match": 1.0,
+            "rouge1": 0.0,
+            "n_walls": 1,
+        }
+        assert cs.connection_scores([wall], [wall], rouge_tokenizer="unicode") == {
+            "exact_match": 1.0,
+            "rouge1": 1.0,
+            "n_walls": 1,
+        }
+    # "красная площадь" vs "площадь": P 1/2, R 1 -> F 2/3 (default: 0);
+    # "café" vs "café au lait": unicode [café] vs [café, au, lait] -> P 1, R 1/3 -> F 1/2;
+    # default [caf] vs [caf, au, lait] -> also 1/2. Wall: (2/3 + 1/2 + 1 + 1) / 4 = 19/24.
+    pred, gold = ["Красная площадь", "café", "x", "y"], ["площадь", "café au lait", "x", "y"]
+    uni = cs.connection_scores([pred], [gold], rouge_tokenizer="unicode")
+    assert uni["rouge1"] == pytest.approx(19 / 24)
+    assert cs.connection_scores([pred], [gold])["rouge1"] == pytest.approx((0 + 0.5 + 2) / 4)
+
+
+def test_unicode_tokenizer_tokens() -> None:
+    tok = cs.UnicodeTokenizer()
+    # NFC: "e" + combining acute equals "é"; marks stay inside words (Devanagari vowel
+    # signs, virama); punctuation, symbols, underscores and spaces separate tokens.
+    assert tok.tokenize("Cafe\u0301 AU-lait!") == ["café", "au", "lait"]
+    assert tok.tokenize("नमस्ते, दुनिया") == ["नमस्ते", "दुनिया"]
+    assert tok.tokenize("Monkey ___ 2½") == ["monkey", "2½"]
+    assert tok.tokenize("東京タワー") == ["東京タワー"]  # no spaces: one token per run
+    assert tok.tokenize("") == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_unicode_tokenizer_equals_the_default_on_ascii(text: str) -> None:
+    from rouge_score import tokenize
+
+    assert cs.UnicodeTokenizer().tokenize(text) == tokenize.tokenize(text, None)
+
+
+def test_rouge_tokenizer_option_checks(loaded: dict) -> None:
+    with pytest.raises(
+        ValueError, match=r"rouge_tokenizer must be one of \['default', 'unicode'\]"
+    ):
+        cs.connection_scores([GREEK], [GREEK], rouge_tokenizer="icu")
+    with pytest.raises(ValueError, match=r"rouge_tokenizer must be one of"):
+        loaded["connections"].compute(predictions=[GREEK], references=[GREEK], rouge_tokenizer=1)
+    with pytest.raises(ValueError, match=r"rouge_tokenizer is only available with config"):
+        loaded["grouping"].compute(predictions=[WALL], references=[WALL], rouge_tokenizer="unicode")
+    got = loaded["connections"].compute(
+        predictions=[GREEK], references=[GREEK], rouge_tokenizer="unicode"
+    )
+    assert got == {"exact_match": 1.0, "rouge1": 1.0, "n_walls": 1}
+    assert loaded["connections"].compute(
+        predictions=[GOLD_CONN], references=[GOLD_CONN], rouge_tokenizer="default"
+    ) == {"exact_match": 1.0, "rouge1": 1.0, "n_walls": 1}
+
+
+# ----------------------------------------------------------------------------------------
+# the card's examples (doctests) and its installed forms
+# ----------------------------------------------------------------------------------------
+
+
+def test_card_examples_run() -> None:
+    import doctest
+
+    card = (METRIC_DIR / "README.md").read_text(encoding="utf-8")
+    test = doctest.DocTestParser().get_doctest(card, {}, "README.md", str(METRIC_DIR), 0)
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    results = runner.summarize(verbose=False)
+    assert results.failed == 0 and results.attempted >= 12
+    for form in (
+        'ocw_hub.load_metric("grouping")',
+        'evaluate.load(str(ocw_hub.resources.metric_dir()), "grouping")',
+        'evaluate.load("path/to/ocw_metric", "grouping")',
+        'evaluate.load(str(Path(__file__).parent / "ocw_metric.py"), "connections")',
+        'rouge_tokenizer="unicode"',
+    ):
+        assert form in card, form
+
+
+def test_installed_forms_load_the_same_metric() -> None:
+    import ocw_hub
+    import ocw_hub.resources
+
+    by_package = ocw_hub.load_metric("grouping")
+    by_path = evaluate.load(str(ocw_hub.resources.metric_dir()), "grouping")
+    swap = [["a1", "a2", "a3", "b1"], ["b2", "b3", "b4", "a4"], C, D]
+    args = {"predictions": [WALL, swap], "references": [WALL, WALL]}
+    assert (
+        by_package.compute(**args)
+        == by_path.compute(**args)
+        == cs.grouping_scores([WALL, swap], [WALL, WALL])
+    )
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["the oven", "oven", "a pan", "pan", "wok", ""]),
+            st.lists(st.sampled_from(["oven", "the pan", "wok", "x y"]), min_size=1, max_size=3),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.randoms(use_true_random=False),
+)
+def test_squad_shape_in_any_order_equals_the_plain_shape(items: list, rnd: object) -> None:
+    preds = [_squad_pred(f"q{i}", p) for i, (p, _) in enumerate(items)]
+    refs = [_squad_ref(f"q{i}", *golds) for i, (_, golds) in enumerate(items)]
+    rnd.shuffle(preds)  # type: ignore[attr-defined]
+    got = cs.span_scores(preds, refs, return_per_item=True)
+    plain = cs.span_scores([p for p, _ in items], [g for _, g in items], return_per_item=True)
+    assert [{k: v for k, v in item.items() if k != "id"} for item in got["per_item"]] == plain[
+        "per_item"
+    ]
+    assert (got["exact_match"], got["f1"]) == (plain["exact_match"], plain["f1"])

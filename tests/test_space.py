@@ -176,3 +176,18 @@ def test_docstring_examples_run_from_the_flat_copy(
     monkeypatch.setitem(sys.modules, "ocw_hub", stand_in)
     results = _run_examples(namespace["load_module"]("grouping"))
     assert results.failed == 0 and results.attempted >= 10
+
+
+def test_card_examples_run_from_the_flat_copy(space: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The card (the Space's README.md) against the copy, "ocw_hub.load_metric" standing for
+    # evaluate.load of the copied script.
+    namespace, _ = _run_app(space, monkeypatch, "app")
+    stand_in = types.ModuleType("ocw_hub")
+    stand_in.load_metric = namespace["load_module"]  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ocw_hub", stand_in)
+    card = (space / "README.md").read_text(encoding="utf-8")
+    test = doctest.DocTestParser().get_doctest(card, {}, "README.md", str(space), 0)
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    results = runner.summarize(verbose=False)
+    assert results.failed == 0 and results.attempted >= 12

@@ -28,6 +28,7 @@ import itertools
 import math
 import re
 import string
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -679,11 +680,57 @@ def aggregate_grouping(per_item: Sequence[dict[str, Any]]) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def _rouge_scorer() -> Any:
+#: ``rouge_tokenizer`` values: ``"default"`` is rouge_score's tokenizer (the paper's, and
+#: ``evaluate``'s ``rouge``); ``"unicode"`` is :class:`UnicodeTokenizer`.
+ROUGE_TOKENIZERS = ("default", "unicode")
+
+
+class UnicodeTokenizer:
+    """A ``rouge_score`` tokenizer for text in any script (``rouge_tokenizer="unicode"``).
+
+    The text is NFC-normalised and lowercased; a token is a maximal run of Unicode letters,
+    combining marks and digits (general categories L*, M*, N*); everything else separates
+    tokens. On ASCII text this gives exactly the tokens of rouge_score's default tokenizer
+    (lowercase, runs of ``[a-z0-9]``), which drops every other character, so that
+    identical Greek, Cyrillic or Devanagari connections score ROUGE-1 0 there and 1 here.
+    Scripts written without spaces (Chinese, Japanese, Thai) give one token per run.
+    No stemming.
+    """
+
+    def tokenize(self, text: str) -> list[str]:
+        """The tokens of ``text`` (a string), in order."""
+        tokens: list[str] = []
+        current: list[str] = []
+        for char in unicodedata.normalize("NFC", text).lower():
+            if unicodedata.category(char)[0] in "LMN":
+                current.append(char)
+            elif current:
+                tokens.append("".join(current))
+                current = []
+        if current:
+            tokens.append("".join(current))
+        return tokens
+
+
+def check_rouge_tokenizer(rouge_tokenizer: Any) -> str:
+    """Return ``rouge_tokenizer`` if it is one of :data:`ROUGE_TOKENIZERS`.
+
+    Raises:
+        ValueError: any other value.
+    """
+    if rouge_tokenizer not in ROUGE_TOKENIZERS:
+        raise ValueError(
+            f"rouge_tokenizer must be one of {list(ROUGE_TOKENIZERS)}, got {rouge_tokenizer!r}"
+        )
+    return str(rouge_tokenizer)
+
+
+@lru_cache(maxsize=len(ROUGE_TOKENIZERS))
+def _rouge_scorer(rouge_tokenizer: str = "default") -> Any:
     from rouge_score import rouge_scorer
 
-    return rouge_scorer.RougeScorer(["rouge1"], use_stemmer=False)
+    tokenizer = UnicodeTokenizer() if rouge_tokenizer == "unicode" else None
+    return rouge_scorer.RougeScorer(["rouge1"], use_stemmer=False, tokenizer=tokenizer)
 
 
 def exact_match(prediction: str, reference: str) -> float:
@@ -695,10 +742,16 @@ def exact_match(prediction: str, reference: str) -> float:
     return float(prediction.rstrip("\x00") == reference.rstrip("\x00"))
 
 
-def rouge1(prediction: str, reference: str) -> float:
-    """ROUGE-1 F-measure of ``rouge_score`` (``use_stemmer=False``), as ``evaluate``'s
-    ``rouge`` metric (default tokenizer: lowercase, split on non-alphanumerics)."""
-    return float(_rouge_scorer().score(reference, prediction)["rouge1"].fmeasure)
+def rouge1(prediction: str, reference: str, rouge_tokenizer: str = "default") -> float:
+    """ROUGE-1 F-measure (0-1) of ``rouge_score`` (``use_stemmer=False``).
+
+    With ``rouge_tokenizer="default"`` as ``evaluate``'s ``rouge`` metric and the paper
+    (rouge_score's tokenizer: lowercase, tokens are runs of ``[a-z0-9]``, so text without
+    ASCII letters or digits has no tokens and scores 0); with ``"unicode"``, tokens of
+    :class:`UnicodeTokenizer`.
+    """
+    scorer = _rouge_scorer(rouge_tokenizer)
+    return float(scorer.score(reference, prediction)["rouge1"].fmeasure)
 
 
 def _bertscore_f1(
@@ -749,6 +802,7 @@ def connection_scores(
     bertscore: bool = False,
     bertscore_kwargs: dict[str, Any] | None = None,
     *,
+    rouge_tokenizer: str = "default",
     validate: bool = True,
 ) -> dict[str, Any]:
     """OCW task 2 scores over walls.
@@ -765,6 +819,9 @@ def connection_scores(
             as the paper); needs the optional ``bert_score`` package and its model.
         bertscore_kwargs: extra keyword arguments for ``bert_score.score`` (a dict); only
             with ``bertscore=True``.
+        rouge_tokenizer: ``"default"`` (rouge_score's tokenizer, as the paper: text without
+            ASCII letters or digits scores 0) or ``"unicode"`` (:class:`UnicodeTokenizer`,
+            for connections in any script).
         validate: check every item first (:func:`validate_connections`); ``False`` skips
             this for a caller that has already done it.
 
@@ -778,17 +835,18 @@ def connection_scores(
     Raises:
         ValueError: empty input, lengths differ, an item is not 4 strings, a connection is
             not valid Unicode text, ``bertscore_kwargs`` given without ``bertscore=True`` or
-            not a dict.
+            not a dict, an unknown ``rouge_tokenizer``.
         RuntimeError: BERTScore requested but ``bert_score`` or its model is unavailable.
     """
     check_bertscore_options(bertscore, bertscore_kwargs)
+    check_rouge_tokenizer(rouge_tokenizer)
     preds, refs = checked_items(
         predictions, references, validate_connections, validate_connections, validate
     )
     flat_preds = [c.lower().strip() for wall in preds for c in wall]
     flat_refs = [c.lower().strip() for wall in refs for c in wall]
     per_item = [
-        _connection_wall(flat_preds[i : i + N_GROUPS], flat_refs[i : i + N_GROUPS])
+        _connection_wall(flat_preds[i : i + N_GROUPS], flat_refs[i : i + N_GROUPS], rouge_tokenizer)
         for i in range(0, len(flat_preds), N_GROUPS)
     ]
     if bertscore:
@@ -801,13 +859,13 @@ def connection_scores(
     return result
 
 
-def _connection_wall(preds: list[str], refs: list[str]) -> dict[str, float]:
+def _connection_wall(preds: list[str], refs: list[str], rouge_tokenizer: str) -> dict[str, float]:
     """Exact match and ROUGE-1 of one wall: means over its 4 connections (already lowercased
     and stripped)."""
     pairs = list(zip(preds, refs, strict=True))
     return {
         "exact_match": float(np.mean([exact_match(p, r) for p, r in pairs])),
-        "rouge1": float(np.mean([rouge1(p, r) for p, r in pairs])),
+        "rouge1": float(np.mean([rouge1(p, r, rouge_tokenizer) for p, r in pairs])),
     }
 
 
@@ -861,6 +919,154 @@ def span_exact_match(prediction: str, ground_truth: str) -> bool:
     return normalize_answer(prediction) == normalize_answer(ground_truth)
 
 
+def _type_of_answers(value: Any) -> str:
+    return "a dict" if isinstance(value, dict) else _type_name(value)
+
+
+def is_squad_shaped(predictions: Any, references: Any) -> bool:
+    """True when the inputs use the ``squad`` metric's shapes (their first item is a dict)."""
+    return any(
+        _is_list_like(side) and len(side) > 0 and isinstance(side[0], dict)
+        for side in (predictions, references)
+    )
+
+
+def validate_squad_prediction(item: Any, where: str) -> dict[str, str]:
+    """Check a prediction in the ``squad`` metric's shape: ``{"id": str, "prediction_text":
+    str}`` (other keys are ignored); return those two keys.
+
+    Raises:
+        ValueError: not a dict with both keys, or a value is not a string of valid text.
+    """
+    if not isinstance(item, dict) or not {"id", "prediction_text"} <= item.keys():
+        raise ValueError(
+            f"{where}: expected a SQuAD-style prediction {{'id': str, 'prediction_text': str}} "
+            f"like the other predictions, got {_type_of_answers(item)} {item!r:.80}"
+        )
+    return {
+        "id": check_text(item["id"], f"{where}['id']", "question id"),
+        "prediction_text": check_text(
+            item["prediction_text"], f"{where}['prediction_text']", "prediction"
+        ),
+    }
+
+
+def validate_squad_reference(item: Any, where: str) -> dict[str, Any]:
+    """Check a reference in the ``squad`` metric's shape: ``{"id": str, "answers": {"text":
+    [str, ...], "answer_start": [int, ...]}}`` (SQuAD's answers; ``answer_start`` may be left
+    out, it is then -1 for every answer, the WoTe convention for "not located").
+
+    Raises:
+        ValueError: not that shape, no gold answer, a text that is not a string of valid
+            text, or ``answer_start`` not a list of integers as long as ``text``.
+    """
+    if not isinstance(item, dict) or not {"id", "answers"} <= item.keys():
+        raise ValueError(
+            f"{where}: expected a SQuAD-style reference {{'id': str, 'answers': {{'text': "
+            f"[...], 'answer_start': [...]}}}} like the other references, got "
+            f"{_type_of_answers(item)} {item!r:.80}"
+        )
+    return {
+        "id": check_text(item["id"], f"{where}['id']", "question id"),
+        "answers": _squad_answers(item["answers"], f"{where}['answers']"),
+    }
+
+
+def _squad_answers(answers: Any, where: str) -> dict[str, list[Any]]:
+    if not isinstance(answers, dict) or "text" not in answers:
+        raise ValueError(
+            f"{where}: expected {{'text': [...], 'answer_start': [...]}}, got "
+            f"{_type_of_answers(answers)}"
+        )
+    texts = validate_span_reference(answers["text"], f"{where}['text']")
+    starts = answers.get("answer_start", [-1] * len(texts))
+    if not _is_list_like(starts) or len(starts) != len(texts):
+        raise ValueError(
+            f"{where}['answer_start']: expected one offset per answer text ({len(texts)}), "
+            f"got {starts!r:.80}"
+        )
+    if not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in starts):
+        raise ValueError(f"{where}['answer_start']: offsets must be integers")
+    return {"text": texts, "answer_start": [int(s) for s in starts]}
+
+
+def _positions_by_id(items: Sequence[dict[str, Any]], side: str) -> dict[str, int]:
+    positions: dict[str, int] = {}
+    for i, item in enumerate(items):
+        first = positions.setdefault(item["id"], i)
+        if first != i:
+            raise ValueError(
+                f"{side}[{i}]: question id {item['id']!r} occurs twice (also {side}[{first}])"
+            )
+    return positions
+
+
+def _listed(ids: list[str], side: str, positions: dict[str, int]) -> str:
+    shown = ", ".join(f"{i!r} ({side}[{positions[i]}])" for i in ids[:5])
+    return shown + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+
+
+def _id_mismatch(
+    missing: list[str], unknown: list[str], pred_at: dict[str, int], ref_at: dict[str, int]
+) -> str:
+    problems = []
+    if missing:
+        problems.append(f"no prediction for question id {_listed(missing, 'references', ref_at)}")
+    if unknown:
+        problems.append(
+            f"question id {_listed(unknown, 'predictions', pred_at)} not among the references"
+        )
+    return "predictions and references differ in question ids: " + "; ".join(problems)
+
+
+def align_squad(
+    predictions: Sequence[dict[str, Any]], references: Sequence[dict[str, Any]]
+) -> tuple[list[str], list[list[str]], list[str]]:
+    """Match ``squad``-shaped predictions to references by question id, as the ``squad``
+    metric does; unlike it, every reference needs exactly one prediction and every
+    prediction a reference.
+
+    Returns:
+        (prediction texts, gold answer texts, ids), in reference order.
+
+    Raises:
+        ValueError: an id twice on one side, or ids that differ; the message names them
+            with their positions, e.g. ``no prediction for question id 'q7' (references[6])``.
+    """
+    pred_at = _positions_by_id(predictions, "predictions")
+    ref_at = _positions_by_id(references, "references")
+    missing = [i for i in ref_at if i not in pred_at]
+    unknown = [i for i in pred_at if i not in ref_at]
+    if missing or unknown:
+        raise ValueError(_id_mismatch(missing, unknown, pred_at, ref_at))
+    ids = list(ref_at)
+    texts = [predictions[pred_at[i]]["prediction_text"] for i in ids]
+    golds = [list(references[ref_at[i]]["answers"]["text"]) for i in ids]
+    return texts, golds, ids
+
+
+def _span_inputs(
+    predictions: Any, references: Any, validate: bool
+) -> tuple[list[str], list[list[str]], list[str] | None]:
+    """(prediction texts, gold answer lists, question ids or ``None``) of either shape."""
+    if not is_squad_shaped(predictions, references):
+        preds, refs = checked_items(
+            predictions, references, validate_span_prediction, validate_span_reference, validate
+        )
+        return preds, [[r] if isinstance(r, str) else r for r in refs], None
+    for name, side in (("predictions", predictions), ("references", references)):
+        if not _is_list_like(side):
+            raise ValueError(f"{name} must be a list, got {_type_name(side)}")
+    if validate:
+        predictions = [
+            validate_squad_prediction(x, f"predictions[{i}]") for i, x in enumerate(predictions)
+        ]
+        references = [
+            validate_squad_reference(x, f"references[{i}]") for i, x in enumerate(references)
+        ]
+    return align_squad(predictions, references)
+
+
 def span_scores(
     predictions: Sequence[Any],
     references: Sequence[Any],
@@ -870,13 +1076,23 @@ def span_scores(
 ) -> dict[str, Any]:
     """WoTe scores: SQuAD v1.1 exact match and token F1, max over gold answers.
 
+    Two input shapes are accepted:
+
+    * plain: ``predictions`` one answer string per question; ``references`` per question a
+      list of gold answer strings (or one string), in the same order;
+    * the ``squad`` metric's (so code written for ``evaluate.load("squad")`` works
+      unchanged): ``predictions`` ``[{"id", "prediction_text"}]`` and ``references``
+      ``[{"id", "answers": {"text": [...], "answer_start": [...]}}]``, matched by id
+      (:func:`align_squad`); figures are then in reference order.
+
     Args:
-        predictions: one predicted answer string per question.
-        references: per question, a list of gold answer strings (or one string).
-        return_per_item: also return ``per_item``, one dict per question (0 or 100 for EM).
+        predictions: see above.
+        references: see above.
+        return_per_item: also return ``per_item``, one dict per question (0 or 100 for EM;
+            with the ``squad`` shape also its ``id``).
         validate: check every item first (:func:`validate_span_prediction`,
-            :func:`validate_span_reference`); ``False`` skips this for a caller that has
-            already done it (references must then be lists of strings).
+            :func:`validate_span_reference`, or their SQuAD-shaped versions); ``False``
+            skips this for a caller that has already done it.
 
     Returns:
         ``exact_match`` and ``f1``: means over questions on the 0-100 scale (as
@@ -884,16 +1100,19 @@ def span_scores(
 
     Raises:
         ValueError: empty input, lengths differ, a prediction is not a string, a reference is
-            not a string or a non-empty list of strings.
+            not a string or a non-empty list of strings; with the ``squad`` shape, an item
+            not in that shape, or question ids that occur twice or differ between the two
+            sides (the message names the ids).
     """
-    preds, refs = checked_items(
-        predictions, references, validate_span_prediction, validate_span_reference, validate
-    )
-    per_item = []
+    preds, refs, ids = _span_inputs(predictions, references, validate)
+    per_item: list[dict[str, Any]] = []
     for pred, golds in zip(preds, refs, strict=True):
         em = max(span_exact_match(pred, g) for g in golds)
         f1 = max(span_f1(pred, g) for g in golds)
         per_item.append({"exact_match": 100.0 * em, "f1": 100.0 * f1})
+    if ids is not None:
+        for item, question_id in zip(per_item, ids, strict=True):
+            item["id"] = question_id
     result = aggregate_spans(per_item)
     if return_per_item:
         result["per_item"] = per_item
