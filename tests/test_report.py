@@ -15,7 +15,6 @@ import pytest
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
-from ocw_hub.cli.scoring import summary_rows
 from ocw_hub.report import (
     ReportError,
     build_report,
@@ -31,6 +30,7 @@ from ocw_hub.report import (
     read_results,
     resolve_predictions,
 )
+from ocw_hub.scoring import summary_rows
 from ocw_hub.views import GROUP_COLOURS
 
 runner = CliRunner()

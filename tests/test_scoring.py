@@ -185,7 +185,7 @@ def test_multi_run_table_shows_mean_and_std(tmp_path: Path, release: Path, cache
     b = _write(tmp_path / "b.json", [_swapped(w) for w in walls])
     result = _invoke("evaluate", a, b, "--data-dir", release, "--cache-dir", cache, "--no-checks")
     assert result.exit_code == 0, result.output
-    assert "12.0000 ± 4.0000" in result.output  # correct_groups over the two runs
+    assert "12.00 ± 4.00" in result.output  # correct_groups over the two runs (a count)
     assert "0.5000 ± 0.5000" in result.output  # full_wall_rate
 
 
@@ -290,3 +290,16 @@ def test_build_fresh_prepares_again(tmp_path: Path, release: Path) -> None:
     assert _invoke(*args, "--out", tmp_path / "o2").exit_code != 0
     result = _invoke(*args, "--out", tmp_path / "o3", "--fresh")
     assert result.exit_code == 0, result.output
+
+
+def test_written_results_are_ordinary_files(tmp_path: Path) -> None:
+    import os
+
+    from ocw_hub.outputs import write_text_atomic
+
+    umask = os.umask(0o022)
+    try:
+        write_text_atomic(tmp_path / "r.json", "{}")
+    finally:
+        os.umask(umask)
+    assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644

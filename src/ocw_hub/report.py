@@ -215,7 +215,7 @@ def _mean_std(values: Sequence[float]) -> tuple[float, float]:
 
 def _summary_rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
     """The terminal table's rows of ``ocw-hub evaluate`` for one results file."""
-    from .cli.scoring import summary_rows
+    from .scoring import summary_rows
 
     return summary_rows(data)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import typer
 from rich.table import Table
@@ -20,74 +19,6 @@ from ._common import (
     quiet_datasets,
     user_errors,
 )
-
-#: Figures of the human performance shown beside the model's, by figure name.
-_HUMAN_FIGURES = ("full_wall", "full_wall_rate", "correct_groups", "correct_groups_rate")
-
-
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return str(value)
-
-
-def _fmt_spread(mean: float, std: float, scale: str) -> str:
-    digits = 2 if scale == "0-100" else 4
-    return f"{mean:.{digits}f} ± {std:.{digits}f}"
-
-
-def _wote_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
-    rows: list[tuple[str, ...]] = [("questions", "in the split", str(results["n_questions"]), "-")]
-    if "runs" in results:
-        rows.append(("questions", "runs", str(results["n_runs"]), "-"))
-        for key in ("exact_match", "f1"):
-            mean, std = results["mean"]["spans"][key], results["std"]["spans"][key]
-            rows.append(("spans", f"{key} (0-100)", _fmt_spread(mean, std, "0-100"), "-"))
-        return rows
-    rows.append(("questions", "missing, scored as wrong", str(results["n_missing"]), "-"))
-    for key in ("exact_match", "f1"):
-        rows.append(("spans", f"{key} (0-100)", f"{results['spans'][key]:.2f}", "-"))
-    return rows
-
-
-def _task_rows(task: str, figures: dict[str, Any], human: dict[str, Any]) -> list[tuple[str, ...]]:
-    return [
-        (task, key, _fmt(value), _fmt(human.get(key) if key in _HUMAN_FIGURES else None))
-        for key, value in figures.items()
-        if key != "n_walls"
-    ]
-
-
-def summary_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
-    """(task, figure, model, human) rows of the terminal table for a result of
-    :func:`ocw_hub.scoring.evaluate_files`: one run's figures, or mean ± std over runs."""
-    if results["config"] == "wote":
-        return _wote_rows(results)
-    human = results["human"]
-    rows: list[tuple[str, ...]] = [
-        ("walls", "in the split", str(results["n_walls"]), str(human["n_walls"]))
-    ]
-    runs = results.get("runs", [results])
-    if "runs" in results:
-        rows.append(("walls", "runs", str(results["n_runs"]), "-"))
-    else:
-        rows.append(("walls", "missing, scored as wrong", str(results["n_missing"]), "-"))
-    for task in ("grouping", "connections"):
-        if task not in runs[0]:
-            continue
-        rows.append((task, "walls scored", str(runs[0][task]["n_walls"]), "-"))
-        if "runs" in results:
-            mean, std = results["mean"][task], results["std"][task]
-            spread = {k: _fmt_spread(mean[k], std[k], "0-1") for k in mean}
-            rows += _task_rows(task, spread, {k: _fmt(human[k]) for k in _HUMAN_FIGURES})
-        else:
-            rows += _task_rows(task, results[task], human)
-    if "connections" in runs[0]:
-        found = _fmt(human["connections_correct_rate"])
-        rows.append(("connections", "found by the contestants", "-", found))
-    return rows
 
 
 @app.command()
@@ -115,7 +46,7 @@ def evaluate(
 ) -> None:
     """Score predictions exactly as the paper did; print a table, optionally write JSON."""
     from ..outputs import check_output_file, write_text_atomic
-    from ..scoring import evaluate_files
+    from ..scoring import evaluate_files, summary_rows
 
     config = check_config(config)
     with user_errors():
