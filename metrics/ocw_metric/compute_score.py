@@ -15,10 +15,17 @@ Three tasks, each a pure function of plain Python lists (no ``evaluate`` needed)
   SQuAD v1.1 evaluation script (``evaluate-v1.1.py``). Scale 0-100, like ``evaluate``'s
   ``squad`` metric.
 
-Every function validates its input first and raises :class:`ValueError` naming the position
-(``predictions[3][1]``) and the problem when the input is malformed: wrong shape or type,
-text with a lone surrogate (not encodable as UTF-8, so Arrow cannot store it), or a gold
-wall in which a clue occurs more than twice (see :func:`validate_reference_wall`).
+The three functions validate their input first (unless called with ``validate=False`` by a
+caller that has already run the same checks, once per item) and raise :class:`ValueError`
+naming the position (``predictions[3][1]``) and the problem when the input is malformed:
+wrong shape or type, text with a lone surrogate (not encodable as UTF-8, so Arrow cannot
+store it), a gold wall in which a clue occurs more than twice (see
+:func:`validate_reference_wall`), or, for spans in the ``squad`` metric's shapes, question
+ids that differ between predictions and references.
+
+AMI, ARI and FMS are computed from each wall's 4 x k contingency table with scikit-learn's own
+operations (bit for bit its public scorers' floats) and memoised per table; see
+:func:`partition_scores`.
 """
 
 from __future__ import annotations
@@ -585,6 +592,9 @@ def score_wall(
     Returns a dict with ``wd`` (0-1, lower is better), ``ami``, ``ari``, ``fms`` (at most
     1, higher is better; AMI and ARI can be negative), ``correct_groups`` (0-4) and
     ``full_wall`` (``True`` when all 4 groups are correct).
+
+    The walls are not checked here: pass them through :func:`validate_wall` and
+    :func:`validate_reference_wall` first (as :func:`grouping_scores` does).
     """
     pred_sorted = _sorted_lower(prediction)
     gold_sorted = _sorted_lower(reference)
