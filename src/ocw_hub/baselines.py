@@ -57,7 +57,7 @@ GROUP_SIZE = 4
 WALL_SIZE = N_GROUPS * GROUP_SIZE
 #: The baselines.
 METHODS = ("random", "embedding")
-#: Files of ``--keep-vectors`` beside the runs (format: the module docstring of write_vectors).
+#: Files of ``keep_vectors`` beside the runs (format: :func:`write_baseline`).
 VECTORS_NPZ = "embeddings.npz"
 VECTORS_JSON = "embeddings.json"
 #: Walls per task sent to a worker process.
