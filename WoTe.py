@@ -640,8 +640,16 @@ _APOSTROPHES = frozenset("'\u2018\u2019\u02bc`\u00b4")
 # Apostrophes that are their own NFKD form: dropped inside a word ("doesn't" -> "doesnt").
 # (The acute accent U+00B4 decomposes to a space and a combining mark: it is no such letter.)
 _DROPPED = "".join(sorted(c for c in _APOSTROPHES if unicodedata.normalize("NFKD", c) == c))
+_DROPPED_CHAR = re.compile(f"[{re.escape(_DROPPED)}]")
 _INNER_SPACES = " \t\n\r\f\v\x1c\x1d\x1e\x1f"  # whitespace that is its own NFKD form
+_GAP_CHARS = _INNER_SPACES + _DROPPED
 _RUN_TABLE = str.maketrans({**dict.fromkeys(_INNER_SPACES, " "), **dict.fromkeys(_DROPPED)})
+# Where a stretch of plain, whitespace and apostrophe characters stops being one run: two
+# whitespace characters, or whitespace next to an apostrophe.
+_BREAK = re.compile(
+    f"[{re.escape(_INNER_SPACES)}][{re.escape(_GAP_CHARS)}]"
+    f"|[{re.escape(_DROPPED)}][{re.escape(_INNER_SPACES)}]"
+)
 
 # How the characters of a piece's output map to the text (see _pieces).
 _ONE_TO_ONE, _SKIPPING_DROPPED, _WHOLE = "one-to-one", "skipping-dropped", "whole"
@@ -660,20 +668,20 @@ _ASCII_PLAIN = "".join(char for char in map(chr, range(128)) if _is_plain(char))
 
 
 @functools.lru_cache(maxsize=64)
-def _pieces_pattern(extra_plain: str) -> re.Pattern[str]:
-    """Cuts a text into runs, whitespace runs, HTML entities and single other characters.
-
-    A run is words of plain characters (apostrophes allowed between two of them) separated by
-    single whitespace characters; ``extra_plain`` holds the text's non-ASCII plain characters.
-    Plain, apostrophe and whitespace classes are disjoint, so matching never backtracks.
-    """
+def _token_patterns(extra_plain: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """``(tokens, plain)``: ``tokens`` cuts a text into stretches (a plain character, then
+    plain, single-whitespace and apostrophe characters), whitespace runs, HTML entities and
+    single other characters; ``plain`` finds a plain character. ``extra_plain`` holds the
+    text's non-ASCII plain characters. Each is one character class repeated, which ``re``
+    matches in a tight loop with no backtracking state (a repeated group, such as a group
+    for one space and a word, keeps state per iteration: gigabytes for a field of 50 MB)."""
     plain = "[" + re.escape(_ASCII_PLAIN + extra_plain) + "]"
-    word = rf"{plain}+(?:[{re.escape(_DROPPED)}]+{plain}+)*"
-    inner = "[" + re.escape(_INNER_SPACES) + "]"
-    return re.compile(
-        rf"(?P<run>{word}(?:{inner}{word})*)|(?P<space>\s+)|(?P<entity>{_ENTITY.pattern})|.",
+    stretch = "[" + re.escape(_ASCII_PLAIN + extra_plain + _GAP_CHARS) + "]"
+    tokens = re.compile(
+        rf"(?P<stretch>{plain}{stretch}*)|(?P<space>\s+)|(?P<entity>{_ENTITY.pattern})|.",
         re.DOTALL,
     )
+    return tokens, re.compile(plain)
 
 
 def _normalise_piece(source: str, after_space: bool) -> str:
@@ -699,15 +707,36 @@ def _extra_plain(text: str) -> str:
     return "".join(sorted(char for char in set(text) if not char.isascii() and _is_plain(char)))
 
 
-def _match_pieces(match: re.Match[str], after_space: bool) -> list[tuple[int, int, str, str]]:
-    """The pieces (see :func:`_pieces`) of one match of :func:`_pieces_pattern`."""
+def _run_and_gap(text: str, start: int, stop: int, gap_end: int) -> Iterator[tuple]:
+    """The run ``text[start:stop]`` without trailing whitespace or apostrophes (words with
+    single spaces and inner apostrophes: lower case, apostrophes dropped), then the gap after
+    it up to ``gap_end`` (whitespace and apostrophes: one space if any whitespace)."""
+    body = text[start:stop].rstrip(_GAP_CHARS)
+    output = body.translate(_RUN_TABLE).lower()
+    mapping = _ONE_TO_ONE if len(output) == len(body) else _SKIPPING_DROPPED
+    yield start, start + len(body), output, mapping
+    gap = text[start + len(body) : gap_end]
+    if gap:
+        yield start + len(body), gap_end, " " if gap.strip(_DROPPED) else "", _WHOLE
+
+
+def _stretch_pieces(text: str, start: int, end: int, plain: re.Pattern[str]) -> Iterator[tuple]:
+    """Split a stretch ``text[start:end]`` (see :func:`_token_patterns`) into runs and gaps
+    at each :data:`_BREAK`; every character is looked at a constant number of times."""
+    position = start
+    while (found := _BREAK.search(text, position, end)) is not None:
+        following = plain.search(text, found.end(), end)
+        gap_end = following.start() if following else end
+        yield from _run_and_gap(text, position, found.start(), gap_end)
+        position = gap_end
+    if position < end:
+        yield from _run_and_gap(text, position, end, end)
+
+
+def _token_pieces(match: re.Match[str], after_space: bool) -> list[tuple]:
+    """The pieces of a whitespace run, an HTML entity or a single other character."""
     start, end = match.span()
     kind, source = match.lastgroup, match.group()
-    if kind == "run":
-        output = source.translate(_RUN_TABLE).lower()
-        return [
-            (start, end, output, _ONE_TO_ONE if len(output) == end - start else _SKIPPING_DROPPED)
-        ]
     if kind == "space":
         return [(start, end, "" if after_space else " ", _WHOLE)]
     if kind == "entity" and html.unescape(source) == source:  # unknown to html: plain text
@@ -727,11 +756,16 @@ def _pieces(text: str) -> Iterator[tuple[int, int, str, str]]:
     ``k``-th output character comes from ``text[start + k]``; ``_SKIPPING_DROPPED``, from the
     ``k``-th character that is not a dropped apostrophe; ``_WHOLE``, every output character
     comes from the whole piece (an entity, a whitespace run, a character NFKD expands).
-    Normal text is a few long runs, so this is fast; it is linear in any case.
+    Normal text is a few long runs, so this is fast; time and memory are linear in any case.
     """
+    tokens, plain = _token_patterns(_extra_plain(text))
     after_space = False
-    for match in _pieces_pattern(_extra_plain(text)).finditer(text):
-        for piece in _match_pieces(match, after_space):
+    for match in tokens.finditer(text):
+        if match.lastgroup == "stretch":
+            pieces: Any = _stretch_pieces(text, *match.span(), plain)
+        else:
+            pieces = _token_pieces(match, after_space)
+        for piece in pieces:
             if piece[2]:
                 after_space = piece[2].endswith(" ")
                 yield piece
@@ -754,12 +788,12 @@ def _source_offset(text: str, piece: tuple[int, int, str, str], k: int) -> tuple
         return start + k, start + k + 1
     if mapping == _WHOLE:
         return start, end
-    kept = -1
-    for index in range(start, end):  # once per located answer: linear in the run
-        kept += text[index] not in _DROPPED
-        if kept == k:
-            return index, index + 1
-    raise AssertionError("unreachable: a run's output is its kept characters")
+    index = start + k  # then one further for each dropped apostrophe up to it
+    for dropped in _DROPPED_CHAR.finditer(text, start, end):
+        if dropped.start() > index:
+            break
+        index += 1
+    return index, index + 1
 
 
 def _source_span(text: str, first: int, last: int) -> tuple[int, int]:
