@@ -271,7 +271,8 @@ def _check_name(value: str, where: Where, field: str) -> None:
     _check_text(value, where, field)
     if _is_blank(value):
         raise where.error(
-            field, f"empty or blank {value!r} (only whitespace, control or format characters)"
+            field,
+            f"empty or blank {_short(value)} (only whitespace, control or format characters)",
         )
 
 
@@ -1133,13 +1134,14 @@ class OCW(datasets.GeneratorBasedBuilder):
 
     def _source_root(self, dl_manager: datasets.DownloadManager) -> tuple[Path, str | None]:
         """Return ``(folder holding the split files, archive or URL it was extracted from)``."""
-        config = dl_manager.download_config
-        cache_dir = config.cache_dir or datasets.config.DOWNLOADED_DATASETS_PATH
+        download_config = dl_manager.download_config
+        cache_dir = download_config.cache_dir or datasets.config.DOWNLOADED_DATASETS_PATH
+        force = download_config.force_extract  # download_mode="force_redownload"
         data_dir = self.config.data_dir
         if data_dir is None:
             url = self.config.url or _URLS.get(self.config.name, _URLS["default"])
             local = dl_manager.download(url)
-            return extract_archive(url, local, cache_dir, config.force_extract), url
+            return extract_archive(url, local, cache_dir, force), url
         data_dir = str(data_dir)
         path = Path(data_dir).expanduser()
         if path.is_dir():
@@ -1151,7 +1153,7 @@ class OCW(datasets.GeneratorBasedBuilder):
                 None,
                 f"data_dir is neither a folder nor an archive ({', '.join(_ARCHIVE_SUFFIXES)})",
             )
-        return extract_archive(data_dir, path, cache_dir, config.force_extract), data_dir
+        return extract_archive(data_dir, path, cache_dir, force), data_dir
 
     def _split_generators(self, dl_manager: datasets.DownloadManager) -> list:
         root, archive = self._source_root(dl_manager)

@@ -262,7 +262,8 @@ def _check_name(value: str, where: Where, field: str) -> None:
     _check_text(value, where, field)
     if _is_blank(value):
         raise where.error(
-            field, f"empty or blank {value!r} (only whitespace, control or format characters)"
+            field,
+            f"empty or blank {_short(value)} (only whitespace, control or format characters)",
         )
 
 

@@ -1324,3 +1324,15 @@ def test_link_inside_the_archive_is_followed(ocw, tmp_path, clean_walls):
         _member("dataset/test.json", tarfile.SYMTYPE, "../stash.data")(tar)
     ds = build(ocw, tmp_path / "cache", data_dir=str(archive))
     assert ds["test"]["wall_id"] == [w["wall_id"] for w in splits["test"]]
+
+
+def test_force_redownload_extracts_again(ocw, tmp_path, clean_walls):
+    archive = _tar_with(tmp_path, clean_walls, lambda tar: None)
+    cache = tmp_path / "cache"
+    build(ocw, cache, data_dir=str(archive))
+    (folder,) = (cache / "downloads" / "ocw_extracted").iterdir()
+    assert folder.name == ocw._file_sha256(archive)
+    (folder / "dataset" / "test.json").write_text("{", encoding="utf-8")  # damaged by hand
+    builder = ocw.OCW(config_name="default", data_dir=str(archive), cache_dir=str(cache))
+    builder.download_and_prepare(download_mode="force_redownload", verification_mode="no_checks")
+    assert builder.as_dataset()["test"]["wall_id"] == ["s004", "s005"]
