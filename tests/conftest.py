@@ -114,7 +114,9 @@ def load_builder_module() -> Callable[[str], ModuleType]:
 
 
 @pytest.fixture(autouse=True)
-def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test reaches a hub: the download code is tested on local files only."""
+def _offline(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """No test reaches a hub: the download code is tested on local files only. ocw-hub's own
+    cache (the AMI memo) is a folder of the test session, not the user's."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("OCW_HUB_CACHE", str(tmp_path_factory.getbasetemp() / "ocw_hub_cache"))

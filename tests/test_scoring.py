@@ -303,3 +303,49 @@ def test_written_results_are_ordinary_files(tmp_path: Path) -> None:
     finally:
         os.umask(umask)
     assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644
+
+
+def test_ami_margin_memo_is_kept_across_runs(tmp_path: Path, release: Path, cache: Path) -> None:
+    """The second process restores AMI's margin terms and never imports scikit-learn; the
+    figures are the same."""
+    import os
+    import subprocess
+    import sys
+
+    path = _write(tmp_path / "p.json", [_swapped(w) for w in _test_walls()])
+    code = (
+        "import json, sys\n"
+        "from ocw_hub.scoring import evaluate_files\n"
+        f"r = evaluate_files([{str(path)!r}], 'default', 'test', {str(release)!r},"
+        f" cache_dir={str(cache)!r}, verification_mode='no_checks')\n"
+        "print(json.dumps([r['grouping'], 'sklearn' in sys.modules]))\n"
+    )
+    env = {**os.environ, "OCW_HUB_CACHE": str(tmp_path / "memo")}
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        for _ in range(2)
+    ]
+    assert all(r.returncode == 0 for r in runs), runs[0].stderr + runs[1].stderr
+    first, second = (json.loads(r.stdout.strip().splitlines()[-1]) for r in runs)
+    assert first[1] is True and second[1] is False
+    assert first[0] == second[0]
+    assert list((tmp_path / "memo").glob("ami-margins-sklearn-*.json"))
+
+
+def test_unicode_rouge_tokenizer_option(tmp_path: Path, release: Path, cache: Path) -> None:
+    walls = _test_walls()
+    preds = [_perfect(w) for w in walls]
+    preds[0]["predicted_connections"] = ["Ωμέγα"] * 4  # no ASCII token: 0 either way
+    path = _write(tmp_path / "p.json", preds)
+    args = [path, "--data-dir", release, "--cache-dir", cache, "--no-checks"]
+    assert _invoke("evaluate", *args, "--rouge-tokenizer", "unicode").exit_code == 0
+    result = _invoke("evaluate", *args, "--rouge-tokenizer", "klingon")
+    assert result.exit_code == 1 and "--rouge-tokenizer klingon: expected one of" in result.output
+    assert "Cannot enable progress bars" not in result.output
+
+
+def test_cli_rouge_tokenizers_are_the_metrics() -> None:
+    from ocw_hub.cli.scoring import ROUGE_TOKENIZERS
+    from ocw_hub.resources import load_metric_code
+
+    assert ROUGE_TOKENIZERS == load_metric_code().ROUGE_TOKENIZERS

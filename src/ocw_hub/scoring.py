@@ -15,8 +15,11 @@ read and validated once, and adds ``mean`` and ``std`` of every figure over runs
 
 from __future__ import annotations
 
+import json
+import os
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +145,11 @@ def _grouping_items(
 
 
 def _connection_items(
-    gold: GoldWalls, preds: dict[str, WallPrediction], missing: set[str], bertscore: bool
+    gold: GoldWalls,
+    preds: dict[str, WallPrediction],
+    missing: set[str],
+    bertscore: bool,
+    rouge_tokenizer: str,
 ) -> dict[int, dict[str, Any]]:
     indices = [
         i
@@ -160,6 +167,8 @@ def _connection_items(
         [gold.connections[i] for i in indices],
         return_per_item=True,
         bertscore=bertscore,
+        rouge_tokenizer=rouge_tokenizer,
+        validate=False,  # checked by predictions.py and GoldWalls
     )
     return dict(zip(indices, result["per_item"], strict=True))
 
@@ -171,6 +180,7 @@ def score_ocw(
     *,
     allow_missing: bool = False,
     bertscore: bool = False,
+    rouge_tokenizer: str = "default",
     on_wall: Progress | None = None,
 ) -> dict[str, Any]:
     """Score one run of OCW predictions against a split's walls.
@@ -181,7 +191,8 @@ def score_ocw(
     predicts is absent), ``human`` (the dataset's human performance on the same walls),
     ``by_season`` (the same per season) and ``per_wall``. A missing wall (with
     ``allow_missing``) is scored as a prediction that places no clue of the wall and names
-    every connection as the empty string.
+    every connection as the empty string. ``rouge_tokenizer``: ``"default"`` (the paper's) or
+    ``"unicode"`` (see the metric's card).
 
     Raises:
         PredictionsError: unknown or (without ``allow_missing``) missing wall ids; nothing to
@@ -191,7 +202,7 @@ def score_ocw(
     missing = align(path, list(predictions), gold.ids, allow_missing, "wall_id")
     items = {
         "grouping": _grouping_items(gold, predictions, missing, on_wall),
-        "connections": _connection_items(gold, predictions, missing, bertscore),
+        "connections": _connection_items(gold, predictions, missing, bertscore, rouge_tokenizer),
     }
     if not any(items.values()):
         raise PredictionsError(
@@ -251,7 +262,10 @@ def score_wote(
     missing = align(path, list(predictions), ids, allow_missing, "id")
     texts = ["" if q["id"] in missing else predictions[q["id"]] for q in questions]
     result = code.span_scores(
-        texts, [list(q["answers"]["text"]) for q in questions], return_per_item=True
+        texts,
+        [list(q["answers"]["text"]) for q in questions],
+        return_per_item=True,
+        validate=False,  # predictions checked by predictions.py, answers by the builder
     )
     items = result["per_item"]
     by_type: dict[str, list[dict]] = defaultdict(list)
@@ -307,6 +321,42 @@ def summarize_runs(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"mean": mean, "std": std}
 
 
+def memo_path() -> Path:
+    """The file of the AMI margin memo: ``$OCW_HUB_CACHE`` (default
+    ``$XDG_CACHE_HOME/ocw_hub``, i.e. ``~/.cache/ocw_hub``) / ``ami-margins-sklearn-<version>
+    .json``, one per scikit-learn release (the values are its EMI routine's)."""
+    from importlib.metadata import version
+
+    root = os.environ.get("OCW_HUB_CACHE") or Path(
+        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "ocw_hub"
+    )
+    return Path(root) / f"ami-margins-sklearn-{version('scikit-learn')}.json"
+
+
+@contextmanager
+def margin_memo() -> Iterator[None]:
+    """Restore the metric's AMI margin terms (EMI and mean entropy by table margins) from
+    :func:`memo_path` before scoring and save the new ones after, so that a later run imports
+    scikit-learn (half a second, most of a short run) only for margins never seen. Every value
+    is computed by scikit-learn's routine in some run; floats round-trip exactly through JSON.
+    An unreadable or unwritable memo is ignored: the figures are computed as usual."""
+    from .outputs import write_text_atomic
+
+    memo = load_metric_code().margin_terms()
+    path = memo_path()
+    try:
+        for rows, cols, emi, entropy in json.loads(path.read_text(encoding="utf-8")):
+            memo.setdefault((tuple(rows), tuple(cols)), (float(emi), float(entropy)))
+    except (OSError, ValueError, TypeError):
+        pass
+    known = len(memo)
+    yield
+    if len(memo) > known:
+        entries = [[list(r), list(c), emi, h] for (r, c), (emi, h) in sorted(memo.items())]
+        with suppress(OSError):
+            write_text_atomic(path, json.dumps(entries))
+
+
 def evaluate_files(
     predictions: Sequence[PathLike],
     config: str,
@@ -320,13 +370,16 @@ def evaluate_files(
     download_mode: str | None = None,
     on_item: Progress | None = None,
     rows: Sequence[dict] | None = None,
+    rouge_tokenizer: str = "default",
 ) -> dict[str, Any]:
     """Score predictions files (or folders of runs) against a split of a config: what
     ``ocw-hub evaluate`` runs.
 
     Every file is read and shape-checked before the split is loaded, so a bad file costs no
-    loading time. The split comes from :func:`ocw_hub.sources.load_split` (raw source files,
-    an export folder, a Hub repo id, or the prepared cache) unless ``rows`` gives it.
+    loading time. ``rouge_tokenizer`` (OCW): ``"default"``, the paper's ROUGE tokenizer, or
+    ``"unicode"`` for connections in any script. AMI's margin terms are memoised on disk
+    (:func:`margin_memo`). The split comes from :func:`ocw_hub.sources.load_split` (raw source
+    files, an export folder, a Hub repo id, or the prepared cache) unless ``rows`` gives it.
 
     Returns:
         One file: the single-run dict of :func:`score_ocw` / :func:`score_wote` with
@@ -353,7 +406,11 @@ def evaluate_files(
             verification_mode=verification_mode,
             download_mode=download_mode,
         ).to_list()
-    runs = _score_runs(spec.script, files, parsed, rows, allow_missing, bertscore, on_item)
+    options = {"allow_missing": allow_missing, "bertscore": bertscore}
+    if spec.script == "OCW":
+        options["rouge_tokenizer"] = load_metric_code().check_rouge_tokenizer(rouge_tokenizer)
+    with margin_memo():
+        runs = _score_runs(spec.script, files, parsed, rows, options, on_item)
     head = {"config": spec.name, "split": split}
     if len(runs) == 1:
         return {**head, **runs[0]}
@@ -375,24 +432,16 @@ def _score_runs(
     files: Sequence[Path],
     parsed: Sequence[dict[str, Any]],
     rows: Sequence[dict],
-    allow_missing: bool,
-    bertscore: bool,
+    options: dict[str, Any],
     on_item: Progress | None,
 ) -> list[dict[str, Any]]:
     gold = GoldWalls(rows) if script == "OCW" else None
     runs = []
     for path, preds in zip(files, parsed, strict=True):
         if gold is not None:
-            result = score_ocw(
-                path,
-                gold,
-                preds,
-                allow_missing=allow_missing,
-                bertscore=bertscore,
-                on_wall=on_item,
-            )
+            result = score_ocw(path, gold, preds, on_wall=on_item, **options)
         else:
-            result = score_wote(path, rows, preds, allow_missing=allow_missing)
+            result = score_wote(path, rows, preds, allow_missing=options["allow_missing"])
             if on_item is not None:
                 on_item(len(rows))
         runs.append({"predictions": str(path), "run": Path(path).stem, **result})

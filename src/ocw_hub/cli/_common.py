@@ -116,8 +116,9 @@ def quiet_datasets() -> Iterator[None]:
                 os.environ.pop(_NO_BARS, None)
             else:
                 os.environ[_NO_BARS] = previous
-            if datasets is not None:  # turned off above, so on again (not when the
-                datasets.enable_progress_bars()  # environment did it: datasets would warn)
+            if datasets is not None and not datasets.config.HF_DATASETS_DISABLE_PROGRESS_BARS:
+                datasets.enable_progress_bars()  # turned off above; not when the environment
+                # variable did it (datasets read it on import and would warn)
             for warning in caught:
                 if issubclass(warning.category, UserWarning):
                     err_console.print(

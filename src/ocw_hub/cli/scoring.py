@@ -15,10 +15,14 @@ from ._common import (
     SPLIT_HELP,
     check_config,
     console,
+    fail,
     progress,
     quiet_datasets,
     user_errors,
 )
+
+#: Values of --rouge-tokenizer (the metric's ROUGE_TOKENIZERS; a test keeps them equal).
+ROUGE_TOKENIZERS = ("default", "unicode")
 
 
 @app.command()
@@ -43,12 +47,20 @@ def evaluate(
     fresh: bool = typer.Option(
         False, "--fresh", help="Prepare the data again (download_mode=force_redownload)."
     ),
+    rouge_tokenizer: str = typer.Option(
+        "default",
+        "--rouge-tokenizer",
+        help="ROUGE-1 tokens of connections: default (the paper's: ASCII letters and digits "
+        "only) or unicode (letters and digits of any script).",
+    ),
 ) -> None:
     """Score predictions exactly as the paper did; print a table, optionally write JSON."""
     from ..outputs import check_output_file, write_text_atomic
     from ..scoring import evaluate_files, summary_rows
 
     config = check_config(config)
+    if rouge_tokenizer not in ROUGE_TOKENIZERS:
+        fail(f"--rouge-tokenizer {rouge_tokenizer}: expected one of {list(ROUGE_TOKENIZERS)}")
     with user_errors():
         if out is not None:
             out = check_output_file(out, [*predictions, data_dir])
@@ -65,6 +77,7 @@ def evaluate(
                 verification_mode="no_checks" if no_checks else None,
                 download_mode="force_redownload" if fresh else None,
                 on_item=lambda n: bar.advance(task, n),
+                rouge_tokenizer=rouge_tokenizer,
             )
     columns = ("task", "figure", "model") + (() if config == "wote" else ("human",))
     shown = ", ".join(map(str, predictions))
