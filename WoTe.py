@@ -85,13 +85,13 @@ import datasets
 logger = datasets.utils.logging.get_logger(__name__)
 
 _CITATION = """\
-@misc{wote2024,
-  title        = {Wizard-of-Tasks Extractive ({WoTe})},
-  author       = {{GRILL Lab, University of Glasgow}},
-  year         = {2024},
-  howpublished = {\\url{https://github.com/grill-lab/WoTe}},
-  note         = {Dataset repository, commit 7d6e88134fa1ca63a356b3df8efd36c5f203f615;
-                  no paper citation is given in the repository README}
+@inproceedings{fischer2024grillbot,
+  title     = {{GRILLBot} In Practice: Lessons and Tradeoffs Deploying Large Language Models
+               for Adaptable Conversational Task Assistants},
+  author    = {Fischer, Sophie and Gemmell, Carlos and Tecklenburg, Niklas and Mackie, Iain and
+               Rossetto, Federico and Dalton, Jeffrey},
+  year      = {2024},
+  url       = {https://arxiv.org/abs/2402.07647}
 }
 
 @inproceedings{choi-etal-2022-wizard,

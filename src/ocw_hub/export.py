@@ -89,28 +89,6 @@ class DatasetCardSpec:
 
 
 #: The paper the WoTe README asks users to cite, and the dataset WoTe extends.
-_WOTE_CITATION = """\
-@inproceedings{fischer2024grillbot,
-  title     = {{GRILLBot} In Practice: Lessons and Tradeoffs Deploying Large Language Models
-               for Adaptable Conversational Task Assistants},
-  author    = {Fischer, Sophie and Gemmell, Carlos and Tecklenburg, Niklas and Mackie, Iain and
-               Rossetto, Federico and Dalton, Jeffrey},
-  booktitle = {Proceedings of the 30th ACM SIGKDD Conference on Knowledge Discovery and
-               Data Mining},
-  year      = {2024},
-  url       = {https://arxiv.org/abs/2402.07647}
-}
-
-@inproceedings{choi-etal-2022-wizard,
-  title     = {Wizard of Tasks: A Novel Conversational Dataset for Solving Real-World
-               Tasks in Conversational Settings},
-  author    = {Choi, Jason Ingyu and Kuzi, Saar and Vedula, Nikhita and Zhao, Jie and
-               Castellucci, Giuseppe and Collins, Marcus and Malmasi, Shervin and
-               Rokhlenko, Oleg and Agichtein, Eugene},
-  booktitle = {Proceedings of the 29th International Conference on Computational Linguistics},
-  year      = {2022},
-  url       = {https://aclanthology.org/2022.coling-1.310}
-}"""
 
 #: The card of each export. ``paperswithcode_id`` is left out: no Papers with Code dataset id
 #: of OCW could be confirmed (TaatiTeam's own card on the Hub gives none).
@@ -155,7 +133,7 @@ DATASET_CARDS: dict[str, DatasetCardSpec] = {
             "tags": ["wizard-of-tasks", "conversational-qa", "task-assistant", "cooking", "diy"],
         },
         readme_section="## WoTe",
-        citation=_WOTE_CITATION,
+        citation=None,  # the loading script's _CITATION (one place: WoTe.py)
         licence="None stated: the WoTe repository (https://github.com/grill-lab/WoTe) has no "
         "licence file and its README names none, so this card says `license: other`. The "
         "questions come from Wizard of Tasks (Choi et al., 2022).",
