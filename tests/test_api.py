@@ -144,3 +144,9 @@ def test_edited_source_is_rebuilt_not_served_stale(tmp_path: Path, ocw_fixture_d
         ocw_hub.load_dataset(
             "ocw_wordnet", "train", folder, cache_dir=tmp_path / "c", verification_mode="no_checks"
         )
+
+
+def test_season_table_in_the_package_namespace(ocw_fixture_dir: Path) -> None:
+    seasons = ocw_hub.season_table("default", ocw_fixture_dir)
+    assert sum(s.num_walls for s in seasons) == 13  # 4 + 3 + 6 fixture walls
+    assert seasons[0].season == 1 and seasons[0].start_date is None

@@ -8,6 +8,8 @@ than copying them. Entry points:
   ``datasets`` version (no script loading).
 * :func:`load_metric`: the ``ocw_metric`` evaluate module of this install, from any folder.
 * :func:`evaluate_files`: score predictions files (one run or several) as ``ocw-hub evaluate``.
+* :func:`season_table`: the release's ``season_to_walls_map`` (walls, first and last air
+  dates per season), dates parsed.
 * :func:`wall`: one wall (with its prediction), drawn as a 4x4 grid in Jupyter and the terminal.
 * :func:`ocw_hub.export.build_export`: the Parquet hub layout (``ocw-hub build``).
 * :mod:`ocw_hub.scoring`: scoring prediction files (``ocw-hub evaluate``).
@@ -37,6 +39,7 @@ _LAZY = {
     "official_splits": "builders",
     "load_metric": "metric",
     "wall": "views",
+    "season_table": "export",
     "evaluate_files": "scoring",
 }
 
