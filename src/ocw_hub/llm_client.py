@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from . import jsonio
 from .errors import OCWHubError
 from .prompting import CHAT_COMPLETIONS_URL
 
@@ -114,7 +115,7 @@ def _json_lines(path: Path) -> Iterator[tuple[int, str]]:
 
 def _load_object(path: Path, number: int, line: str) -> dict[str, Any]:
     try:
-        record = json.loads(line)
+        record = jsonio.loads(line)
     except ValueError as err:
         raise LLMInputError(f"{path}, line {number}: not valid JSON ({err})") from None
     if not isinstance(record, dict):

@@ -18,12 +18,12 @@ file, the wall or question id and the field.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import jsonio
 from .configs import PathLike, config_spec
 from .errors import PredictionsError
 from .resources import load_metric_code
@@ -54,49 +54,14 @@ def listing(ids: Sequence[str]) -> str:
     return shown + more
 
 
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str, owner: str | None) -> None:
-        super().__init__(key)
-        self.key = key
-        self.owner = owner
-
-
-def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            owner = next(
-                (v for k, v in pairs if k in ("wall_id", "id") and isinstance(v, str)), None
-            )
-            raise _DuplicateKey(key, owner)
-        out[key] = value
-    return out
-
-
 def read_json(path: PathLike) -> Any:
-    """Parse a JSON file, rejecting a key given twice in any object.
+    """Parse a predictions file strictly (:func:`ocw_hub.jsonio.read_json`).
 
     Raises:
-        PredictionsError: no such file, not UTF-8, not valid JSON, or a duplicated key (the
+        PredictionsError: no such file, not UTF-8, not valid JSON, or a key given twice (the
             message names the file, the key and the wall or question id of the object).
     """
-    path = Path(path)
-    try:
-        return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_strict_object)
-    except FileNotFoundError:
-        raise PredictionsError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise PredictionsError(f"{path}: is a folder, not a predictions file") from None
-    except UnicodeDecodeError as err:
-        raise PredictionsError(f"{path}: not UTF-8 text ({err})") from None
-    except _DuplicateKey as err:
-        owner = f"{err.owner}: " if err.owner else ""
-        raise PredictionsError(
-            f"{path}: {owner}key {err.key!r} given twice in one object (never resolved as "
-            "'last wins')"
-        ) from None
-    except (ValueError, RecursionError) as err:  # JSONDecodeError is a ValueError
-        raise PredictionsError(f"{path}: not valid JSON ({err})") from None
+    return jsonio.read_json(path, PredictionsError, "predictions file")
 
 
 def read_predictions(path: PathLike, config: str) -> dict[str, Any]:

@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import html
 import io
-import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import jsonio
 from .configs import CONFIGS, PathLike
 from .errors import OCWHubError
 
@@ -137,16 +137,7 @@ def _check_run(path: Path, run: Any, config: str, index: int | None) -> dict[str
 
 
 def _read_one(path: Path) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ReportError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ReportError(f"{path}: is a folder, not a results file") from None
-    except UnicodeDecodeError as err:
-        raise ReportError(f"{path}: not UTF-8 text ({err})") from None
-    except ValueError as err:
-        raise ReportError(f"{path}: not valid JSON ({err})") from None
+    data = jsonio.read_json(path, ReportError, "results file")
     if not isinstance(data, dict):
         raise ReportError(f"{path}: expected a JSON object (a results file of `ocw-hub evaluate`)")
     config = _require(path, data, "config", str)

@@ -72,8 +72,11 @@ def load_script(name: str) -> ModuleType:
     ``wo_te``). The scripts import only the standard library and ``datasets``, so the same file
     serves the Hub (as a script on ``datasets`` 3.x) and this package (on any version).
     """
-    path = script_path(name)
-    module_name = _module_name(name)
+    return _import_by_path(_module_name(name), script_path(name))
+
+
+def _import_by_path(module_name: str, path: Path) -> ModuleType:
+    """Import the file ``path`` as ``module_name`` and register it in ``sys.modules``."""
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:  # pragma: no cover - only on a broken install
         raise ImportError(f"cannot import {path}")
@@ -106,12 +109,6 @@ def load_metric_code() -> ModuleType:
     The package scores through this module (no ``evaluate`` start-up); ``evaluate.load`` of the
     metric folder runs the same file, so the figures are one piece of code.
     """
-    path = metric_dir() / "compute_score.py"
-    module_name = "ocw_hub._hub.ocw_metric.compute_score"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:  # pragma: no cover - only on a broken install
-        raise ImportError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    spec.loader.exec_module(module)
-    return module
+    return _import_by_path(
+        "ocw_hub._hub.ocw_metric.compute_score", metric_dir() / "compute_score.py"
+    )

@@ -47,6 +47,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from . import jsonio
 from .errors import PredictionsError
 from .prompting import TASKS, gold_groups
 
@@ -148,7 +149,7 @@ def _batch_text(
 def _read_line(path: Path, number: int, line: str) -> tuple[Response, bool]:
     """A line as a Response, and whether it is a batch output line."""
     try:
-        record = json.loads(line)
+        record = jsonio.loads(line)
     except ValueError as err:
         raise PredictionsError(f"{path}, line {number}: not valid JSON ({err})") from None
     if not isinstance(record, dict):

@@ -1,0 +1,79 @@
+"""Strict JSON for every file ocw-hub reads: a key given twice in one object is an error.
+
+``json`` resolves a repeated key silently ("last wins"), so ``{"wall_id": "a", "wall_id":
+"b"}`` would be read as wall ``b``. Every JSON document and JSON Lines line the package reads
+(predictions, results, LLM requests and responses) goes through :func:`loads`; the loading
+scripts ``OCW.py`` and ``WoTe.py``, which must stay self-contained, apply the same rule with
+their own copy.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .configs import PathLike
+from .errors import OCWHubError
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object that gives one key twice.
+
+    Attributes:
+        key: the repeated key.
+        owner: the object's ``wall_id``, ``id`` or ``custom_id`` when it has a string one (for
+            messages), else None.
+    """
+
+    def __init__(self, key: str, owner: str | None) -> None:
+        where = f"{owner}: " if owner else ""
+        super().__init__(f"{where}key {key!r} given twice in one object (never 'last wins')")
+        self.key = key
+        self.owner = owner
+
+
+def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            owner = next(
+                (v for k, v in pairs if k in ("wall_id", "id", "custom_id") and isinstance(v, str)),
+                None,
+            )
+            raise DuplicateKeyError(key, owner)
+        out[key] = value
+    return out
+
+
+def loads(text: str) -> Any:
+    """``json.loads`` that rejects a repeated key in any object.
+
+    Raises:
+        DuplicateKeyError: a key given twice (a ``ValueError``).
+        ValueError: not valid JSON (``json.JSONDecodeError``).
+    """
+    return json.loads(text, object_pairs_hook=_strict_object)
+
+
+def read_json(path: PathLike, error: type[OCWHubError], what: str = "JSON file") -> Any:
+    """Parse a UTF-8 JSON file strictly (:func:`loads`).
+
+    Raises:
+        error: (an :class:`~ocw_hub.errors.OCWHubError` subclass of the caller's) no such
+            file, a folder, not UTF-8, not valid JSON, a repeated key; the message starts with
+            the path.
+    """
+    path = Path(path)
+    try:
+        return loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise error(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a folder, not a {what}") from None
+    except UnicodeDecodeError as err:
+        raise error(f"{path}: not UTF-8 text ({err})") from None
+    except DuplicateKeyError as err:
+        raise error(f"{path}: {err}") from None
+    except (ValueError, RecursionError) as err:  # JSONDecodeError is a ValueError
+        raise error(f"{path}: not valid JSON ({err})") from None
