@@ -92,8 +92,13 @@ class FakeApi:
 
 @pytest.fixture()
 def online(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Offline mode off for a test that publishes to a fake api."""
+    """Offline mode off for a test that publishes to a fake api: the variable, and the
+    constant huggingface_hub read from it on import (set when the whole run is offline, as
+    in .ci/run)."""
+    from huggingface_hub import constants
+
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
 
 
 def _one_line_error(result) -> str:

@@ -124,8 +124,11 @@ def _expected(results: dict[str, Any]) -> dict[tuple[str, str], tuple[list[float
                 continue
             values = np.array([float(run[task][key]) for run in runs])
             figure = f"{key} (0-100)" if task == "spans" else key
-            decimals = 2 if task == "spans" else 4
-            shown = [values.mean(), values.std()] if len(runs) > 1 else [values[0]]
+            several = len(runs) > 1
+            # as summary_rows prints them: 0-100 and counts over runs with 2 decimals
+            counts = key in ("full_wall", "correct_groups")
+            decimals = 2 if task == "spans" or (several and counts) else 4
+            shown = [values.mean(), values.std()] if several else [values[0]]
             out[(task, figure)] = ([float(v) for v in shown], decimals)
     size = "n_questions" if results["config"] == "wote" else "n_walls"
     task = "questions" if results["config"] == "wote" else "walls"

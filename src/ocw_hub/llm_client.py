@@ -240,7 +240,7 @@ def _check_log_matches(
     log_path: Path, done: Mapping[str, Mapping[str, Any]], digests: Mapping[str, str]
 ) -> None:
     """The log may only hold answers to these very requests (same ids, same bodies)."""
-    foreign = [cid for cid in done if cid not in digests]
+    foreign = sorted(cid for cid in done if cid not in digests)
     if foreign:
         raise LLMInputError(
             f"{log_path}: holds answers to custom_ids that are not in the requests "
