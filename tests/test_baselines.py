@@ -244,7 +244,12 @@ def test_jobs_do_not_change_the_output(
     three = embedding_baseline(fixture_walls, runs=4, jobs=3)
     assert one.runs == two.runs == three.runs
     done: list[int] = []
+    assert baselines.start_workers(1) is None
+    warm = baselines.start_workers(2)  # workers started ahead change nothing
+    assert warm is not None
     embedding_baseline(fixture_walls, runs=4, jobs=2, on_progress=done.append)
+    warm.join(timeout=60)
+    assert not warm.is_alive()
     assert sum(done) == 13 * 4 and len(done) == 7
 
 

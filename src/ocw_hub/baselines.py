@@ -33,6 +33,7 @@ import os
 import random
 import re
 import tempfile
+import threading
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -230,6 +231,35 @@ def _label_chunk(arrays: list[np.ndarray], runs: int, seed: int) -> list[np.ndar
 def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
+
+
+def _warm_worker(pause: float) -> int:
+    """Worker task of :func:`start_workers`: import the clustering code, then wait a little so
+    that every worker gets one such task."""
+    import time
+
+    from k_means_constrained import KMeansConstrained  # noqa: F401
+
+    time.sleep(pause)
+    return os.getpid()
+
+
+def start_workers(jobs: int | None = None) -> threading.Thread | None:
+    """Start the worker processes of :func:`label_walls` in the background (joblib's reusable
+    process pool), so that their start-up and imports (about 1.5 s) overlap the caller's
+    loading and embedding; None when ``jobs`` is 1. Optional: it changes no result."""
+    jobs = jobs or os.cpu_count() or 1
+    if jobs == 1:
+        return None
+
+    def warm() -> None:
+        from joblib import Parallel, delayed
+
+        Parallel(n_jobs=jobs)(delayed(_warm_worker)(0.2) for _ in range(jobs))
+
+    thread = threading.Thread(target=warm, name="ocw-hub-warm-workers", daemon=True)
+    thread.start()
+    return thread
 
 
 def label_walls(

@@ -92,13 +92,20 @@ def predict(
     ),
 ) -> None:
     """Write baseline predictions (grouping only), one official-format file per run."""
-    from ..baselines import check_ocw_config, check_predictions_dir, write_baseline
+    from ..baselines import (
+        check_ocw_config,
+        check_predictions_dir,
+        start_workers,
+        write_baseline,
+    )
 
     _check_options(method, model, keep_vectors, runs, jobs)
     with user_errors():
         config = check_ocw_config(config)
         folder = check_predictions_dir(out, runs, keep_vectors=keep_vectors, inputs=[data_dir])
     encoder = _encoder(model) if method == "embedding" else None
+    if method == "embedding":
+        start_workers(jobs)  # the worker processes start while the split is read
     walls = load_split_rows(config, split, data_dir, cache_dir=cache_dir, no_checks=no_checks)
     with user_errors():
         result = _run(method, walls, encoder, runs, seed, jobs)
