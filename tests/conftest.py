@@ -11,11 +11,17 @@ instead. Every other test runs on ``tests/data`` alone.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
-import pytest
+# The suite never writes to the user's datasets cache (a later `ocw-hub evaluate` without
+# --data-dir would find the fixtures there): one cache folder per test session, set before
+# datasets is imported (it reads the variable on import).
+os.environ["HF_DATASETS_CACHE"] = tempfile.mkdtemp(prefix="ocw-hub-tests-datasets-")
+
+import pytest  # noqa: E402
 from ocw_fixtures import OCW_FIXTURE, WOTE_FIXTURE
 
 from ocw_hub.resources import load_script

@@ -612,3 +612,13 @@ def test_full_scale_gold_answers(ocw_dir: Path, tmp_path_factory: pytest.TempPat
             misread.append(wall["wall_id"])
     with_comma = [w["wall_id"] for w in test if any("," in c for c in w["words"])]
     assert misread == with_comma
+
+
+def test_an_empty_responses_file_is_an_error(tmp_path: Path) -> None:
+    from ocw_hub.errors import PredictionsError
+    from ocw_hub.responses import read_responses
+
+    path = tmp_path / "responses.jsonl"
+    path.write_text("\n")
+    with pytest.raises(PredictionsError, match="holds no responses"):
+        read_responses(path)

@@ -349,3 +349,57 @@ def test_cli_rouge_tokenizers_are_the_metrics() -> None:
     from ocw_hub.resources import load_metric_code
 
     assert ROUGE_TOKENIZERS == load_metric_code().ROUGE_TOKENIZERS
+
+
+def test_several_local_preparations_are_not_guessed(
+    tmp_path: Path, release: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --data-dir and no official download in the cache, preparations from two local
+    sources are ambiguous: the error lists them instead of taking the newest."""
+    import shutil
+
+    from ocw_hub.resources import load_script
+
+    cache = tmp_path / "cache"
+    other = tmp_path / "other" / "dataset"
+    shutil.copytree(release, other)
+    for source in (release, other):
+        ocw_hub.load_dataset(
+            "default", data_dir=source, cache_dir=cache, verification_mode="no_checks"
+        )
+    for config in load_script("OCW").OCW.BUILDER_CONFIGS:
+        monkeypatch.setattr(config, "url", str(tmp_path / "nowhere" / "OCW.tar.gz"))
+    path = _write(tmp_path / "p.json", [_perfect(w) for w in _test_walls()])
+    result = _invoke("evaluate", path, "--cache-dir", cache, "--no-checks")
+    assert result.exit_code == 1
+    text = " ".join(result.output.split())
+    assert "from 2 local sources" in text and "--data-dir DIR" in text
+
+
+def test_clues_not_in_the_wall_are_named(tmp_path: Path, release: Path, cache: Path) -> None:
+    walls = _test_walls()
+    preds = [_perfect(w) for w in walls]
+    preds[1]["predicted_groups"][0][0] += "zz"  # a typo in one clue
+    path = _write(tmp_path / "p.json", preds)
+    with pytest.warns(UserWarning, match=r"1 of 4 walls have predicted clues .* wall w5"):
+        res = evaluate_files(
+            [path], "default", "test", release, cache_dir=cache, verification_mode="no_checks"
+        )
+    assert res["per_wall"][1]["clues_not_in_wall"] == ["w5g4c4zz"]
+    assert "clues_not_in_wall" not in res["per_wall"][0]
+    assert res["per_wall"][1]["grouping"]["correct_groups"] == 3  # scored as wrong, as upstream
+
+
+def test_randomized_walls_show_no_human_full_walls(
+    tmp_path: Path, release: Path, cache: Path
+) -> None:
+    """Contestants never played the rebuilt walls of ocw_randomized: no human full walls."""
+    from ocw_hub.scoring import summary_rows
+
+    path = _write(tmp_path / "p.json", [_perfect(w) for w in _test_walls()])
+    res = evaluate_files(
+        [path], "ocw_randomized", "test", release, cache_dir=cache, verification_mode="no_checks"
+    )
+    rows = {(r[0], r[1]): r for r in summary_rows(res)}
+    assert rows[("grouping", "full_wall")][3] == "-"
+    assert rows[("grouping", "correct_groups")][3] == "8"  # groups found on their own walls

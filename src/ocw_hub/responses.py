@@ -180,7 +180,8 @@ def read_responses(path: str | Path) -> dict[str, Response]:
     Raises:
         PredictionsError: no such file, not UTF-8; a line that is not JSON or has neither
             shape; a field of the wrong type (named with the line and the wall); a wall
-            answered twice, or given twice as ``{wall_id, text}`` (both lines named).
+            answered twice, or given twice as ``{wall_id, text}`` (both lines named); a file
+            with no response at all.
     """
     path = Path(path)
     try:
@@ -205,6 +206,11 @@ def read_responses(path: str | Path) -> dict[str, Response]:
             )
         if before is None or before.text is None:
             found[response.wall_id] = response
+    if not found:
+        raise PredictionsError(
+            f"{path}: holds no responses (is it the log of a run-llm that could not reach "
+            "its server?)"
+        )
     return found
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -225,6 +226,7 @@ def score_ocw(
         by_season[str(season)]["human"] = human
     results["human"] = gold.human
     results["by_season"] = by_season
+    foreign = _foreign_clues(path, gold, predictions, missing)
     results["per_wall"] = [
         {
             "wall_id": wall["wall_id"],
@@ -232,11 +234,39 @@ def score_ocw(
             "episode": wall["episode"],
             "missing": wall["wall_id"] in missing,
             **{task: items[task][i] for task in OCW_TASKS if i in items[task]},
+            **({"clues_not_in_wall": foreign[i]} if i in foreign else {}),
             "human": gold.human_per_wall[i],
         }
         for i, wall in enumerate(gold.walls)
     ]
     return results
+
+
+def _foreign_clues(
+    path: PathLike, gold: GoldWalls, preds: dict[str, WallPrediction], missing: set[str]
+) -> dict[int, list[str]]:
+    """Predicted clues that are not clues of their wall (compared lowercased, as the metric),
+    by wall index; they score as wrong, as in the paper's script. A ``UserWarning`` says how
+    many walls have some, with an example: usually a typo, or predictions of another config."""
+    foreign: dict[int, list[str]] = {}
+    for index, wall_id in enumerate(gold.ids):
+        groups = None if wall_id in missing else preds[wall_id].groups
+        if groups is None:
+            continue
+        known = {clue.lower() for group in gold.groups[index] for clue in group}
+        unknown = [clue for group in groups for clue in group if clue.lower() not in known]
+        if unknown:
+            foreign[index] = unknown
+    if foreign:
+        first = next(iter(foreign))
+        warnings.warn(
+            f"{path}: {len(foreign)} of {len(gold.ids)} walls have predicted clues that are not "
+            f"clues of the wall (e.g. wall {gold.ids[first]}: {foreign[first][:3]}); they count "
+            "as wrong. A typo, or predictions for another config?",
+            UserWarning,
+            stacklevel=2,
+        )
+    return foreign
 
 
 def score_wote(
@@ -499,7 +529,11 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
     (4 decimals on 0-1, 2 on 0-100), or mean ± std over runs (counts with 2 decimals)."""
     if results["config"] == "wote":
         return _wote_rows(results)
-    human = results["human"]
+    human = dict(results["human"])
+    if results["config"] == "ocw_randomized":
+        # its test walls are rebuilt from groups of different walls: the contestants found
+        # each group on its own wall, but never played these walls
+        human.update(full_wall=None, full_wall_rate=None)
     rows: list[tuple[str, ...]] = [
         ("walls", "in the split", str(results["n_walls"]), str(human["n_walls"]))
     ]

@@ -62,38 +62,61 @@ def prepared_split(
     name: str, split: str, cache_dir: PathLike | None = None
 ) -> datasets.Dataset | None:
     """The split as already prepared in the cache by this install's builder for ``name``, or
-    None when nothing is prepared: the official download's preparation when there is one,
-    else the newest preparation from a local ``data_dir`` (with a ``UserWarning`` naming it).
+    None when nothing is prepared.
 
-    Only preparations by the same script content and ``datasets`` era are seen: their cache
-    folders are named by keys that start with :func:`ocw_hub.builders.script_key`
-    (``<cache>/<dataset>/<config>[-<data_dir id>]/<version>/<key>``).
+    The official download's preparation when there is one; else the preparation from a local
+    ``data_dir`` when all of them come from one source (the newest, with a ``UserWarning``
+    naming it). Only preparations by the same script content and ``datasets`` era are seen:
+    their cache folders are named by keys that start with
+    :func:`ocw_hub.builders.script_key` (``<cache>/<dataset>/<config>[-<id>]/<version>/<key>``).
+
+    Raises:
+        SourceUnavailableError: preparations from several local sources and none from the
+            download: which one is meant cannot be told (the message lists them and asks for
+            ``data_dir``).
     """
     builder = get_builder(name, cache_dir=cache_dir)
+    prepared = _prepared_folders(builder, name, split)
+    if not prepared:
+        return None
+    sources = {folder: _recorded_source(folder) for folder in prepared}
+    downloaded = [folder for folder, source in sources.items() if source is None]
+    local = sorted({source for source in sources.values() if source is not None})
+    if not downloaded and len(local) > 1:
+        shown = ", ".join(local[:5]) + (f" and {len(local) - 5} more" if len(local) > 5 else "")
+        raise SourceUnavailableError(
+            f"config {name!r}: no data_dir given and the cache holds this split prepared from "
+            f"{len(local)} local sources ({shown}); say which: data_dir=DIR",
+            config=name,
+        )
+    folder = downloaded[0] if downloaded else prepared[0]
+    if not downloaded:
+        warnings.warn(
+            f"config {name!r}: no data_dir given; using the split prepared in the cache from "
+            f"{local[0]} (the official download was never prepared here)",
+            UserWarning,
+            stacklevel=3,
+        )
+    info = datasets.DatasetInfo.from_directory(str(folder))
+    arrow = _split_arrow_files(folder, builder.dataset_name, split)
+    parts = [datasets.Dataset.from_file(str(f), info=info, split=split) for f in arrow]
+    return parts[0] if len(parts) == 1 else datasets.concatenate_datasets(parts)
+
+
+def _prepared_folders(builder: datasets.DatasetBuilder, name: str, split: str) -> list[Path]:
+    """The cache folders holding ``split`` prepared by this script and era, newest first."""
     version_dir = Path(builder.cache_dir).parent
-    dataset_dir = version_dir.parents[1]
     pattern = f"{version_dir.parent.name}*/{version_dir.name}/{script_key(name)}*"
-    candidates = sorted(
-        (d for d in dataset_dir.glob(pattern) if (d / "dataset_info.json").is_file()),
-        key=lambda d: (_recorded_source(d) is None, (d / "dataset_info.json").stat().st_mtime),
+    return sorted(
+        (
+            d
+            for d in version_dir.parents[1].glob(pattern)
+            if (d / "dataset_info.json").is_file()
+            and _split_arrow_files(d, builder.dataset_name, split)
+        ),
+        key=lambda d: (d / "dataset_info.json").stat().st_mtime,
         reverse=True,
     )
-    for folder in candidates:
-        arrow = _split_arrow_files(folder, builder.dataset_name, split)
-        if arrow:
-            source = _recorded_source(folder)
-            if source is not None:
-                warnings.warn(
-                    f"config {name!r}: no data_dir given; using the split prepared in the cache "
-                    f"from {source} (the newest local preparation; the official download was "
-                    "never prepared here)",
-                    UserWarning,
-                    stacklevel=3,
-                )
-            info = datasets.DatasetInfo.from_directory(str(folder))
-            parts = [datasets.Dataset.from_file(str(f), info=info, split=split) for f in arrow]
-            return parts[0] if len(parts) == 1 else datasets.concatenate_datasets(parts)
-    return None
 
 
 def _recorded_source(folder: Path) -> str | None:
