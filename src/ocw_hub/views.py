@@ -440,7 +440,10 @@ def _html_gold_rows(wall: Wall) -> list[str]:
         cells = [_td(str(g + 1), _PLAIN_CELL)]
         cells += [_td(c, style, data_group=str(g + 1)) for c in group.clues]
         cells.append(_td(group.connection, _PLAIN_CELL + ";font-weight:bold"))
-        human = f"group {_mark(group.human_grouping)} connection {_mark(group.human_connection)}"
+        human = (
+            f"contestants: group {_mark(group.human_grouping)} "
+            f"connection {_mark(group.human_connection)}"
+        )
         cells.append(_td(human, _PLAIN_CELL))
         rows.append(f'<tr class="ocw-gold">{"".join(cells)}</tr>')
     return rows
