@@ -159,6 +159,9 @@ def check_page(seen: dict[str, Any], results: dict[str, dict[str, Any]]) -> None
                 human = data["human"]
                 for key in ("full_wall", "correct_groups", "full_wall_rate"):
                     shown = _numbers(rows[("grouping", key)][header.index("human")])
+                    if data["config"] == "ocw_randomized" and key.startswith("full_wall"):
+                        assert shown == [], key  # its walls were never played as such: "-"
+                        continue
                     assert shown == pytest.approx([human[key]], abs=5e-5), key
     assert checked >= 10
 
