@@ -132,6 +132,31 @@ def test_each_run_clusters_its_own_clue_order(monkeypatch: pytest.MonkeyPatch) -
     assert len({v.tobytes() for v, _ in seen}) == 16  # different input order in every run
 
 
+def test_runs_match_the_protocol_step_by_step(fixture_walls: list[dict]) -> None:
+    """Each run, recomputed directly as the protocol reads: shuffle the clues with
+    random.Random(s).sample, embed them lowercased (one vector per clue), cluster with
+    KMeansConstrained(4, size 4, random_state=42), group the shuffled clues by label."""
+    from k_means_constrained import KMeansConstrained
+
+    walls = fixture_walls[-3:]  # 0436ff and the two walls with a repeated clue
+    result = embedding_baseline(walls, runs=16, jobs=1)
+    for wall in walls:
+        vector_of = dict(
+            zip((c.lower() for c in wall["words"]), result.vectors[wall["wall_id"]], strict=True)
+        )
+        for s in range(16):
+            shuffled = random.Random(s).sample(wall["words"], 16)
+            x = np.stack([vector_of[c.lower()] for c in shuffled])
+            labels = KMeansConstrained(
+                n_clusters=4, size_min=4, size_max=4, random_state=42
+            ).fit_predict(x)
+            groups: list[list[str]] = [[], [], [], []]
+            for clue, label in zip(shuffled, labels, strict=True):
+                groups[label].append(clue)
+            (prediction,) = (p for p in result.runs[s] if p["wall_id"] == wall["wall_id"])
+            assert prediction["predicted_groups"] == groups
+
+
 def test_tfidf_groups_a_lexical_wall() -> None:
     walls = [_wall(f"lex{k}", LEXICAL_GROUPS, shuffle_seed=k) for k in range(3)]
     result = embedding_baseline(walls, runs=16, jobs=1)
