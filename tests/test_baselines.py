@@ -331,6 +331,9 @@ def test_keep_vectors(tmp_path: Path) -> None:
     assert [p.name for p in written] == [
         "run-00.json", "run-01.json", "embeddings.npz", "embeddings.json"
     ]  # fmt: skip
+    modes = {p.stat().st_mode & 0o777 for p in written}
+    assert len(modes) == 1  # the vectors get the permissions of the run files
+    assert not list((tmp_path / "out").glob(".*"))  # no temporary file left
     meta = json.loads((tmp_path / "out" / "embeddings.json").read_text(encoding="utf-8"))
     assert meta == {
         "model": "tfidf-char_wb-2-4",

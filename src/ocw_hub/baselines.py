@@ -514,11 +514,15 @@ def predictions_json(predictions: Sequence[dict[str, Any]]) -> str:
 
 
 def _write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Like :func:`ocw_hub.outputs.write_text_atomic`, for bytes."""
+    """Like :func:`ocw_hub.outputs.write_text_atomic` (same permissions: an ordinary new file,
+    the umask applied), for bytes."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
