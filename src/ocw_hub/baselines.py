@@ -32,7 +32,6 @@ import json
 import os
 import random
 import re
-import tempfile
 import threading
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -43,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import OCWHubError, OutputPathError
-from .outputs import PathLike, check_output_dir, write_text_atomic
+from .outputs import PathLike, check_output_dir, write_bytes_atomic, write_text_atomic
 
 if TYPE_CHECKING:
     from .encoders import Encoder
@@ -513,22 +512,6 @@ def predictions_json(predictions: Sequence[dict[str, Any]]) -> str:
     return f"[\n{lines}\n]\n" if predictions else "[]\n"
 
 
-def _write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Like :func:`ocw_hub.outputs.write_text_atomic` (same permissions: an ordinary new file,
-    the umask applied), for bytes."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def vectors_npz(vectors: dict[str, np.ndarray]) -> bytes:
     """An ``.npz`` archive (deflated) with one float32 array per wall id, as ``numpy.load``
     reads it (written entry by entry, so any wall id is a valid key)."""
@@ -563,7 +546,7 @@ def write_baseline(result: BaselineResult, out: PathLike, *, keep_vectors: bool 
         write_text_atomic(folder / name, predictions_json(predictions))
         written.append(folder / name)
     if keep_vectors:
-        _write_bytes_atomic(folder / VECTORS_NPZ, vectors_npz(result.vectors))
+        write_bytes_atomic(folder / VECTORS_NPZ, vectors_npz(result.vectors))
         meta = {"model": result.model, "encoder": result.encoder, "clues": result.clues}
         write_text_atomic(
             folder / VECTORS_JSON, json.dumps(meta, ensure_ascii=False, indent=1) + "\n"

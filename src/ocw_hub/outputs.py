@@ -113,15 +113,20 @@ def check_output_dir(
 
 
 def write_text_atomic(path: PathLike, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same folder, renamed
-    over ``path`` only when complete, with the permissions of an ordinary new file (the umask
+    """Write ``text`` (UTF-8) to ``path`` as :func:`write_bytes_atomic` does."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder, renamed over
+    ``path`` only when complete, with the permissions of an ordinary new file (the umask
     applied); the temporary file is removed on any failure."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; the result is an ordinary file
