@@ -77,3 +77,19 @@ def read_json(path: PathLike, error: type[OCWHubError], what: str = "JSON file")
         raise error(f"{path}: {err}") from None
     except (ValueError, RecursionError) as err:  # JSONDecodeError is a ValueError
         raise error(f"{path}: not valid JSON ({err})") from None
+
+
+def load_line(path: PathLike, number: int, line: str, error: type[OCWHubError]) -> dict[str, Any]:
+    """One line of a JSON Lines file parsed strictly (:func:`loads`); it must be an object.
+
+    Raises:
+        error: not valid JSON, a repeated key, or not an object; the message names the file and
+            the line number (1-based).
+    """
+    try:
+        record = loads(line)
+    except (ValueError, RecursionError) as err:
+        raise error(f"{path}, line {number}: not valid JSON ({err})") from None
+    if not isinstance(record, dict):
+        raise error(f"{path}, line {number}: expected a JSON object")
+    return record

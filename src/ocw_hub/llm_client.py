@@ -114,13 +114,7 @@ def _json_lines(path: Path) -> Iterator[tuple[int, str]]:
 
 
 def _load_object(path: Path, number: int, line: str) -> dict[str, Any]:
-    try:
-        record = jsonio.loads(line)
-    except ValueError as err:
-        raise LLMInputError(f"{path}, line {number}: not valid JSON ({err})") from None
-    if not isinstance(record, dict):
-        raise LLMInputError(f"{path}, line {number}: expected a JSON object")
-    return record
+    return jsonio.load_line(path, number, line, LLMInputError)
 
 
 def _check_request(path: Path, number: int, record: Mapping[str, Any]) -> None:

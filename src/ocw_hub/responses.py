@@ -148,12 +148,7 @@ def _batch_text(
 
 def _read_line(path: Path, number: int, line: str) -> tuple[Response, bool]:
     """A line as a Response, and whether it is a batch output line."""
-    try:
-        record = jsonio.loads(line)
-    except ValueError as err:
-        raise PredictionsError(f"{path}, line {number}: not valid JSON ({err})") from None
-    if not isinstance(record, dict):
-        raise PredictionsError(f"{path}, line {number}: expected a JSON object")
+    record = jsonio.load_line(path, number, line, PredictionsError)
     if "custom_id" in record:
         if not isinstance(record["custom_id"], str):
             raise _field_error(path, number, None, "custom_id", "expected a string")
