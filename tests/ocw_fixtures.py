@@ -26,6 +26,7 @@ import json
 import random
 import tarfile
 from pathlib import Path
+from typing import Any
 
 DATA = Path(__file__).resolve().parent / "data"
 #: The OCW fixture in the release layout (a ``dataset/`` folder of three split files).
@@ -134,3 +135,18 @@ def tarball(folder: Path, out: Path) -> Path:
     with tarfile.open(out, "w:gz") as tar:
         tar.add(folder, arcname=folder.name)
     return out
+
+
+class Pairs(list):
+    """A JSON object written as its ``(key, value)`` pairs, so that a key can repeat."""
+
+
+def dumps(value: Any) -> str:
+    """``json.dumps`` that writes :class:`Pairs` as objects (keys possibly repeated)."""
+    if isinstance(value, dict):
+        value = Pairs(value.items())
+    if isinstance(value, Pairs):
+        return "{" + ", ".join(f"{json.dumps(k)}: {dumps(v)}" for k, v in value) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(dumps(v) for v in value) + "]"
+    return json.dumps(value)

@@ -27,6 +27,7 @@ import datasets
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from ocw_fixtures import Pairs, dumps
 
 DEFECT_IDS = ("0f1677", "654041", "b308e4")
 GROUP_NAMES = ["group_1", "group_2", "group_3", "group_4"]
@@ -82,21 +83,6 @@ def raw_walls(ocw_raw: Path) -> dict[str, dict[str, Any]]:
     """All 618 walls of the raw export, by wall_id, in file order."""
     walls = json.loads(ocw_raw.read_text(encoding="utf-8"))["dataset"]
     return {wall["wall_id"]: wall for wall in walls}
-
-
-class Pairs(list):
-    """A JSON object written as its ``(key, value)`` pairs, so that a key can repeat."""
-
-
-def dumps(value: Any) -> str:
-    """``json.dumps`` that writes :class:`Pairs` as objects (keys possibly repeated)."""
-    if isinstance(value, dict):
-        value = Pairs(value.items())
-    if isinstance(value, Pairs):
-        return "{" + ", ".join(f"{json.dumps(k)}: {dumps(v)}" for k, v in value) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(dumps(v) for v in value) + "]"
-    return json.dumps(value)
 
 
 def write_split(path: Path, walls: list[Any], season_map: Any = None) -> Path:

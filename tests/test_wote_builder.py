@@ -20,6 +20,7 @@ import datasets
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from ocw_fixtures import Pairs, dumps
 
 from ocw_hub.resources import load_script
 
@@ -81,21 +82,6 @@ def synthetic_question(n: int, split: str) -> dict[str, str]:
         "question_type": "['navigation']",
         "task_data": repr(task),
     }
-
-
-class Pairs(list):
-    """A JSON object written as its ``(key, value)`` pairs, so that a key can repeat."""
-
-
-def dumps(value: Any) -> str:
-    """``json.dumps`` that writes :class:`Pairs` as objects (keys possibly repeated)."""
-    if isinstance(value, dict):
-        value = Pairs(value.items())
-    if isinstance(value, Pairs):
-        return "{" + ", ".join(f"{json.dumps(k)}: {dumps(v)}" for k, v in value) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(dumps(v) for v in value) + "]"
-    return json.dumps(value)
 
 
 def write_release(root: Path, per_split: int = 2) -> dict[str, list[dict[str, str]]]:
