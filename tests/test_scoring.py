@@ -344,13 +344,6 @@ def test_unicode_rouge_tokenizer_option(tmp_path: Path, release: Path, cache: Pa
     assert "Cannot enable progress bars" not in result.output
 
 
-def test_cli_rouge_tokenizers_are_the_metrics() -> None:
-    from ocw_hub.cli.scoring import ROUGE_TOKENIZERS
-    from ocw_hub.resources import load_metric_code
-
-    assert ROUGE_TOKENIZERS == load_metric_code().ROUGE_TOKENIZERS
-
-
 def test_several_local_preparations_are_not_guessed(
     tmp_path: Path, release: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -13,9 +13,8 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from .configs import PathLike
 from .errors import OutputPathError
-
-PathLike = str | os.PathLike[str]
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -115,6 +115,8 @@ class GoldWalls:
             for w in self.walls
         ]
         self.connections = [list(w["gt_connections"]) for w in self.walls]
+        #: each wall's clues lowercased (as the metric compares them), for every run
+        self.clue_sets = [{c.lower() for g in groups for c in g} for groups in self.groups]
         self.seasons: dict[int, list[int]] = defaultdict(list)
         for index, wall in enumerate(self.walls):
             self.seasons[wall["season"]].append(index)
@@ -253,7 +255,7 @@ def _foreign_clues(
         groups = None if wall_id in missing else preds[wall_id].groups
         if groups is None:
             continue
-        known = {clue.lower() for group in gold.groups[index] for clue in group}
+        known = gold.clue_sets[index]
         unknown = [clue for group in groups for clue in group if clue.lower() not in known]
         if unknown:
             foreign[index] = unknown

@@ -149,12 +149,13 @@ def progress(transient: bool = True) -> Any:
 def check_config(name: str) -> str:
     """The public config name of ``name`` (``ocw`` is an alias of ``default``); exits 1 on an
     unknown name."""
-    from ..configs import ALIASES, CONFIGS
+    from ..configs import config_spec
 
-    name = ALIASES.get(name, name)
-    if name not in CONFIGS:
-        fail(f"unknown config {name!r}; expected one of {list(CONFIGS)} (or `ocw` for default)")
-    return name
+    try:
+        return config_spec(name).name
+    except ValueError as err:
+        fail(f"{err} (or `ocw` for default)")
+        raise  # fail() exits; this line is never reached
 
 
 def load_split_rows(

@@ -21,9 +21,6 @@ from ._common import (
     user_errors,
 )
 
-#: Values of --rouge-tokenizer (the metric's ROUGE_TOKENIZERS; a test keeps them equal).
-ROUGE_TOKENIZERS = ("default", "unicode")
-
 
 @app.command()
 def evaluate(
@@ -56,11 +53,13 @@ def evaluate(
 ) -> None:
     """Score predictions exactly as the paper did; print a table, optionally write JSON."""
     from ..outputs import check_output_file, write_text_atomic
+    from ..resources import load_metric_code
     from ..scoring import evaluate_files, summary_rows
 
     config = check_config(config)
-    if rouge_tokenizer not in ROUGE_TOKENIZERS:
-        fail(f"--rouge-tokenizer {rouge_tokenizer}: expected one of {list(ROUGE_TOKENIZERS)}")
+    tokenizers = load_metric_code().ROUGE_TOKENIZERS
+    if rouge_tokenizer not in tokenizers:
+        fail(f"--rouge-tokenizer {rouge_tokenizer}: expected one of {list(tokenizers)}")
     with user_errors():
         if out is not None:
             out = check_output_file(out, [*predictions, data_dir])
