@@ -32,7 +32,7 @@ def phase(work: Path, shared: Path) -> dict[str, float]:
     sys.path.insert(0, str(REPO_ROOT / "tests"))
     from ocw_fixtures import write_ablation
 
-    from ocw_hub.export import build_export
+    from ocw_hub.data.export import build_export
 
     datasets.disable_progress_bars()
     warnings.simplefilter("ignore")

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ocw_hub.randomize import RepeatedClueWarning, derive_randomized, randomize_test_split
+from ocw_hub.data.randomize import RepeatedClueWarning, derive_randomized, randomize_test_split
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATASET = REPO_ROOT.parent / "shared" / "data" / "ocw" / "dataset"

@@ -53,8 +53,8 @@ def noisy_answer(wall: dict, rng: random.Random) -> str:
 
 
 def bench_in_process(test: list[dict], train: list[dict]) -> dict[str, float]:
-    from ocw_hub.prompting import build_requests
-    from ocw_hub.responses import Response, parse_responses
+    from ocw_hub.llm.prompts import build_requests
+    from ocw_hub.llm.responses import Response, parse_responses
 
     figures = {}
     start = time.perf_counter()
@@ -96,8 +96,8 @@ def bench_run_llm(test: list[dict], train: list[dict], delay: float, work: Path)
     sys.path.insert(0, str(REPO_ROOT / "tests"))
     from test_llm_client import FakeServer
 
-    from ocw_hub.llm_client import run_requests
-    from ocw_hub.prompting import build_requests
+    from ocw_hub.llm.client import run_requests
+    from ocw_hub.llm.prompts import build_requests
 
     requests = build_requests(test, train, task="grouping", shots=3)
     figures = {}
@@ -128,7 +128,7 @@ def main() -> None:
     warnings.simplefilter("ignore")
     import datasets
 
-    from ocw_hub.sources import load_split
+    from ocw_hub.data.sources import load_split
 
     datasets.disable_progress_bars()
     with tempfile.TemporaryDirectory() as tmp:

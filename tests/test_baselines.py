@@ -18,8 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from ocw_hub import baselines
-from ocw_hub.baselines import (
+from ocw_hub.baselines import protocol as baselines
+from ocw_hub.baselines.encoders import (
+    ModelUnavailableError,
+    SentenceTransformerEncoder,
+    TfidfEncoder,
+    distinct_clues,
+)
+from ocw_hub.baselines.protocol import (
     BaselineError,
     check_predictions_dir,
     cluster_walls,
@@ -32,12 +38,6 @@ from ocw_hub.baselines import (
     write_baseline,
 )
 from ocw_hub.cli import app
-from ocw_hub.encoders import (
-    ModelUnavailableError,
-    SentenceTransformerEncoder,
-    TfidfEncoder,
-    distinct_clues,
-)
 from ocw_hub.errors import OutputPathError
 
 runner = CliRunner()

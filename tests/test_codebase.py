@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-#: Where the complexity limit holds (issue 7: radon cc lists nothing above 15 there).
-CHECKED = [REPO / "src", REPO / "OCW.py", REPO / "WoTe.py", REPO / "metrics"]
+#: Where the complexity limit holds: the package, the loading scripts and siblings, the metric.
+CHECKED = [REPO / "src", *sorted(REPO.glob("*.py")), REPO / "metrics"]
 MAX_COMPLEXITY = 15
 
 
@@ -57,7 +57,9 @@ def test_help_imports_no_heavy_module() -> None:
 def test_cli_options_are_defined_in_the_cli_only() -> None:
     """The core raises errors that carry the config or field; only cli/ defines options."""
     offenders = []
-    for path in sorted((REPO / "src" / "ocw_hub").glob("*.py")):
+    package = REPO / "src" / "ocw_hub"
+    core = [p for p in package.rglob("*.py") if "cli" not in p.relative_to(package).parts]
+    for path in sorted(core):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if re.search(r"typer\.|Option\(|Argument\(", line):
                 offenders.append(f"{path.name}:{number}: {line.strip()}")

@@ -18,16 +18,16 @@ from ocw_fixtures import OCW_FIXTURE, tarball, write_ablation
 from typer.testing import CliRunner
 
 import ocw_hub
-from ocw_hub import export as export_module
 from ocw_hub.cli import app
-from ocw_hub.export import (
+from ocw_hub.data import export as export_module
+from ocw_hub.data.export import (
     ExportPathError,
     build_export,
     season_markdown,
     season_table,
     wote_counts_markdown,
 )
-from ocw_hub.publish import check_export, inspect_export
+from ocw_hub.data.publish import check_export, inspect_export
 from ocw_hub.resources import load_script
 
 CONFIGS = ("default", "ocw_randomized", "ocw_wordnet", "wote")

@@ -9,8 +9,8 @@ import datasets
 import pytest
 from typer.testing import CliRunner
 
-from ocw_hub import infos
 from ocw_hub.cli import app
+from ocw_hub.data import infos
 from ocw_hub.resources import load_script
 
 runner = CliRunner()

@@ -29,7 +29,7 @@ def test_read_json_errors_name_the_file(tmp_path: Path) -> None:
 
 
 def test_results_file_with_a_repeated_key(tmp_path: Path) -> None:
-    from ocw_hub.report import read_results
+    from ocw_hub.views.report import read_results
 
     path = tmp_path / "results.json"
     path.write_text('{"config": "default", "config": "wote"}')
@@ -38,7 +38,7 @@ def test_results_file_with_a_repeated_key(tmp_path: Path) -> None:
 
 
 def test_response_line_with_a_repeated_key(tmp_path: Path) -> None:
-    from ocw_hub.responses import read_responses
+    from ocw_hub.llm.responses import read_responses
 
     path = tmp_path / "responses.jsonl"
     path.write_text('{"wall_id": "w1", "text": "a", "text": "b"}\n')

@@ -20,7 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
-from ocw_hub.llm_client import (
+from ocw_hub.llm.client import (
     DUMMY_API_KEY,
     LLMInputError,
     LLMServerError,

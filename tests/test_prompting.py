@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
-from ocw_hub.llm_client import read_requests
-from ocw_hub.prompting import (
+from ocw_hub.llm.client import read_requests
+from ocw_hub.llm.prompts import (
     PromptError,
     build_requests,
     format_example,

@@ -20,8 +20,8 @@ from ocw_fixtures import OCW_FIXTURE
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
-from ocw_hub.export import build_export
-from ocw_hub.publish import (
+from ocw_hub.data.export import build_export
+from ocw_hub.data.publish import (
     ExportError,
     PrereleaseExportError,
     check_export,

@@ -1,4 +1,4 @@
-"""``ocw-hub derive randomized`` / :mod:`ocw_hub.randomize`: the ``ocw_randomized`` ablation.
+"""``ocw-hub derive randomized`` / :mod:`ocw_hub.data.randomize`: the ``ocw_randomized`` ablation.
 
 Full scale: the derived test split equals the upstream script's output byte for byte
 (``../shared/oracle/randomized/test.json``) and builds as ``ocw_randomized``. Small scale (no
@@ -22,14 +22,14 @@ from typer.testing import CliRunner
 
 import ocw_hub
 from ocw_hub.cli import app
-from ocw_hub.errors import OutputPathError
-from ocw_hub.randomize import (
+from ocw_hub.data.randomize import (
     RandomizeError,
     RepeatedClueWarning,
     _SortedWithout,
     derive_randomized,
     randomize_test_split,
 )
+from ocw_hub.errors import OutputPathError
 from ocw_hub.resources import load_script
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "ocw" / "dataset"

@@ -184,7 +184,7 @@ def test_fixture_report_in_chromium(tmp_path: Path) -> None:
 def _wote_runs(folder: Path, wote_dir: Path, n_runs: int) -> None:
     """Seeded WoTe span predictions: the gold answer for some questions, a line of the
     context for the others."""
-    from ocw_hub.sources import load_split
+    from ocw_hub.data.sources import load_split
 
     rows = load_split("wote", "validation", wote_dir).to_list()
     folder.mkdir(parents=True)

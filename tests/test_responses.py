@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.errors import PredictionsError
-from ocw_hub.responses import (
+from ocw_hub.llm.responses import (
     Response,
     paper_connections,
     paper_groups,
@@ -590,8 +590,8 @@ def test_full_scale_gold_answers(ocw_dir: Path, tmp_path_factory: pytest.TempPat
     """The 494 walls of the stand-in test split answered with their gold groups, one line
     each: robust mode reads every wall back exactly (the clues holding commas, ``8.5``, the
     walls with a repeated clue); paper mode splits the clues that hold a comma."""
-    from ocw_hub.prompting import build_requests
-    from ocw_hub.sources import load_split
+    from ocw_hub.data.sources import load_split
+    from ocw_hub.llm.prompts import build_requests
 
     cache = tmp_path_factory.mktemp("full")
     test = load_split("default", "test", ocw_dir, cache_dir=cache).to_list()
@@ -616,7 +616,7 @@ def test_full_scale_gold_answers(ocw_dir: Path, tmp_path_factory: pytest.TempPat
 
 def test_an_empty_responses_file_is_an_error(tmp_path: Path) -> None:
     from ocw_hub.errors import PredictionsError
-    from ocw_hub.responses import read_responses
+    from ocw_hub.llm.responses import read_responses
 
     path = tmp_path / "responses.jsonl"
     path.write_text("\n")

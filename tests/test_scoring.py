@@ -14,8 +14,8 @@ import ocw_hub
 from ocw_hub.cli import app
 from ocw_hub.errors import OutputPathError, PredictionsError
 from ocw_hub.outputs import check_output_file
-from ocw_hub.predictions import read_predictions
-from ocw_hub.scoring import evaluate_files, summarize_runs
+from ocw_hub.scoring.predictions import read_predictions
+from ocw_hub.scoring.runs import evaluate_files, summarize_runs
 
 runner = CliRunner()
 
@@ -122,7 +122,7 @@ def test_two_runs_mean_and_population_std(tmp_path: Path, release: Path, cache: 
 
 
 def test_a_folder_without_run_files_skips_sidecars(tmp_path: Path) -> None:
-    from ocw_hub.predictions import expand_prediction_paths
+    from ocw_hub.scoring.predictions import expand_prediction_paths
 
     (tmp_path / "predictions.json").write_text("[]")
     (tmp_path / "predictions.json.parse.json").write_text("{}")
@@ -241,7 +241,7 @@ def test_bad_out_is_refused_before_scoring(
 
 
 def test_scores_against_an_export_folder(tmp_path: Path, release: Path, cache: Path) -> None:
-    from ocw_hub.export import build_export
+    from ocw_hub.data.export import build_export
 
     export = tmp_path / "export"
     build_export({"default": release}, export, cache_dir=cache, verification_mode="no_checks")
@@ -315,7 +315,7 @@ def test_ami_margin_memo_is_kept_across_runs(tmp_path: Path, release: Path, cach
     path = _write(tmp_path / "p.json", [_swapped(w) for w in _test_walls()])
     code = (
         "import json, sys\n"
-        "from ocw_hub.scoring import evaluate_files\n"
+        "from ocw_hub.scoring.runs import evaluate_files\n"
         f"r = evaluate_files([{str(path)!r}], 'default', 'test', {str(release)!r},"
         f" cache_dir={str(cache)!r}, verification_mode='no_checks')\n"
         "print(json.dumps([r['grouping'], 'sklearn' in sys.modules]))\n"
@@ -387,7 +387,7 @@ def test_randomized_walls_show_no_human_full_walls(
     tmp_path: Path, release: Path, cache: Path
 ) -> None:
     """Contestants never played the rebuilt walls of ocw_randomized: no human full walls."""
-    from ocw_hub.scoring import summary_rows
+    from ocw_hub.scoring.runs import summary_rows
 
     path = _write(tmp_path / "p.json", [_perfect(w) for w in _test_walls()])
     res = evaluate_files(

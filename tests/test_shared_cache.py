@@ -21,7 +21,7 @@ import datasets
 import pytest
 
 import ocw_hub
-from ocw_hub.builders import datasets_era, script_key
+from ocw_hub.data.builders import datasets_era, script_key
 from ocw_hub.errors import SourceUnavailableError
 
 _PREPARE = """
@@ -98,7 +98,7 @@ def test_failed_download_names_data_dir(tmp_path: Path, monkeypatch: pytest.Monk
 def test_repo_id_goes_to_the_hub_loader(monkeypatch: pytest.MonkeyPatch) -> None:
     """``--data-dir ORG/NAME`` (no such local path) reads a published export with
     ``datasets.load_dataset`` (offline from its cache); a failure names the repo id."""
-    from ocw_hub import sources
+    from ocw_hub.data import sources
 
     calls = []
 

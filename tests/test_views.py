@@ -1,4 +1,4 @@
-"""The wall and WoTe question views (``ocw_hub.views``, ``ocw-hub show``).
+"""The wall and WoTe question views (``ocw_hub.views.wall``, ``ocw-hub show``).
 
 Small data: invented walls and questions in ``tests/data/report`` (written by its
 ``make_fixtures.py``); the full-scale check on the stand-in's test split uses ``ocw_dir``.
@@ -18,9 +18,9 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
-from ocw_hub.predictions import WallPrediction
 from ocw_hub.resources import load_metric_code
-from ocw_hub.views import (
+from ocw_hub.scoring.predictions import WallPrediction
+from ocw_hub.views.wall import (
     MISPLACED,
     Question,
     UnknownIdError,
@@ -209,7 +209,7 @@ def test_html_view_marks_misplaced_clues_and_escapes_data() -> None:
 
 
 def _question(index: int, prediction: str | None = None) -> Question:
-    from ocw_hub.sources import load_split
+    from ocw_hub.data.sources import load_split
 
     rows = load_split("wote", "test", WOTE_DIR, verification_mode="no_checks").to_list()
     return Question.from_row(rows[index], prediction)

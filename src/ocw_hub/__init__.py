@@ -11,8 +11,8 @@ than copying them. Entry points:
 * :func:`season_table`: the release's ``season_to_walls_map`` (walls, first and last air
   dates per season), dates parsed.
 * :func:`wall`: one wall (with its prediction), drawn as a 4x4 grid in Jupyter and the terminal.
-* :func:`ocw_hub.export.build_export`: the Parquet hub layout (``ocw-hub build``).
-* :mod:`ocw_hub.scoring`: scoring prediction files (``ocw-hub evaluate``).
+* :func:`ocw_hub.data.export.build_export`: the Parquet hub layout (``ocw-hub build``).
+* :mod:`ocw_hub.scoring.runs`: scoring prediction files (``ocw-hub evaluate``).
 
 Names are imported on first use, so ``import ocw_hub`` (and ``ocw-hub --help``) stays quick.
 """
@@ -34,13 +34,13 @@ from .errors import (
 __version__ = "0.1.0"
 
 _LAZY = {
-    "get_builder": "builders",
-    "load_dataset": "builders",
-    "official_splits": "builders",
-    "load_metric": "metric",
-    "wall": "views",
-    "season_table": "export",
-    "evaluate_files": "scoring",
+    "get_builder": "data.builders",
+    "load_dataset": "data.builders",
+    "official_splits": "data.builders",
+    "load_metric": "scoring.metric",
+    "wall": "views.wall",
+    "season_table": "data.export",
+    "evaluate_files": "scoring.runs",
 }
 
 __all__ = [

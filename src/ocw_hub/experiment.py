@@ -13,9 +13,9 @@ Methods: ``embedding`` (the paper's protocol: each clue embedded on its own, con
 k-means into 4 groups of 4, 16 runs over shuffled clue orders; with the built-in lexical
 encoder unless a sentence-transformers model is given) and ``random`` (chance level), on the
 test split of ``default`` and of ``ocw_randomized``. Each step is the package's own function
-(:func:`ocw_hub.export.build_export`, :func:`ocw_hub.randomize.derive_randomized`,
-:func:`ocw_hub.baselines.predict`, :func:`ocw_hub.scoring.evaluate_files`,
-:func:`ocw_hub.report.build_report`); nothing here computes a figure.
+(:func:`ocw_hub.data.export.build_export`, :func:`ocw_hub.data.randomize.derive_randomized`,
+:func:`ocw_hub.baselines.protocol.predict`, :func:`ocw_hub.scoring.runs.evaluate_files`,
+:func:`ocw_hub.views.report.build_report`); nothing here computes a figure.
 """
 
 from __future__ import annotations
@@ -97,10 +97,10 @@ def reproduce(
         OutputPathError: ``out`` is not safe to write (checked before any work).
         OCWHubError: any step's error (bad source files, a model that cannot be loaded).
     """
-    from .baselines import predict, write_baseline
-    from .export import build_export
-    from .randomize import derive_randomized
-    from .scoring import evaluate_files
+    from .baselines.protocol import predict, write_baseline
+    from .data.export import build_export
+    from .data.randomize import derive_randomized
+    from .scoring.runs import evaluate_files
 
     folder = check_reproduce_out(out, [ocw_dir, wote_dir, cache_dir])
     step = on_step or (lambda _: None)
@@ -170,7 +170,7 @@ def _write_report(
     cache_dir: PathLike | None,
     verification_mode: str | None,
 ) -> None:
-    from .report import build_report, load_walls, read_results
+    from .views.report import build_report, load_walls, read_results
 
     files = read_results([o.results for o in outcomes])
     walls = load_walls(files, data_dirs, cache_dir=cache_dir, verification_mode=verification_mode)

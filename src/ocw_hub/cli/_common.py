@@ -169,7 +169,7 @@ def load_split_rows(
 ) -> list[dict[str, Any]]:
     """The rows of one split of a config, for commands that read a split (prompts, predict,
     parse, show); errors as :func:`user_errors` prints them."""
-    from ..sources import load_split
+    from ..data.sources import load_split
 
     with user_errors(), quiet_datasets():
         dataset = load_split(

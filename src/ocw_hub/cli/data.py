@@ -39,7 +39,7 @@ PATH_OPTIONS = {"out": "--out", "cache_dir": "--cache-dir"}
 @contextmanager
 def _export_path_errors() -> Iterator[None]:
     """An unsafe export destination: one line naming the option at fault."""
-    from ..export import ExportPathError
+    from ..data.export import ExportPathError
 
     try:
         yield
@@ -56,7 +56,7 @@ def _build(
     **source_dirs: Path | None,
 ) -> None:
     """Prepare configs and write one Parquet hub export per dataset (OUT/ocw, OUT/wote)."""
-    from ..export import SPLITS, ExportedSplit, build_export
+    from ..data.export import SPLITS, ExportedSplit, build_export
 
     names = [check_config(n) for n in (config or list(CONFIGS))]
     sources = {name: source_dirs[_param(name)] for name in dict.fromkeys(names)}
@@ -184,7 +184,7 @@ def check(
 ) -> None:
     """Check that an export works in the Hub viewer and every datasets era (configs resolve,
     Parquet reads, features match the card, no link leaves the folder)."""
-    from ..publish import export_folders, inspect_export
+    from ..data.publish import export_folders, inspect_export
 
     failed = []
     for folder in export_folders(export_dir):
@@ -226,8 +226,8 @@ def publish(
 ) -> None:
     """Make a Hub repository mirror an export (or the metric Space) in one commit: files added
     or updated, files the folder no longer has deleted. Token from HF_TOKEN or the login."""
-    from ..publish import PrereleaseExportError
-    from ..publish import publish as do_publish
+    from ..data.publish import PrereleaseExportError
+    from ..data.publish import publish as do_publish
 
     with user_errors():
         try:
@@ -255,7 +255,7 @@ def infos(
     check_only: bool = typer.Option(False, "--check", help="Fail if dataset_infos.json is stale."),
 ) -> None:
     """Regenerate the root dataset_infos.json from the builders (or check it is current)."""
-    from ..infos import dataset_infos_is_current, write_dataset_infos
+    from ..data.infos import dataset_infos_is_current, write_dataset_infos
     from ..resources import dataset_infos_path
 
     path = dataset_infos_path()

@@ -36,7 +36,7 @@ def randomized(
 
     Train and validation are copied unchanged; the same input and seed give the same bytes.
     """
-    from ..randomize import derive_randomized
+    from ..data.randomize import derive_randomized
 
     with user_errors(), quiet_datasets():
         written = derive_randomized(ocw_dir, out, seed=seed)

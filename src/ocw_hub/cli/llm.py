@@ -19,7 +19,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ..prompting import DEFAULT_MODEL
+from ..llm.prompts import DEFAULT_MODEL
 from . import app
 from ._common import (
     DATA_DIR_HELP,
@@ -91,8 +91,8 @@ def prompts(
     random.Random(seed).sample(train walls, K), written one group per line with its
     connection.
     """
+    from ..llm.prompts import TASKS, build_requests, requests_jsonl
     from ..outputs import check_output_file, write_text_atomic
-    from ..prompting import TASKS, build_requests, requests_jsonl
 
     config = _check_ocw(config)
     _check_choice("--task", task, TASKS)
@@ -184,7 +184,7 @@ def run_llm(
     The key comes from OPENAI_API_KEY (a dummy for local servers when unset). A re-run with
     the same --out sends only the requests the log has no answer to.
     """
-    from ..llm_client import LLMServerError, read_requests, run_requests
+    from ..llm.client import LLMServerError, read_requests, run_requests
     from ..outputs import check_output_file
 
     _check_base_url(base_url)
@@ -258,9 +258,9 @@ def parse(
 
     Also writes <out>.parse.json: per wall its status, the repairs made and the raw answer.
     """
+    from ..llm.prompts import TASKS
+    from ..llm.responses import MODES, parse_responses, read_responses
     from ..outputs import check_output_file
-    from ..prompting import TASKS
-    from ..responses import MODES, parse_responses, read_responses
 
     config = _check_ocw(config)
     _check_choice("--task", task, TASKS)

@@ -49,7 +49,7 @@ def _check_options(
 
 def _encoder(model: str | None) -> Any:
     """The encoder, loaded before the split is read (a bad --model fails fast)."""
-    from ..encoders import ModelUnavailableError, make_encoder
+    from ..baselines.encoders import ModelUnavailableError, make_encoder
 
     try:
         with err_console.status(f"loading {model}") if model else nullcontext():
@@ -92,7 +92,7 @@ def predict(
     ),
 ) -> None:
     """Write baseline predictions (grouping only), one official-format file per run."""
-    from ..baselines import (
+    from ..baselines.protocol import (
         check_ocw_config,
         check_predictions_dir,
         start_workers,
@@ -121,7 +121,7 @@ def predict(
 
 
 def _run(method: str, walls: list, encoder: Any, runs: int, seed: int, jobs: int) -> Any:
-    from ..baselines import cluster_walls, embed_walls, random_baseline
+    from ..baselines.protocol import cluster_walls, embed_walls, random_baseline
 
     if method == "random":
         return random_baseline(walls, runs=runs, seed=seed)

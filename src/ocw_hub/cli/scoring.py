@@ -54,7 +54,7 @@ def evaluate(
     """Score predictions exactly as the paper did; print a table, optionally write JSON."""
     from ..outputs import check_output_file, write_text_atomic
     from ..resources import load_metric_code
-    from ..scoring import evaluate_files, summary_rows
+    from ..scoring.runs import evaluate_files, summary_rows
 
     config = check_config(config)
     tokenizers = load_metric_code().ROUGE_TOKENIZERS

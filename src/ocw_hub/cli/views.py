@@ -40,7 +40,7 @@ def show(
 ) -> None:
     """Draw one wall (a 4x4 grid, one colour per gold group, the connections beside) or one WoTe
     question (the context with the gold answer span marked), with a prediction if given."""
-    from ..views import Question, Wall, find_row, read_prediction
+    from ..views.wall import Question, Wall, find_row, read_prediction
 
     config = check_config(config)
     rows = load_split_rows(config, split, data_dir, cache_dir=cache_dir, no_checks=no_checks)
@@ -107,7 +107,7 @@ def report(
     """Write one self-contained HTML report (headline table, plots, the hardest walls) of
     results files; it opens offline (inline SVG, no script, no web font)."""
     from ..outputs import check_output_file, write_text_atomic
-    from ..report import build_report, load_walls, read_results
+    from ..views.report import build_report, load_walls, read_results
 
     dirs = _data_dirs(data_dir)
     with user_errors(), quiet_datasets():

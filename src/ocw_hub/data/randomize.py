@@ -39,8 +39,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import OCWHubError
-from .outputs import PathLike, check_output_dir, write_text_atomic
+from ..errors import OCWHubError
+from ..outputs import PathLike, check_output_dir, write_text_atomic
 
 #: The groups that are replaced, and the groups a replacement is drawn from (in this order).
 DRAWN_GROUPS = ("group_2", "group_3", "group_4")
@@ -295,7 +295,7 @@ def randomize_test_split(walls: Sequence[Mapping[str, Any]], seed: int = 42) -> 
 
 def _split_files(ocw_dir: Path) -> dict[str, Path]:
     """The input split files, validated as the OCW builder validates them."""
-    from .resources import load_script
+    from ..resources import load_script
 
     ocw = load_script("OCW")
     if not ocw_dir.is_dir():

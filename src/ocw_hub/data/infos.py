@@ -16,9 +16,9 @@ from typing import Any
 
 import datasets
 
+from ..configs import CONFIGS, config_spec
+from ..resources import dataset_infos_path
 from .builders import get_builder, official_splits
-from .configs import CONFIGS, config_spec
-from .resources import dataset_infos_path
 
 
 def legacy_features(node: Any) -> Any:

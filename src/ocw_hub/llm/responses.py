@@ -47,9 +47,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from . import jsonio
-from .errors import PredictionsError
-from .prompting import TASKS, gold_groups
+from .. import jsonio
+from ..errors import PredictionsError
+from .prompts import TASKS, gold_groups
 
 MODES = ("paper", "robust")
 #: Least ``rapidfuzz.fuzz.ratio`` (0-100) of a near-miss spelling to a clue.

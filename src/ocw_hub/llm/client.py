@@ -1,7 +1,7 @@
 """Sending chat-completion requests to any OpenAI-compatible server (``ocw-hub run-llm``).
 
 The requests are JSON Lines in the OpenAI batch *input* shape (written by
-:mod:`ocw_hub.prompting`); the answers are appended to a log in the batch *output* shape, one
+:mod:`ocw_hub.llm.prompts`); the answers are appended to a log in the batch *output* shape, one
 JSON line per request, flushed as soon as it is written::
 
     {"custom_id": ..., "response": {"status_code": 200, "body": <chat completion>},
@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from . import jsonio
-from .errors import OCWHubError
-from .prompting import CHAT_COMPLETIONS_URL
+from .. import jsonio
+from ..errors import OCWHubError
+from .prompts import CHAT_COMPLETIONS_URL
 
 #: Endpoints a request line may name (the batch shape's ``url``).
 ACCEPTED_URLS = (CHAT_COMPLETIONS_URL, "/chat/completions")

@@ -24,10 +24,10 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from .configs import PathLike, config_spec
-from .errors import PredictionsError
+from ..configs import PathLike, config_spec
+from ..errors import PredictionsError
+from ..resources import load_metric_code
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
-from .resources import load_metric_code
 
 #: Placeholder clue of a missing wall scored with ``allow_missing``: never a real clue, so every
 #: placed clue counts as wrong (no correct group, AMI/ARI/FMS of unrelated labels, WD 1).
@@ -372,7 +372,7 @@ def margin_memo() -> Iterator[None]:
     scikit-learn (half a second, most of a short run) only for margins never seen. Every value
     is computed by scikit-learn's routine in some run; floats round-trip exactly through JSON.
     An unreadable or unwritable memo is ignored: the figures are computed as usual."""
-    from .outputs import write_text_atomic
+    from ..outputs import write_text_atomic
 
     memo = load_metric_code().margin_terms()
     path = memo_path()
@@ -410,7 +410,7 @@ def evaluate_files(
     Every file is read and shape-checked before the split is loaded, so a bad file costs no
     loading time. ``rouge_tokenizer`` (OCW): ``"default"``, the paper's ROUGE tokenizer, or
     ``"unicode"`` for connections in any script. AMI's margin terms are memoised on disk
-    (:func:`margin_memo`). The split comes from :func:`ocw_hub.sources.load_split` (raw source
+    (:func:`margin_memo`). The split comes from :func:`ocw_hub.data.sources.load_split` (raw source
     files, an export folder, a Hub repo id, or the prepared cache) unless ``rows`` gives it.
 
     Returns:
@@ -420,7 +420,7 @@ def evaluate_files(
         mean, std, human (OCW)}`` (see :func:`summarize_runs`).
 
     Raises:
-        PredictionsError: a bad predictions file (see :mod:`ocw_hub.predictions`), an id
+        PredictionsError: a bad predictions file (see :mod:`ocw_hub.scoring.predictions`), an id
             mismatch, nothing to score.
         SourceUnavailableError, UnknownSplitError: the split cannot be had.
     """
@@ -428,7 +428,7 @@ def evaluate_files(
     files = expand_prediction_paths(predictions)
     parsed = [read_predictions(path, spec.name) for path in files]
     if rows is None:
-        from .sources import load_split
+        from ..data.sources import load_split
 
         rows = load_split(
             spec.name,

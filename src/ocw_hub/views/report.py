@@ -1,7 +1,7 @@
 """The HTML report of results files (``ocw-hub report``): one self-contained page.
 
 Input: results JSON files as ``ocw-hub evaluate --out`` writes them (one run, or several runs
-with ``mean`` and ``std``; see :func:`ocw_hub.scoring.evaluate_files`). Several files are
+with ``mean`` and ``std``; see :func:`ocw_hub.scoring.runs.evaluate_files`). Several files are
 several models (or configs) side by side; files of ``default`` and ``ocw_randomized`` are the
 ablation side by side.
 
@@ -14,7 +14,7 @@ on every machine). It opens with the headline table (the rows of the terminal ta
   distribution of per-wall AMI and WD and of correct groups per wall; runs and models side by
   side (mean ± std over runs, each run a dot); the ablation (``default`` against
   ``ocw_randomized``); the hardest walls (lowest mean AMI over all runs) drawn as
-  :mod:`ocw_hub.views` draws a wall, with the prediction of the run that scored lowest on it;
+  :mod:`ocw_hub.views.wall` draws a wall, with the prediction of the run that scored lowest on it;
   the embedding plot of one wall (t-SNE, perplexity 3, and PCA, both seeded) when a run's
   predictions folder holds ``embeddings.npz``;
 * WoTe: exact match and F1 (0-100) by question type and by domain.
@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import jsonio
-from .configs import CONFIGS, PathLike
-from .errors import OCWHubError
+from .. import jsonio
+from ..configs import CONFIGS, PathLike
+from ..errors import OCWHubError
 
 #: Colours of results files in plots (Okabe-Ito, black last); the human figures are grey,
 #: hatched.
@@ -206,7 +206,7 @@ def _mean_std(values: Sequence[float]) -> tuple[float, float]:
 
 def _summary_rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
     """The terminal table's rows of ``ocw-hub evaluate`` for one results file."""
-    from .scoring import summary_rows
+    from ..scoring.runs import summary_rows
 
     return summary_rows(data)
 
@@ -733,7 +733,7 @@ class _Predictions:
             return None
         key = (path.resolve(), config)
         if key not in self._read:
-            from .predictions import read_predictions
+            from ..scoring.predictions import read_predictions
 
             try:
                 self._read[key] = read_predictions(path, config)
@@ -765,7 +765,7 @@ def _hard_wall_table(hard: Sequence[HardWall]) -> str:
 def _hard_wall_views(
     hard: Sequence[HardWall], rows: Mapping[str, Mapping[str, Any]], predictions: _Predictions
 ) -> list[str]:
-    from .views import Wall
+    from .wall import Wall
 
     out = []
     for h in hard:
@@ -860,7 +860,7 @@ _MARKERS = ("o", "s", "^", "D")
 def _scatter(
     ax: Any, points: Any, clues: Sequence[str], gold: Sequence, predicted: Sequence
 ) -> None:
-    from .views import GROUP_COLOURS
+    from .wall import GROUP_COLOURS
 
     for k, (x, y) in enumerate(points):
         colour = GROUP_COLOURS[gold[k]] if gold[k] is not None else HUMAN_COLOUR
@@ -874,7 +874,7 @@ def _scatter(
 def _embedding_legend(fig: Any, ax: Any) -> None:
     from matplotlib.lines import Line2D
 
-    from .views import GROUP_COLOURS
+    from .wall import GROUP_COLOURS
 
     handles = [
         Line2D([], [], marker="o", ls="", color=c, label=f"gold group {g + 1}")
@@ -1064,7 +1064,7 @@ def build_report(
     Raises:
         ReportError: see :func:`read_results`.
     """
-    from . import __version__
+    from .. import __version__
 
     paths = [r for r in results if not isinstance(r, ResultsFile)]
     files = [r for r in results if isinstance(r, ResultsFile)] + (
@@ -1102,7 +1102,7 @@ def load_walls(
 ) -> dict[tuple[str, str], list[dict[str, Any]]]:
     """The gold walls of every OCW (config, split) of the files: from ``data_dirs[config]``
     (or ``data_dirs["*"]``, allowed when the files hold one OCW config only) when given
-    (:func:`ocw_hub.sources.load_split`), else from the ``datasets`` cache when the split was
+    (:func:`ocw_hub.data.sources.load_split`), else from the ``datasets`` cache when the split was
     prepared there (never a download).
 
     Raises:
@@ -1111,7 +1111,7 @@ def load_walls(
         SourceUnavailableError, UnknownSplitError, format errors: a given data folder cannot be
             read.
     """
-    from .sources import load_split, prepared_split
+    from ..data.sources import load_split, prepared_split
 
     keys = list(_by_key(f for f in files if not f.is_wote))
     unnamed = sorted({c for c, _ in keys if c not in data_dirs})

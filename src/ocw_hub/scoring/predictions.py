@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import jsonio
-from .configs import PathLike, config_spec
-from .errors import PredictionsError
-from .resources import load_metric_code
+from .. import jsonio
+from ..configs import PathLike, config_spec
+from ..errors import PredictionsError
+from ..resources import load_metric_code
 
 #: Fields of an OCW prediction besides ``wall_id``; each must be present (null skips the task).
 OCW_FIELDS = ("predicted_groups", "predicted_connections")

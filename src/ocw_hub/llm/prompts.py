@@ -28,7 +28,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .errors import OCWHubError
+from ..errors import OCWHubError
 
 #: The two OCW tasks, by the names ``prompts`` and ``parse`` use.
 TASKS = ("grouping", "connections")

@@ -24,9 +24,9 @@ from typing import Any
 
 import datasets
 
+from ..configs import PathLike, config_spec
+from ..errors import SourceUnavailableError, UnknownSplitError
 from .builders import SOURCE_RECORD, get_builder, load_dataset, script_key
-from .configs import PathLike, config_spec
-from .errors import SourceUnavailableError, UnknownSplitError
 
 #: The splits of every config, in order.
 SPLITS = ("train", "validation", "test")
@@ -68,7 +68,8 @@ def prepared_split(
     ``data_dir`` when all of them come from one source (the newest, with a ``UserWarning``
     naming it). Only preparations by the same script content and ``datasets`` era are seen:
     their cache folders are named by keys that start with
-    :func:`ocw_hub.builders.script_key` (``<cache>/<dataset>/<config>[-<id>]/<version>/<key>``).
+    :func:`ocw_hub.data.builders.script_key`
+    (``<cache>/<dataset>/<config>[-<id>]/<version>/<key>``).
 
     Raises:
         SourceUnavailableError: preparations from several local sources and none from the

@@ -15,9 +15,9 @@ from typing import Any
 
 import datasets
 
-from .configs import PathLike, config_spec
-from .errors import SourceUnavailableError
-from .resources import file_hash, load_script, script_path
+from ..configs import PathLike, config_spec
+from ..errors import SourceUnavailableError
+from ..resources import file_hash, load_script, script_path
 
 
 def get_builder(
@@ -196,7 +196,7 @@ SOURCE_RECORD = "ocw_hub_source.json"
 
 def _record_source(builder: datasets.DatasetBuilder, data_dir: PathLike | None) -> None:
     """Record the source of a preparation (the ``data_dir`` path, or the official download) so
-    that :func:`ocw_hub.sources.prepared_split` can say which data it reuses."""
+    that :func:`ocw_hub.data.sources.prepared_split` can say which data it reuses."""
     record = Path(builder.cache_dir) / SOURCE_RECORD
     if record.parent.is_dir() and not record.exists():
         source = None if data_dir is None else str(Path(data_dir).expanduser().resolve())

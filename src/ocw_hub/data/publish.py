@@ -27,8 +27,8 @@ from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, HfApi, RepoCard
 
-from .configs import PathLike
-from .errors import ExportError
+from ..configs import PathLike
+from ..errors import ExportError
 from .export import EXPORT_FOLDERS, are_prerelease_ids
 
 #: What reading a card's YAML metadata can raise: bad YAML, a non-mapping block, malformed

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .errors import OCWHubError
+from ..errors import OCWHubError
 
 #: The n-gram lengths of the built-in encoder (characters, inside word boundaries).
 TFIDF_NGRAM_RANGE = (2, 4)

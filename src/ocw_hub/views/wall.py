@@ -28,8 +28,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .configs import PathLike
-from .errors import OCWHubError
+from ..configs import PathLike
+from ..errors import OCWHubError
 
 #: Background colour of gold groups 1-4 (Okabe-Ito blue, orange, bluish green, reddish purple).
 GROUP_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
@@ -129,7 +129,7 @@ class Wall:
     ) -> Wall:
         """A wall from a row as the OCW builders yield it (``wall_id``, ``season``,
         ``episode``, ``words``, ``groups.group_1..group_4``), with an optional prediction: a
-        :class:`ocw_hub.predictions.WallPrediction` or a dict in the official format
+        :class:`ocw_hub.scoring.predictions.WallPrediction` or a dict in the official format
         (``{"predicted_groups": 4 lists of 4 | None, "predicted_connections": 4 strings |
         None}``).
 
@@ -262,7 +262,7 @@ class Wall:
 
 
 def _metric_code() -> Any:
-    from .resources import load_metric_code
+    from ..resources import load_metric_code
 
     return load_metric_code()
 
@@ -734,9 +734,10 @@ def read_prediction(path: PathLike, config: str, item_id: str) -> Any:
 
     Raises:
         PredictionsError: the file cannot be read or has the wrong shape (the message names the
-            file, the entry and the field); see :func:`ocw_hub.predictions.read_predictions`.
+            file, the entry and the field); see
+            :func:`ocw_hub.scoring.predictions.read_predictions`.
     """
-    from .predictions import read_predictions
+    from ..scoring.predictions import read_predictions
 
     return read_predictions(Path(path), config).get(item_id)
 
@@ -754,16 +755,16 @@ def wall(
     """One wall of a split as a :class:`Wall` (shown as a grid in Jupyter), with its prediction
     from a predictions file when one is given.
 
-    The split is read with :func:`ocw_hub.sources.load_split` (``data_dir``: raw files, an
+    The split is read with :func:`ocw_hub.data.sources.load_split` (``data_dir``: raw files, an
     export folder or a Hub id; default the prepared cache, else the official download);
     ``verification_mode="no_checks"`` reads a copy whose split sizes are not the official ones.
 
     Raises:
         UnknownIdError: the split has no wall ``wall_id``.
         PredictionsError: the predictions file cannot be read.
-        SourceUnavailableError: see :func:`ocw_hub.sources.load_split`.
+        SourceUnavailableError: see :func:`ocw_hub.data.sources.load_split`.
     """
-    from .sources import load_split
+    from ..data.sources import load_split
 
     rows = load_split(
         config, split, data_dir, cache_dir=cache_dir, verification_mode=verification_mode

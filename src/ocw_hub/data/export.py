@@ -11,7 +11,7 @@ publishable to its own repository. ``build_export(sources, out)`` writes::
 (only the datasets whose configs were built). An export has no ``.py`` at its root, so
 ``datasets.load_dataset(<export>, <config>)`` on any version from 3.x to 5.x and the Hub viewer
 read it without running code. Rows and features are exactly those of the builders; the
-features are written in the notation ``datasets`` 3.x reads (:func:`ocw_hub.infos.
+features are written in the notation ``datasets`` 3.x reads (:func:`ocw_hub.data.infos.
 legacy_features`), both in each Parquet file's ``huggingface`` schema metadata and in the
 card's ``dataset_info``, so ``load_dataset("parquet", data_files=...)`` and
 ``Dataset.from_parquet`` work on 3.x too.
@@ -44,12 +44,12 @@ from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from ..configs import PathLike, config_spec
+from ..errors import OutputPathError
+from ..outputs import check_output_dir
+from ..resources import assets_root, load_script
 from .builders import get_builder, prepare
-from .configs import PathLike, config_spec
-from .errors import OutputPathError
 from .infos import legacy_features_of, legacy_yaml_features
-from .outputs import check_output_dir
-from .resources import assets_root, load_script
 
 SPLITS = ("train", "validation", "test")
 CARD_SPLIT_MARKER = "<!-- end of dataset card -->"
@@ -225,7 +225,7 @@ def write_parquet(dataset: datasets.Dataset, path: PathLike) -> int:
     """Write one split as Parquet that every ``datasets`` era reads; returns its size in bytes.
 
     The rows and Arrow types are the dataset's; the ``huggingface`` schema metadata holds the
-    features in the 3.x notation (``Sequence``; see :func:`ocw_hub.infos.legacy_features`),
+    features in the 3.x notation (``Sequence``; see :func:`ocw_hub.data.infos.legacy_features`),
     since ``datasets`` 3.x fails on the ``List`` that 4.x and 5.x write ("Feature type 'List'
     not found"). Row groups hold at most ``datasets.config.DEFAULT_MAX_BATCH_SIZE`` rows.
     """

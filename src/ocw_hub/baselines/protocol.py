@@ -12,7 +12,8 @@ connections.
   the 4 predicted groups with probability 4 / C(16, 4) = 1/455); a full wall: 1 in 2,627,625.
 * ``embedding`` (:func:`embedding_baseline`), the protocol of the paper (Naeini et al.,
   NeurIPS 2023; upstream ``scripts/prediction.py`` and ``utils.py``): each clue is embedded
-  lowercased and on its own (:mod:`ocw_hub.encoders`); the 16 vectors of a wall are clustered by
+  lowercased and on its own (:mod:`ocw_hub.baselines.encoders`); the 16 vectors of a wall are
+  clustered by
   ``KMeansConstrained(n_clusters=4, size_min=4, size_max=4, random_state=seed)`` (package
   ``k-means-constrained``, its defaults otherwise: ``n_init=10``, k-means++), seed 42; the
   predicted groups are the clusters, in cluster-label order, each clue in its original spelling,
@@ -41,8 +42,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import OCWHubError, OutputPathError
-from .outputs import PathLike, check_output_dir, write_bytes_atomic, write_text_atomic
+from ..errors import OCWHubError, OutputPathError
+from ..outputs import PathLike, check_output_dir, write_bytes_atomic, write_text_atomic
 
 if TYPE_CHECKING:
     from .encoders import Encoder
@@ -303,7 +304,8 @@ def embedding_baseline(
 
     Args:
         walls: OCW wall rows (``wall_id``, ``words``: 16 clues).
-        encoder: from :mod:`ocw_hub.encoders` (default: the built-in character n-gram TF-IDF,
+        encoder: from :mod:`ocw_hub.baselines.encoders` (default: the built-in character
+            n-gram TF-IDF,
             a lexical baseline).
         runs: number of runs; run s uses the clue order ``random.Random(s).sample(words, 16)``.
         seed: ``random_state`` of every ``KMeansConstrained`` fit (42 in the paper).
@@ -406,7 +408,7 @@ def check_ocw_config(config: str) -> str:
     Raises:
         BaselineError: ``config`` is WoTe or unknown (the baselines group OCW walls).
     """
-    from .configs import config_spec
+    from ..configs import config_spec
 
     try:
         spec = config_spec(config)
@@ -433,7 +435,7 @@ def predict(
     verification_mode: str | None = None,
     on_progress: Callable[[int], None] | None = None,
 ) -> BaselineResult:
-    """A baseline on one split of an OCW config, read with :func:`ocw_hub.sources.load_split`.
+    """A baseline on one split of an OCW config, read with :func:`ocw_hub.data.sources.load_split`.
 
     Args:
         config, split, data_dir, cache_dir, verification_mode: as for ``load_split``.
@@ -444,11 +446,11 @@ def predict(
 
     Raises:
         BaselineError: unknown method, a non-OCW config, ``model`` with ``random``, bad counts.
-        ocw_hub.encoders.ModelUnavailableError: the model cannot be loaded.
+        ocw_hub.baselines.encoders.ModelUnavailableError: the model cannot be loaded.
         SourceUnavailableError, UnknownSplitError: see ``load_split``.
     """
+    from ..data.sources import load_split
     from .encoders import make_encoder
-    from .sources import load_split
 
     if method not in METHODS:
         raise BaselineError(f"unknown method {method!r}; expected one of {list(METHODS)}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from .resources import metric_dir
+from ..resources import metric_dir
 
 #: The metric's configs: OCW task 1, OCW task 2, WoTe spans.
 METRIC_CONFIGS = ("grouping", "connections", "spans")
