@@ -84,7 +84,7 @@ def main() -> None:
         print(f"derive_randomized (validate, derive, write 3 files): {seconds:7.3f} s")
         command = [
             str(Path(sys.executable).with_name("ocw-hub")),
-            *("derive", "randomized", "--ocw-dir", str(args.dataset_dir)),
+            *("derive", "randomized", "--data-dir", str(args.dataset_dir)),
             *("--out", str(Path(tmp) / "cli")),
         ]
         start = time.perf_counter()

@@ -403,8 +403,6 @@ def test_cli_errors(tmp_path: Path, ocw_fixture_dir: Path) -> None:
         (["--method", "kmeans"], "--method kmeans: expected random or embedding"),
         (["--method", "random", "--model", "m"], "--model and --keep-vectors apply to"),
         (["--method", "random", "--keep-vectors"], "--model and --keep-vectors apply to"),
-        (["--method", "random", "--runs", "0"], "--runs 0: must be at least 1"),
-        (["--method", "embedding", "--jobs", "0"], "--jobs 0: must be at least 1"),
         (["--method", "random", "--config", "wote"], "'wote' is not an OCW config"),
         (["--method", "random", "--split", "dev"], "--split dev"),
     ]
@@ -412,6 +410,10 @@ def test_cli_errors(tmp_path: Path, ocw_fixture_dir: Path) -> None:
         result = runner.invoke(app, ["predict", *args, "--out", str(tmp_path / "o")])
         assert result.exit_code == 1, (args, result.output)
         assert message in " ".join(result.output.split()), (args, result.output)
+    for args in (["--runs", "0"], ["--jobs", "0"]):  # a usage error, before any work
+        result = runner.invoke(app, ["predict", *args, "--out", str(tmp_path / "o")])
+        assert result.exit_code == 2 and args[0] in result.output
+    assert not (tmp_path / "o").exists()
     source = runner.invoke(
         app,
         ["predict", "--method", "random", "--data-dir", str(ocw_fixture_dir),

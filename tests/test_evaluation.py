@@ -209,7 +209,7 @@ def test_no_source_names_the_data_dir_flag(
     path.write_text(json.dumps(_perfect(test_walls)))
     result = runner.invoke(app, ["evaluate", str(path), "--cache-dir", str(tmp_path / "c")])
     assert result.exit_code == 1
-    assert "could not be downloaded" in result.output and "--data-dir DIR" in result.output
+    assert "could not be downloaded" in result.output and "--data-dir default=DIR" in result.output
     assert "Traceback" not in result.output
 
 

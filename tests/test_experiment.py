@@ -82,7 +82,7 @@ def test_a_folder_of_other_files_is_refused_first(tmp_path: Path, ocw_fixture_di
         reproduce(ocw_fixture_dir, tmp_path, runs=1)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
     result = CliRunner().invoke(
-        app, ["reproduce", "--ocw-dir", str(ocw_fixture_dir), "--out", str(tmp_path)]
+        app, ["reproduce", "--data-dir", str(ocw_fixture_dir), "--out", str(tmp_path)]
     )
     assert result.exit_code == 1 and "holds other files" in result.output
     with pytest.raises(OutputPathError):

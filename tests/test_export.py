@@ -50,9 +50,9 @@ def _contents(folder: Path) -> dict[str, bytes]:
 def _build_small(out: Path, cache: Path, *configs: str, extra: tuple[str, ...] = ()):
     """``ocw-hub build`` of the synthetic sources (``default``, ``ocw_wordnet``, ``wote``)."""
     flags = {
-        "default": ["--ocw-dir", str(HUB_DATA / "ocw")],
-        "ocw_wordnet": ["--ocw-wordnet-dir", str(HUB_DATA / "ocw")],
-        "wote": ["--wote-dir", str(HUB_DATA / "wote")],
+        "default": ["--data-dir", f"default={HUB_DATA / 'ocw'}"],
+        "ocw_wordnet": ["--data-dir", f"ocw_wordnet={HUB_DATA / 'ocw'}"],
+        "wote": ["--data-dir", f"wote={HUB_DATA / 'wote'}"],
     }
     args = ["build", "--out", str(out), "--cache-dir", str(cache), "--no-checks", *extra]
     for config in configs or ("default", "ocw_wordnet", "wote"):
@@ -507,7 +507,7 @@ def test_out_that_is_not_an_export_is_never_deleted(tmp_path: Path) -> None:
     precious = tmp_path / "thesis"
     precious.mkdir()
     (precious / "chapter1.tex").write_text("keep me")
-    base = ["build", "-c", "ocw_wordnet", "--ocw-wordnet-dir", str(source), "--no-checks",
+    base = ["build", "-c", "ocw_wordnet", "--data-dir", str(source), "--no-checks",
             "--cache-dir", str(tmp_path / "c")]  # fmt: skip
     result = runner.invoke(app, [*base, "--out", str(precious)])
     assert result.exit_code == 1 and "not an ocw-hub export" in result.output
@@ -551,7 +551,7 @@ def test_bad_source_leaves_previous_export_untouched(tmp_path: Path) -> None:
         (bad / f.name).write_text(f.read_text()[:-40])  # truncated JSON
     result = runner.invoke(
         app,
-        ["build", "-c", "ocw_wordnet", "--ocw-wordnet-dir", str(bad), "--out", str(out),
+        ["build", "-c", "ocw_wordnet", "--data-dir", str(bad), "--out", str(out),
          "--cache-dir", str(tmp_path / "c"), "--no-checks"],
     )  # fmt: skip
     assert result.exit_code == 1
@@ -566,7 +566,7 @@ def test_failed_first_build_writes_nothing(tmp_path: Path) -> None:
     (bad / "easy_train_wordnet.json").write_text("{}")
     out = tmp_path / "exports" / "hub"
     result = runner.invoke(
-        app, ["build", "-c", "ocw_wordnet", "--ocw-wordnet-dir", str(bad), "--out", str(out),
+        app, ["build", "-c", "ocw_wordnet", "--data-dir", str(bad), "--out", str(out),
               "--cache-dir", str(tmp_path / "c")]
     )  # fmt: skip
     assert result.exit_code == 1
@@ -587,17 +587,17 @@ def test_unavailable_source_names_the_flag(tmp_path: Path, monkeypatch: pytest.M
               "--cache-dir", str(tmp_path / "c")],
     )  # fmt: skip
     assert result.exit_code == 1
-    assert "--ocw-wordnet-dir" in result.output
+    assert "--data-dir ocw_wordnet=DIR" in result.output
     assert not (tmp_path / "hub").exists()
 
 
 def test_missing_local_dir_names_the_flag(tmp_path: Path) -> None:
     result = runner.invoke(
         app,
-        ["build", "-c", "wote", "--wote-dir", str(tmp_path / "nope"), "--out", str(tmp_path / "o")],
+        ["build", "-c", "wote", "--data-dir", str(tmp_path / "nope"), "--out", str(tmp_path / "o")],
     )
     assert result.exit_code == 1
-    assert "--wote-dir" in result.output and "nope" in result.output
+    assert "--data-dir" in result.output and "nope" in result.output
     assert not (tmp_path / "o").exists()
 
 
@@ -609,7 +609,7 @@ def test_unknown_config_flag(tmp_path: Path) -> None:
 
 def test_copy_of_another_size_needs_no_checks(tmp_path: Path) -> None:
     source = write_ablation(OCW_FIXTURE, tmp_path / "src", "wordnet")
-    args = ["build", "-c", "ocw_wordnet", "--ocw-wordnet-dir", str(source),
+    args = ["build", "-c", "ocw_wordnet", "--data-dir", str(source),
             "--out", str(tmp_path / "hub"), "--cache-dir", str(tmp_path / "c")]  # fmt: skip
     result = runner.invoke(app, args)
     assert result.exit_code == 1
@@ -646,10 +646,10 @@ def export(tmp_path_factory: pytest.TempPathFactory, sources: dict) -> tuple[Pat
         app,
         [
             "build",
-            "--ocw-dir", str(sources["default"]),
-            "--ocw-randomized-dir", str(sources["ocw_randomized"]),
-            "--ocw-wordnet-dir", str(sources["ocw_wordnet"]),
-            "--wote-dir", str(sources["wote"]),
+            "--data-dir", f"default={sources['default']}",
+            "--data-dir", f"ocw_randomized={sources['ocw_randomized']}",
+            "--data-dir", f"ocw_wordnet={sources['ocw_wordnet']}",
+            "--data-dir", f"wote={sources['wote']}",
             "--out", str(out),
             "--cache-dir", str(cache),
             "--no-checks",

@@ -186,7 +186,7 @@ def test_full_scale_builds_as_ocw_randomized(
 
 def test_full_scale_cli_same_bytes(ocw_dir: Path, tmp_path: Path, oracle: Path) -> None:
     result = runner.invoke(
-        app, ["derive", "randomized", "--ocw-dir", str(ocw_dir), "--out", str(tmp_path / "o")]
+        app, ["derive", "randomized", "--data-dir", str(ocw_dir), "--out", str(tmp_path / "o")]
     )
     assert result.exit_code == 0, result.output
     assert "c76bc0" in result.output  # the warning, as a one-line note
@@ -446,7 +446,7 @@ def test_missing_input_folder_is_named(tmp_path: Path) -> None:
 def test_cli_small_fixture_and_errors(tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = runner.invoke(
-        app, ["derive", "randomized", "--ocw-dir", str(FIXTURE), "--out", str(out)]
+        app, ["derive", "randomized", "--data-dir", str(FIXTURE), "--out", str(out)]
     )
     assert result.exit_code == 0, result.output
     assert "warning:" in result.output and "'Bask' appears 2 times" in result.output
@@ -456,14 +456,14 @@ def test_cli_small_fixture_and_errors(tmp_path: Path) -> None:
     assert raw_test_walls(out) == expected
 
     inside = runner.invoke(
-        app, ["derive", "randomized", "--ocw-dir", str(out), "--out", str(out / "again")]
+        app, ["derive", "randomized", "--data-dir", str(out), "--out", str(out / "again")]
     )
     assert inside.exit_code == 1
     assert "error:" in inside.output and "overlaps the input" in inside.output
 
     bad_seed = runner.invoke(
         app,
-        ["derive", "randomized", "--ocw-dir", str(FIXTURE), "--out", str(tmp_path / "o")]
+        ["derive", "randomized", "--data-dir", str(FIXTURE), "--out", str(tmp_path / "o")]
         + ["--seed", "0"],
     )
     assert bad_seed.exit_code == 1

@@ -283,7 +283,7 @@ def test_scores_against_the_prepared_cache_offline(
 def test_build_fresh_prepares_again(tmp_path: Path, release: Path) -> None:
     """--fresh ignores what the cache holds: a cache folder made unreadable is rebuilt."""
     cache = tmp_path / "cache"
-    args = ["build", "-c", "default", "--ocw-dir", release, "--cache-dir", cache, "--no-checks"]
+    args = ["build", "-c", "default", "--data-dir", release, "--cache-dir", cache, "--no-checks"]
     assert _invoke(*args, "--out", tmp_path / "o1").exit_code == 0
     for arrow in cache.rglob("*-test.arrow"):
         arrow.write_bytes(b"not arrow")  # a damaged cache: only a fresh preparation recovers
@@ -366,7 +366,7 @@ def test_several_local_preparations_are_not_guessed(
     result = _invoke("evaluate", path, "--cache-dir", cache, "--no-checks")
     assert result.exit_code == 1
     text = " ".join(result.output.split())
-    assert "from 2 local sources" in text and "--data-dir DIR" in text
+    assert "from 2 local sources" in text and "--data-dir default=DIR" in text
 
 
 def test_clues_not_in_the_wall_are_named(tmp_path: Path, release: Path, cache: Path) -> None:

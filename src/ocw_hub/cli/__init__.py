@@ -1,15 +1,7 @@
 """``ocw-hub``: build, check and publish the Hub export; score, predict and look at results.
 
-Every command is a thin shell over the package; its words (options, tables, progress bars) stay
-in this package. Commands by module:
-
-* :mod:`.data`: ``build``, ``check``, ``publish``, ``infos``;
-* :mod:`.scoring`: ``evaluate``;
-* :mod:`.predict`: ``predict`` (baselines);
-* :mod:`.llm`: ``prompts``, ``run-llm``, ``parse``;
-* :mod:`.derive`: ``derive randomized``;
-* :mod:`.views`: ``show``, ``report``;
-* :mod:`.experiment`: ``reproduce`` (all of the above on the grouping task, in one command).
+Every command is a thin shell over the package, in a module of its own name (``run-llm`` in
+:mod:`.run_llm`); options shared by several commands are declared once in :mod:`.options`.
 
 Errors a user can fix end with a one-line message and exit code 1 (see
 :func:`._common.user_errors`); anything else keeps its traceback. Heavy modules (``datasets``,
@@ -44,6 +36,20 @@ def main(
     """Load, export, score and publish the OCW and WoTe benchmarks."""
 
 
-from . import data, derive, experiment, llm, predict, scoring, views  # noqa: E402,F401
+from . import (  # noqa: E402,F401
+    build,
+    check,
+    derive,
+    evaluate,
+    infos,
+    parse,
+    predict,
+    prompts,
+    publish,
+    report,
+    reproduce,
+    run_llm,
+    show,
+)
 
 __all__ = ["app"]

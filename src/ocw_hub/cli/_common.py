@@ -23,8 +23,6 @@ from rich.markup import escape
 console = Console()
 err_console = Console(stderr=True)
 
-#: The option that gives a config's local source in the scoring and experiment commands.
-DATA_DIR_OPTION = "--data-dir"
 #: The environment variable ``datasets`` reads on import to hide its progress bars.
 _NO_BARS = "HF_DATASETS_DISABLE_PROGRESS_BARS"
 
@@ -35,11 +33,16 @@ def fail(message: str) -> None:
     raise typer.Exit(1)
 
 
-def _source_message(err: Any, option: str | None) -> str:
+def _source_message(err: Any) -> str:
     """A SourceUnavailableError's message with the CLI option in place of ``data_dir``."""
-    if option is None:
-        return str(err)
-    return str(err).replace("data_dir=DIR", f"{option} DIR").replace("data_dir", option)
+    option = f"--data-dir {err.config}=DIR" if err.config else "--data-dir DIR"
+    return str(err).replace("data_dir=DIR", option).replace("data_dir", "--data-dir")
+
+
+def print_notes(notes: list[str]) -> None:
+    """Each note on stderr, as ``note: ...``."""
+    for note in notes:
+        err_console.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
 
 
 def _datasets_error(err: Exception) -> str | None:
@@ -63,12 +66,8 @@ def _datasets_error(err: Exception) -> str | None:
 
 
 @contextmanager
-def user_errors(source_options: dict[str, str] | None = None) -> Iterator[None]:
+def user_errors() -> Iterator[None]:
     """Errors a user can fix end with one line and exit code 1; anything else propagates.
-
-    Args:
-        source_options: config name -> the option of this command that gives its local source
-            (default: ``--data-dir`` for every config).
 
     ``datasets`` wraps an error raised while writing a split in ``DatasetGenerationError``;
     its cause is what the user needs to read.
@@ -79,8 +78,7 @@ def user_errors(source_options: dict[str, str] | None = None) -> Iterator[None]:
     try:
         yield
     except SourceUnavailableError as err:
-        option = (source_options or {}).get(err.config, DATA_DIR_OPTION)
-        fail(_source_message(err, option))
+        fail(_source_message(err))
     except UnknownSplitError as err:
         fail(f"--split {err.split}: config {err.config!r} has splits {list(err.splits)}")
     except OCWHubError as err:
@@ -183,9 +181,59 @@ def load_split_rows(
         return dataset.to_list()
 
 
-CONFIG_HELP = "default (alias ocw), ocw_randomized, ocw_wordnet or wote."
-SPLIT_HELP = "train, validation or test."
-DATA_DIR_HELP = (
-    "The config's data: raw source files (folder or tarball), an `ocw-hub build` export "
-    "folder, or a Hub repo id (default: the prepared cache, else the official download)."
-)
+def data_dirs(values: list[str] | None) -> dict[str, str]:
+    """``--data-dir`` values as ``{config: DIR}``; a DIR without ``CONFIG=`` is under ``"*"``.
+
+    Exits 1 when a config (or ``*``) is given twice.
+    """
+    from ..configs import ALIASES, CONFIGS
+
+    dirs: dict[str, str] = {}
+    for value in values or []:
+        name, sep, rest = value.partition("=")
+        name = ALIASES.get(name, name)
+        key, folder = (name, rest) if sep and name in CONFIGS else ("*", value)
+        if key in dirs:
+            fail(f"--data-dir {value}: {'DIR' if key == '*' else key} is given twice")
+        dirs[key] = folder
+    return dirs
+
+
+def data_dir_of(values: list[str] | None, config: str) -> str | None:
+    """The ``--data-dir`` of a command that reads one config; exits 1 when a value names
+    another config."""
+    dirs = data_dirs(values)
+    others = sorted(set(dirs) - {config, "*"})
+    if others:
+        fail(f"--data-dir {others[0]}=...: this command reads config {config}")
+    return dirs.get(config, dirs.get("*"))
+
+
+def check_ocw(config: str) -> str:
+    """:func:`check_config` for commands that read walls: exits 1 on ``wote``."""
+    config = check_config(config)
+    if config == "wote":
+        fail("--config wote: this command is for the OCW configs (walls), not WoTe")
+    return config
+
+
+def check_choice(option: str, value: str, choices: tuple[str, ...]) -> None:
+    """Exit 1 unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        fail(f"{option} {value}: expected one of {', '.join(choices)}")
+
+
+def local_path(data_dir: str | None) -> Path | None:
+    """``--data-dir`` as a path when it is one (it may also be a Hub repo id)."""
+    return Path(data_dir) if data_dir is not None and Path(data_dir).exists() else None
+
+
+@contextmanager
+def plain_errors() -> Iterator[None]:
+    """:class:`~ocw_hub.errors.OCWHubError` as one line, without importing ``datasets``."""
+    from ..errors import OCWHubError
+
+    try:
+        yield
+    except OCWHubError as err:
+        fail(str(err))

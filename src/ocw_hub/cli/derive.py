@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from . import app
-from ._common import console, quiet_datasets, user_errors
+from ._common import console, data_dir_of, fail, quiet_datasets, user_errors
+from .options import DataDir
 
 derive_app = typer.Typer(
     help="Derive the ablation copies of the data offline (ocw_randomized).",
@@ -18,28 +20,32 @@ app.add_typer(derive_app, name="derive")
 
 @derive_app.command("randomized")
 def randomized(
-    ocw_dir: Path = typer.Option(
-        ...,
-        "--ocw-dir",
-        help="The OCW release folder (dataset/ of OCW.tar.gz): train, validation, test JSON.",
-    ),
-    out: Path = typer.Option(
-        ...,
-        "--out",
-        "-o",
-        help="Folder to write train.json, validation.json, test.json (the ocw_randomized "
-        "source); not the --ocw-dir nor inside it.",
-    ),
-    seed: int = typer.Option(42, "--seed", help="Seed of the random stream (the paper: 42)."),
+    data_dir: DataDir,
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Folder to write train.json, validation.json, test.json (the ocw_randomized "
+            "source); not the --data-dir nor inside it.",
+        ),
+    ],
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of the random stream (the paper: 42).")
+    ] = 42,
 ) -> None:
-    """Rebuild each test wall from groups of other test walls (the paper's ablation).
+    """Rebuild each test wall of the OCW release (--data-dir) from groups of other test walls
+    (the paper's ablation).
 
     Train and validation are copied unchanged; the same input and seed give the same bytes.
     """
     from ..data.randomize import derive_randomized
 
+    source = data_dir_of(data_dir, "default")
+    if source is None:
+        fail("--data-dir: give the OCW release folder (dataset/ of OCW.tar.gz)")
     with user_errors(), quiet_datasets():
-        written = derive_randomized(ocw_dir, out, seed=seed)
+        written = derive_randomized(source, out, seed=seed)
     console.print(
         f"wrote {written['test'].parent}: test.json (randomized, seed {seed}), train.json and "
         "validation.json (copied); load it as config ocw_randomized with --data-dir "

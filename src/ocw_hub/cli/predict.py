@@ -5,22 +5,21 @@ from __future__ import annotations
 import os
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
 from . import app
 from ._common import (
-    CONFIG_HELP,
-    DATA_DIR_HELP,
-    SPLIT_HELP,
     console,
+    data_dir_of,
     err_console,
     fail,
     load_split_rows,
     progress,
     user_errors,
 )
+from .options import CacheDir, Config, DataDir, Jobs, NoChecks, Runs, Split
 
 METHOD_HELP = (
     "random: a seeded uniform partition of each wall (chance level). embedding: the paper's "
@@ -34,17 +33,11 @@ MODEL_HELP = (
 )
 
 
-def _check_options(
-    method: str, model: str | None, keep_vectors: bool, runs: int, jobs: int
-) -> None:
+def _check_options(method: str, model: str | None, keep_vectors: bool) -> None:
     if method not in ("random", "embedding"):
         fail(f"--method {method}: expected random or embedding")
     if method == "random" and (model is not None or keep_vectors):
         fail("--model and --keep-vectors apply to --method embedding only")
-    if runs < 1:
-        fail(f"--runs {runs}: must be at least 1")
-    if jobs < 1:
-        fail(f"--jobs {jobs}: must be at least 1")
 
 
 def _encoder(model: str | None) -> Any:
@@ -63,33 +56,31 @@ def _encoder(model: str | None) -> Any:
 
 @app.command()
 def predict(
-    method: str = typer.Option(..., "--method", "-m", help=METHOD_HELP),
-    config: str = typer.Option("default", "--config", "-c", help=CONFIG_HELP),
-    split: str = typer.Option("test", "--split", "-s", help=SPLIT_HELP),
-    data_dir: Path | None = typer.Option(None, "--data-dir", help=DATA_DIR_HELP),
-    model: str | None = typer.Option(None, "--model", help=MODEL_HELP),
-    runs: int = typer.Option(16, "--runs", help="Number of runs (one file each), s = 0..runs-1."),
-    seed: int = typer.Option(
-        42, "--seed", help="KMeansConstrained random_state (embedding); base seed (random)."
-    ),
-    keep_vectors: bool = typer.Option(
-        False,
-        "--keep-vectors",
-        help="Also write embeddings.npz (wall id -> 16 x d float32) and embeddings.json.",
-    ),
-    jobs: int = typer.Option(
-        os.cpu_count() or 1,
-        "--jobs",
-        "-j",
-        help="Processes for the clustering (default: the number of CPUs); same output for any.",
-    ),
-    out: Path = typer.Option(
-        ..., "--out", "-o", help="Folder for run-00.json ... (created if missing)."
-    ),
-    cache_dir: Path | None = typer.Option(None, "--cache-dir", help="datasets cache folder."),
-    no_checks: bool = typer.Option(
-        False, "--no-checks", help="Skip the check of split sizes against the official ones."
-    ),
+    method: Annotated[str, typer.Option("--method", "-m", help=METHOD_HELP)],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Folder for run-00.json ... (created if missing).")
+    ],
+    config: Config = "default",
+    split: Split = "test",
+    data_dir: DataDir = None,
+    model: Annotated[str | None, typer.Option("--model", help=MODEL_HELP)] = None,
+    runs: Runs = 16,
+    seed: Annotated[
+        int,
+        typer.Option(
+            "--seed", help="KMeansConstrained random_state (embedding); base seed (random)."
+        ),
+    ] = 42,
+    keep_vectors: Annotated[
+        bool,
+        typer.Option(
+            "--keep-vectors",
+            help="Also write embeddings.npz (wall id -> 16 x d float32) and embeddings.json.",
+        ),
+    ] = False,
+    jobs: Jobs = None,
+    cache_dir: CacheDir = None,
+    no_checks: NoChecks = False,
 ) -> None:
     """Write baseline predictions (grouping only), one official-format file per run."""
     from ..baselines.protocol import (
@@ -99,14 +90,16 @@ def predict(
         write_baseline,
     )
 
-    _check_options(method, model, keep_vectors, runs, jobs)
+    _check_options(method, model, keep_vectors)
+    jobs = jobs or os.cpu_count() or 1
     with user_errors():
         config = check_ocw_config(config)
-        folder = check_predictions_dir(out, runs, keep_vectors=keep_vectors, inputs=[data_dir])
+        source = data_dir_of(data_dir, config)
+        folder = check_predictions_dir(out, runs, keep_vectors=keep_vectors, inputs=[source])
     encoder = _encoder(model) if method == "embedding" else None
     if method == "embedding":
         start_workers(jobs)  # the worker processes start while the split is read
-    walls = load_split_rows(config, split, data_dir, cache_dir=cache_dir, no_checks=no_checks)
+    walls = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
     with user_errors():
         result = _run(method, walls, encoder, runs, seed, jobs)
         written = write_baseline(result, folder, keep_vectors=keep_vectors)

@@ -3,46 +3,55 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.table import Table
 
 from . import app
-from ._common import console, err_console, quiet_datasets, user_errors
+from ._common import console, data_dirs, err_console, fail, quiet_datasets, user_errors
+from .options import CacheDir, DataDir, Jobs, NoChecks, Runs
 
 
 @app.command()
 def reproduce(
-    ocw_dir: Path = typer.Option(
-        ..., "--ocw-dir", help="The OCW release: the `dataset/` folder or OCW.tar.gz."
+    data_dir: DataDir = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (see below).")] = Path(
+        "build"
     ),
-    out: Path = typer.Option(Path("build"), "--out", "-o", help="Folder to write (see below)."),
-    wote_dir: Path | None = typer.Option(
-        None, "--wote-dir", help="The WoTe release folder, exported beside OCW."
-    ),
-    model: str | None = typer.Option(
-        None,
-        "--model",
-        help="sentence-transformers model name or local path for the embedding baseline "
-        "(default: the built-in character n-gram TF-IDF encoder, a lexical baseline).",
-    ),
-    runs: int = typer.Option(16, "--runs", min=1, help="Runs per baseline (the paper: 16)."),
-    jobs: int | None = typer.Option(None, "--jobs", min=1, help="Processes (default: all cores)."),
-    cache_dir: Path | None = typer.Option(None, help="datasets cache folder."),
-    no_checks: bool = typer.Option(
-        False, "--no-checks", help="Skip the check of split sizes against the official ones."
-    ),
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            help="sentence-transformers model name or local path for the embedding baseline "
+            "(default: the built-in character n-gram TF-IDF encoder, a lexical baseline).",
+        ),
+    ] = None,
+    runs: Runs = 16,
+    jobs: Jobs = None,
+    cache_dir: CacheDir = None,
+    no_checks: NoChecks = False,
 ) -> None:
     """Build the exports, derive ocw_randomized, run the embedding and random baselines (16
     runs each) on the test splits, score them and write the HTML report: OUT/hub,
-    OUT/ocw_randomized, OUT/predictions, OUT/results, OUT/report.html."""
+    OUT/ocw_randomized, OUT/predictions, OUT/results, OUT/report.html.
+
+    --data-dir DIR is the OCW release (the `dataset/` folder or OCW.tar.gz); add
+    --data-dir wote=DIR to export WoTe beside it."""
     from ..experiment import reproduce as run
 
-    with user_errors({"default": "--ocw-dir", "wote": "--wote-dir"}), quiet_datasets():
+    dirs = data_dirs(data_dir)
+    ocw_dir = dirs.pop("default", None) or dirs.pop("*", None)
+    if ocw_dir is None:
+        fail("--data-dir: give the OCW release (the dataset/ folder or OCW.tar.gz)")
+    wote_dir = dirs.pop("wote", None)
+    if dirs:
+        fail(f"--data-dir {next(iter(dirs))}=...: reproduce reads default and wote only")
+    with user_errors(), quiet_datasets():
         outcomes = run(
-            ocw_dir,
+            Path(ocw_dir),
             out,
-            wote_dir=wote_dir,
+            wote_dir=None if wote_dir is None else Path(wote_dir),
             model=model,
             runs=runs,
             jobs=jobs,

@@ -1,0 +1,48 @@
+"""``ocw-hub check``: an export checked for the Hub viewer and every ``datasets`` era."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from . import app
+from ._common import console, fail, print_notes, user_errors
+
+
+@app.command()
+def check(
+    export_dir: Annotated[
+        Path,
+        typer.Argument(
+            help="An export written by `ocw-hub build` (OUT/ocw), or OUT to check each export."
+        ),
+    ],
+) -> None:
+    """Check that an export works in the Hub viewer and every datasets era (configs resolve,
+    Parquet reads, features match the card, no link leaves the folder)."""
+    from ..data.publish import export_folders, inspect_export
+
+    failed = []
+    for folder in export_folders(export_dir):
+        with user_errors():
+            report = inspect_export(folder)
+        print_notes(report.differences)
+        if report.prerelease:
+            print_notes(
+                [
+                    f"{folder}: config(s) {', '.join(report.prerelease)} hold the pre-release "
+                    "wall ids (not the official OCW release); publish refuses it without --force"
+                ]
+            )
+        if report.problems:
+            failed.append(
+                f"{folder} would not work in the Hub viewer:\n- " + "\n- ".join(report.problems)
+            )
+        else:
+            console.print(
+                f"{folder}: OK for the Hub viewer ({len(report.files)} files)", soft_wrap=True
+            )
+    if failed:
+        fail("\n".join(failed))

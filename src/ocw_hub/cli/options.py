@@ -1,0 +1,47 @@
+"""The options that several ``ocw-hub`` commands share, each declared once (``Annotated``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+CONFIG_HELP = "default (alias ocw), ocw_randomized, ocw_wordnet or wote."
+DATA_DIR_HELP = (
+    "A config's data: raw source files (folder or tarball), an `ocw-hub build` export folder, "
+    "or a Hub repo id. DIR is the data of the command's config; CONFIG=DIR names the config "
+    "(repeatable). Default: the data prepared in the cache, else the official download."
+)
+
+Config = Annotated[str, typer.Option("--config", "-c", help=CONFIG_HELP)]
+Split = Annotated[str, typer.Option("--split", "-s", help="train, validation or test.")]
+DataDir = Annotated[
+    list[str] | None, typer.Option("--data-dir", metavar="[CONFIG=]DIR", help=DATA_DIR_HELP)
+]
+CacheDir = Annotated[Path | None, typer.Option("--cache-dir", help="datasets cache folder.")]
+NoChecks = Annotated[
+    bool,
+    typer.Option("--no-checks", help="Skip the check of split sizes against the official ones."),
+]
+Fresh = Annotated[
+    bool,
+    typer.Option("--fresh", help="Prepare the data again, ignoring the cache (force_redownload)."),
+]
+Jobs = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs", "-j", min=1, help="Processes (default: the number of cores); same output."
+    ),
+]
+Runs = Annotated[
+    int, typer.Option("--runs", min=1, help="Runs, one file each (the paper: 16), s = 0..runs-1.")
+]
+Task = Annotated[
+    str,
+    typer.Option(
+        "--task",
+        "-t",
+        help="grouping (task 1: the 16 clues into 4 groups) or connections (task 2).",
+    ),
+]

@@ -1,0 +1,61 @@
+"""``ocw-hub publish``: a Hub repository made to mirror an export (or the metric Space)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from . import app
+from ._common import console, fail, user_errors
+
+
+@app.command()
+def publish(
+    folder: Annotated[
+        Path,
+        typer.Argument(help="One export (e.g. build/hub/ocw), or the metric folder with --space."),
+    ],
+    repo_id: Annotated[str, typer.Option("--repo-id", help="ORG/NAME on the Hub.")],
+    revision: Annotated[
+        str | None, typer.Option("--revision", help="Branch to commit to (created if needed).")
+    ] = None,
+    private: Annotated[
+        bool, typer.Option("--private", help="Create the repository as private.")
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Only list the files; no network.")
+    ] = False,
+    space: Annotated[
+        bool, typer.Option("--space", help="Publish an evaluate metric as a Space.")
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Publish an export of the pre-release stand-in anyway.")
+    ] = False,
+) -> None:
+    """Make a Hub repository mirror an export (or the metric Space) in one commit: files added
+    or updated, files the folder no longer has deleted. Token from HF_TOKEN or the login."""
+    from ..data.publish import PrereleaseExportError
+    from ..data.publish import publish as do_publish
+
+    with user_errors():
+        try:
+            files = do_publish(
+                folder,
+                repo_id,
+                revision=revision,
+                private=private,
+                dry_run=dry_run,
+                space=space,
+                force=force,
+            )
+        except PrereleaseExportError as err:
+            fail(f"{err}; pass --force to publish it anyway")
+    table = Table(title=("Would upload" if dry_run else "Uploaded") + f" to {repo_id}")
+    table.add_column("file")
+    table.add_column("bytes", justify="right")
+    for f in files:
+        table.add_row(f.path, str(f.size))
+    console.print(table)

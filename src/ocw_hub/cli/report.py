@@ -1,0 +1,52 @@
+"""``ocw-hub report``: one self-contained HTML page of results files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from . import app
+from ._common import console, data_dirs, quiet_datasets, user_errors
+from .options import CacheDir, DataDir, NoChecks
+
+
+@app.command()
+def report(
+    results: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="RESULTS.json...",
+            help="Results files of `ocw-hub evaluate --out` (one run or several); several "
+            "files are models or configs side by side.",
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The HTML file to write.")],
+    data_dir: DataDir = None,
+    hardest: Annotated[
+        int, typer.Option("--hardest", min=0, help="How many of the hardest walls.")
+    ] = 5,
+    wall: Annotated[
+        str | None,
+        typer.Option("--wall", help="The wall of the embedding plot (default: the hardest one)."),
+    ] = None,
+    title: Annotated[str, typer.Option("--title", help="The page's title.")] = "ocw-hub report",
+    cache_dir: CacheDir = None,
+    no_checks: NoChecks = False,
+) -> None:
+    """Write one self-contained HTML report (headline table, plots, the hardest walls) of
+    results files; it opens offline (inline SVG, no script, no web font)."""
+    from ..outputs import check_output_file, write_text_atomic
+    from ..views.report import build_report, load_walls, read_results
+
+    dirs = data_dirs(data_dir)
+    with user_errors(), quiet_datasets():
+        target = check_output_file(out, [*results, *dirs.values()])
+        files = read_results(results)
+        walls = load_walls(
+            files, dirs, cache_dir=cache_dir, verification_mode="no_checks" if no_checks else None
+        )
+        page = build_report(files, walls=walls, n_hardest=hardest, wall_id=wall, title=title)
+        write_text_atomic(target, page)
+    console.print(f"report written to {out}")

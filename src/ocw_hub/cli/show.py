@@ -1,0 +1,65 @@
+"""``ocw-hub show``: one wall or question drawn in the terminal, with a prediction if given."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from . import app
+from ._common import (
+    check_config,
+    console,
+    data_dir_of,
+    fail,
+    load_split_rows,
+    user_errors,
+)
+from .options import CacheDir, Config, DataDir, NoChecks, Split
+
+
+@app.command()
+def show(
+    item_id: Annotated[
+        str, typer.Argument(metavar="ID", help="A wall_id (OCW configs) or a WoTe id.")
+    ],
+    config: Config = "default",
+    split: Split = "test",
+    data_dir: DataDir = None,
+    predictions: Annotated[
+        Path | None,
+        typer.Option(
+            "--predictions",
+            "-p",
+            help="A predictions file: its prediction for this wall (misplaced clues marked ✗, "
+            "figures below) or this question (its span marked in the context).",
+        ),
+    ] = None,
+    cache_dir: CacheDir = None,
+    no_checks: NoChecks = False,
+) -> None:
+    """Draw one wall (a 4x4 grid, one colour per gold group, the connections beside) or one WoTe
+    question (the context with the gold answer span marked), with a prediction if given."""
+    from ..views.wall import Question, Wall, find_row, read_prediction
+
+    config = check_config(config)
+    source = data_dir_of(data_dir, config)
+    rows = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
+    with user_errors():
+        row = find_row(rows, item_id, config, split)
+        prediction = (
+            read_prediction(predictions, config, row["id" if config == "wote" else "wall_id"])
+            if predictions is not None
+            else None
+        )
+        if predictions is not None and prediction is None:
+            fail(f"{predictions}: has no prediction for {item_id!r}")
+        if config == "wote":
+            view = Question.from_row(row, prediction)
+        else:
+            try:
+                view = Wall.from_row(row, prediction, config=config, split=split)
+            except ValueError as err:
+                fail(f"{predictions}: {err}")
+    console.print(view)
