@@ -41,7 +41,7 @@ def _full_data_required() -> bool:
 
 
 def _missing_reason() -> str:
-    return f"needs the real data at {SHARED_DATA} (absent; see README.md, 'For developers')"
+    return f"needs the real data at {SHARED_DATA} (absent; see README.md, 'Quick start')"
 
 
 def _failure_message() -> str:

@@ -13,6 +13,7 @@ Spans: EM (100 + 0) / 2 = 50; F1 of "350 degrees" vs "bake at 350 degrees f" is 
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -40,15 +41,60 @@ def test_scoring_example(repo_root: Path, tmp_path: Path, monkeypatch: pytest.Mo
     assert answers["f1"] == pytest.approx((100 + 100 * 2 * 0.4 / 1.4) / 2)
 
 
-def test_readme_gives_exactly_two_setup_commands(repo_root: Path) -> None:
+def _record(readme: str, first_line: str) -> dict:
+    """A record the card shows: the Python literal of the block starting with ``first_line``."""
+    return ast.literal_eval(_block(readme, first_line))
+
+
+@pytest.fixture(scope="module")
+def card_root(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
+    """A folder laid out as the README assumes (``../shared/data`` beside it) after the quick
+    start's first command built the exports in ``build/hub``."""
+    from typer.testing import CliRunner
+
+    from ocw_hub.cli import app
+
+    work = tmp_path_factory.mktemp("card")
+    (work / "shared").symlink_to(shared_data.parent)
+    root = work / "repo"
+    root.mkdir()
+    result = CliRunner().invoke(
+        app,
+        ["build", "--data-dir", f"default={shared_data / 'ocw' / 'dataset'}",
+         "--data-dir", f"wote={shared_data / 'wote'}", "--out", str(root / "build" / "hub"),
+         "--no-checks"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return root
+
+
+def test_card_records_and_load_snippet(
+    repo_root: Path, card_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wall and the question the card shows are the rows its load snippet returns."""
     readme = (repo_root / "README.md").read_text()
-    dev = readme.split("## For developers")[1]
-    bash = re.findall(r"```bash\n(.*?)```", dev, flags=re.S)
-    assert len(bash) == 1
-    commands = [line for line in bash[0].splitlines() if line and not line.startswith("#")]
-    assert len(commands) == 2
-    assert "ocw-hub reproduce" in commands[0] and "../shared/data" in commands[0]
-    assert commands[1] == "bash .ci/run"
+    monkeypatch.chdir(card_root)
+    namespace: dict = {}
+    exec(_block(readme, "from datasets import load_dataset\n"), namespace)
+    assert namespace["wall"] == _record(readme, '{"wall_id": "46fa44"')
+    question = _record(readme, '{"id": "Wizard-of-Task-food-171/food-171-1"')
+    assert {key: namespace["question"][key] for key in question} == question
+    assert len(namespace["question"]) == 17
+    words = namespace["walls"].features["words"]
+    assert words.feature.dtype == "string"  # the spelling the card gives for every version
+
+
+def test_package_loading_snippet(
+    repo_root: Path, card_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    readme = (repo_root / "README.md").read_text()
+    monkeypatch.chdir(card_root)
+    namespace: dict = {}
+    exec(_block(readme, "import ocw_hub\n\nwalls ="), namespace)
+    assert namespace["walls"]["test"].num_rows == 494
+    assert namespace["wote"].num_rows == 169
+    assert namespace["test"].num_rows == 494
+    assert namespace["seasons"][0].season == 1
 
 
 def test_ci_requires_the_real_data_and_runs_both_datasets_versions(repo_root: Path) -> None:
