@@ -87,3 +87,28 @@ def test_a_folder_of_other_files_is_refused_first(tmp_path: Path, ocw_fixture_di
     assert result.exit_code == 1 and "holds other files" in result.output
     with pytest.raises(OutputPathError):
         reproduce(ocw_fixture_dir, ocw_fixture_dir / "inside", runs=1)
+
+
+def test_an_interrupted_run_is_redone_and_a_second_writer_refused(
+    tmp_path: Path, ocw_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ocw_hub.data.randomize as randomize
+    from ocw_hub.outputs import LOCK_NAME, exclusive
+
+    out, cache = tmp_path / "build", tmp_path / "cache"
+    kwargs = dict(runs=1, jobs=1, cache_dir=cache, verification_mode="no_checks")
+
+    def interrupted(*args, **kw):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(randomize, "derive_randomized", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            reproduce(ocw_fixture_dir, out, **kwargs)
+    assert json.loads((out / MANIFEST).read_text())["complete"] is False
+    assert (out / "hub").is_dir() and not (out / LOCK_NAME).exists()
+    with exclusive(out):  # another run holds the folder
+        with pytest.raises(OutputPathError, match="another ocw-hub run"):
+            reproduce(ocw_fixture_dir, out, **kwargs)
+    reproduce(ocw_fixture_dir, out, **kwargs)  # the same command redoes it
+    assert json.loads((out / MANIFEST).read_text())["complete"] is True

@@ -28,7 +28,7 @@ from typing import Any
 
 from .configs import PathLike
 from .errors import OutputPathError
-from .outputs import check_output_dir, write_text_atomic
+from .outputs import LOCK_NAME, check_output_dir, exclusive, write_text_atomic
 
 #: The manifest a previous run leaves in ``out``: only such a folder (or an empty one) is reused.
 MANIFEST = "reproduce.json"
@@ -60,7 +60,8 @@ def check_reproduce_out(out: PathLike, inputs: list[PathLike | None]) -> Path:
             files (nothing of it would be overwritten).
     """
     folder = check_output_dir(out, inputs)
-    if folder.is_dir() and any(folder.iterdir()) and not (folder / MANIFEST).is_file():
+    held = folder.is_dir() and any(p.name != LOCK_NAME for p in folder.iterdir())
+    if held and not (folder / MANIFEST).is_file():
         raise OutputPathError(
             f"output folder {out}: holds other files (no {MANIFEST} of an earlier run); "
             "choose an empty or new folder"
@@ -97,13 +98,47 @@ def reproduce(
         OutputPathError: ``out`` is not safe to write (checked before any work).
         OCWHubError: any step's error (bad source files, a model that cannot be loaded).
     """
+    folder = check_reproduce_out(out, [ocw_dir, wote_dir, cache_dir])
+    with exclusive(folder):
+        return _reproduce(
+            folder,
+            ocw_dir,
+            wote_dir=wote_dir,
+            model=model,
+            runs=runs,
+            jobs=jobs,
+            cache_dir=cache_dir,
+            verification_mode=verification_mode,
+            on_step=on_step or (lambda _: None),
+        )
+
+
+def _reproduce(
+    folder: Path,
+    ocw_dir: PathLike,
+    *,
+    wote_dir: PathLike | None,
+    model: str | None,
+    runs: int,
+    jobs: int | None,
+    cache_dir: PathLike | None,
+    verification_mode: str | None,
+    on_step: Callable[[str], None],
+) -> list[Outcome]:
     from .baselines.protocol import predict, write_baseline
     from .data.export import build_export
     from .data.randomize import derive_randomized
     from .scoring.runs import evaluate_files
 
-    folder = check_reproduce_out(out, [ocw_dir, wote_dir, cache_dir])
-    step = on_step or (lambda _: None)
+    step = on_step
+    manifest: dict[str, Any] = {
+        "complete": False,  # true once every step is written: an interrupted run is redone
+        "ocw_dir": str(ocw_dir),
+        "wote_dir": None if wote_dir is None else str(wote_dir),
+        "model": model or "built-in character n-gram TF-IDF (lexical baseline)",
+        "runs": runs,
+    }
+    write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     step("building the hub exports")
     sources = {"default": ocw_dir, **({"wote": wote_dir} if wote_dir is not None else {})}
     build_export(sources, folder / "hub", cache_dir=cache_dir, verification_mode=verification_mode)
@@ -140,16 +175,11 @@ def reproduce(
         outcomes.append(Outcome(config, method, predictions, results, _summary(scored)))
     step("writing the report")
     _write_report(folder, outcomes, data_dirs, cache_dir, verification_mode)
-    manifest = {
-        "ocw_dir": str(ocw_dir),
-        "wote_dir": None if wote_dir is None else str(wote_dir),
-        "model": model or "built-in character n-gram TF-IDF (lexical baseline)",
-        "runs": runs,
-        "outcomes": [
-            {"config": o.config, "method": o.method, "results": str(o.results.relative_to(folder))}
-            for o in outcomes
-        ],
-    }
+    manifest["complete"] = True
+    manifest["outcomes"] = [
+        {"config": o.config, "method": o.method, "results": str(o.results.relative_to(folder))}
+        for o in outcomes
+    ]
     write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     return outcomes
 

@@ -1,16 +1,17 @@
 """Safe output paths: checked before any work is done, written whole or not at all.
 
-Every command that writes a file (``evaluate --out``, ``predict``, ``prompts``, ``parse``,
-``derive``, ``report``) checks its output path first with :func:`check_output_file` or
-:func:`check_output_dir`, then writes with :func:`write_text_atomic`, so a bad path costs no
-scoring time, and a failure leaves neither a partial file nor a stray temporary file.
+The rule for every writer: write only a regular file or a new path; an existing device, FIFO,
+socket, folder or symbolic link is refused before any work; the atomic rename replaces only a
+regular file; a folder that one run fills is held by one run at a time (:func:`exclusive`).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .configs import PathLike
@@ -22,6 +23,34 @@ def _same_file(a: Path, b: Path) -> bool:
         return a.exists() and b.exists() and os.path.samefile(a, b)
     except OSError:
         return False
+
+
+def _not_regular(path: Path) -> str | None:
+    """What ``path`` is when it exists and is no regular file (never following a link)."""
+    try:
+        mode = path.lstat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    kinds = {
+        stat.S_ISLNK: "a symbolic link",
+        stat.S_ISDIR: "a folder",
+        stat.S_ISFIFO: "a FIFO",
+        stat.S_ISSOCK: "a socket",
+        stat.S_ISCHR: "a device",
+        stat.S_ISBLK: "a device",
+    }
+    return next((kind for test, kind in kinds.items() if test(mode)), None)
+
+
+def _probe_writable(folder: Path) -> bool:
+    """Whether a file can be created in ``folder`` (tried, not guessed from permission bits)."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".ocw-hub-probe.", dir=folder)
+    except OSError:
+        return False
+    os.close(fd)
+    os.unlink(tmp)
+    return True
 
 
 def _nearest_existing_parent(path: Path) -> Path:
@@ -46,20 +75,20 @@ def check_output_file(
         ``out`` as an absolute path (symlinks in its parents resolved).
 
     Raises:
-        OutputPathError: ``out`` is an existing folder (``/`` included) or a symlink; it is an
-            input (the same file, even under another name) or lies inside an input folder; a
-            parent is an existing file; the nearest existing parent is not writable.
+        OutputPathError: ``out`` exists and is no regular file (a folder, ``/`` included, a
+            symbolic link, a device, FIFO or socket); it is an input (the same file, even under
+            another name) or lies inside an input folder; a parent is an existing file; no file
+            can be created in the nearest existing parent.
     """
     path = Path(out).expanduser()
-    if path.is_symlink():
-        raise OutputPathError(f"{option} {out}: is a symbolic link; give the real path")
-    if path.is_dir():
-        raise OutputPathError(f"{option} {out}: is a folder; give a file name inside it")
+    kind = _not_regular(path)
+    if kind is not None:
+        raise OutputPathError(f"{option} {out}: is {kind}, not a regular file; give a file path")
     parent = _nearest_existing_parent(path.absolute())
     if not parent.is_dir():
         raise OutputPathError(f"{option} {out}: {parent} is a file, not a folder")
-    if not os.access(parent, os.W_OK):
-        raise OutputPathError(f"{option} {out}: {parent} is not writable")
+    if not _probe_writable(parent):
+        raise OutputPathError(f"{option} {out}: no file can be created in {parent}")
     resolved = parent.resolve() / path.absolute().relative_to(parent)
     for source in inputs:
         if source is None:
@@ -93,8 +122,8 @@ def check_output_dir(
     parent = path.absolute() if path.exists() else _nearest_existing_parent(path.absolute())
     if not parent.is_dir():
         raise OutputPathError(f"{option} {out}: {parent} is a file, not a folder")
-    if not os.access(parent, os.W_OK):
-        raise OutputPathError(f"{option} {out}: {parent} is not writable")
+    if not _probe_writable(parent):
+        raise OutputPathError(f"{option} {out}: no file can be created in {parent}")
     resolved = path.resolve()
     for source in inputs:
         if source is None:
@@ -119,17 +148,69 @@ def write_text_atomic(path: PathLike, text: str) -> None:
 def write_bytes_atomic(path: PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder, renamed over
     ``path`` only when complete, with the permissions of an ordinary new file (the umask
-    applied); the temporary file is removed on any failure."""
+    applied); the temporary file is removed on any failure.
+
+    Raises:
+        OutputPathError: ``path`` exists and is no regular file (checked again just before the
+            rename); the folder cannot be written.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    kind = _not_regular(path)
+    if kind is not None:
+        raise OutputPathError(f"{path}: is {kind}, not a regular file; not replaced")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise OutputPathError(f"{path}: cannot be written ({err.strerror})") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; the result is an ordinary file
+        kind = _not_regular(path)
+        if kind is not None:
+            raise OutputPathError(f"{path}: is {kind}, not a regular file; not replaced")
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+#: The lock file that :func:`exclusive` holds in an output folder.
+LOCK_NAME = ".ocw-hub.lock"
+
+
+@contextmanager
+def exclusive(folder: PathLike, *, option: str = "--out") -> Iterator[None]:
+    """Hold ``folder`` (created if missing) for this process: a second writer of the same
+    folder fails at once instead of mixing its files with this one's. The lock is an
+    ``fcntl.flock`` on ``folder/.ocw-hub.lock`` (released when the process ends, even killed);
+    the file is removed on exit.
+
+    Raises:
+        OutputPathError: another process holds the folder.
+    """
+    import fcntl
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = folder / LOCK_NAME
+    if _not_regular(lock) is not None:
+        raise OutputPathError(f"{option} {folder}: {LOCK_NAME} is not a regular file")
+    handle = open(lock, "a+")  # noqa: SIM115 (held for the whole block)
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputPathError(
+                f"{option} {folder}: another ocw-hub run is writing this folder; wait for it "
+                "or choose another folder"
+            ) from None
+        try:
+            yield
+        finally:
+            lock.unlink(missing_ok=True)
+    finally:
+        handle.close()

@@ -16,13 +16,9 @@ if not datasets.__version__.startswith("3."):
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_script_snippet(
-    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_script_snippet(shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     readme = (REPO_ROOT / "README.md").read_text()
-    block = next(
-        b for b in re.findall(r"```python\n(.*?)```", readme, flags=re.S) if "OCW.py" in b
-    )
+    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, flags=re.S) if "OCW.py" in b)
     root = tmp_path / "repo"  # the scripts, their siblings and infos; the data beside it
     root.mkdir()
     for path in REPO_ROOT.glob("*.py"):
