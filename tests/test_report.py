@@ -33,7 +33,7 @@ from ocw_hub.views.report_data import (
     read_results,
     resolve_predictions,
 )
-from ocw_hub.views.wall import GROUP_COLOURS
+from ocw_hub.views.wall_render import GROUP_COLOURS
 
 runner = CliRunner()
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

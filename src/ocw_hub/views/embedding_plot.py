@@ -57,7 +57,7 @@ _MARKERS = ("o", "s", "^", "D")
 def _scatter(
     ax: Any, points: Any, clues: Sequence[str], gold: Sequence, predicted: Sequence
 ) -> None:
-    from .wall import GROUP_COLOURS
+    from .wall_render import GROUP_COLOURS
 
     for k, (x, y) in enumerate(points):
         colour = GROUP_COLOURS[gold[k]] if gold[k] is not None else HUMAN_COLOUR
@@ -71,7 +71,7 @@ def _scatter(
 def _embedding_legend(fig: Any, ax: Any) -> None:
     from matplotlib.lines import Line2D
 
-    from .wall import GROUP_COLOURS
+    from .wall_render import GROUP_COLOURS
 
     handles = [
         Line2D([], [], marker="o", ls="", color=c, label=f"gold group {g + 1}")

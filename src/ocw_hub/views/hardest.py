@@ -1,5 +1,5 @@
 """The hardest walls of the report: walls ranked by mean AMI over every run, listed as a table
-and drawn (:mod:`ocw_hub.views.wall`) with the prediction of the run that scored lowest."""
+and drawn (:mod:`ocw_hub.views.wall_render`) with the prediction of the run that scored lowest."""
 
 from __future__ import annotations
 
