@@ -45,7 +45,8 @@ def main() -> None:
             check=True, capture_output=True,
         )  # fmt: skip
 
-        from ocw_hub.views.report import build_report, load_walls, read_results
+        from ocw_hub.views.report import build_report
+        from ocw_hub.views.report_data import load_walls, read_results
 
         timings: dict[str, float] = {}
         start = time.perf_counter()

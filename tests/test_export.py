@@ -27,7 +27,7 @@ from ocw_hub.data.export import (
     season_table,
     wote_counts_markdown,
 )
-from ocw_hub.data.publish import check_export, inspect_export
+from ocw_hub.data.hub_check import check_export, inspect_export
 from ocw_hub.resources import load_script
 
 CONFIGS = ("default", "ocw_randomized", "ocw_wordnet", "wote")

@@ -15,7 +15,9 @@ from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.data.export import build_export
-from ocw_hub.data.publish import ExportError, check_export, inspect_export, planned_files, publish
+from ocw_hub.data.hub_check import check_export, inspect_export
+from ocw_hub.data.hub_files import planned_files
+from ocw_hub.data.publish import ExportError, publish
 
 #: Synthetic OCW walls with 4-character ids (as the official release): tests/data/hub_export.
 HUB_OCW = Path(__file__).parent / "data" / "hub_export" / "ocw"

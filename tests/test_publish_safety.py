@@ -21,15 +21,9 @@ from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.data.export import build_export
-from ocw_hub.data.publish import (
-    ExportError,
-    PrereleaseExportError,
-    check_export,
-    check_space,
-    inspect_export,
-    planned_files,
-    publish,
-)
+from ocw_hub.data.hub_check import check_export, check_space, inspect_export
+from ocw_hub.data.hub_files import planned_files
+from ocw_hub.data.publish import ExportError, PrereleaseExportError, publish
 from ocw_hub.resources import metric_dir
 
 HUB_DATA = Path(__file__).parent / "data" / "hub_export"

@@ -1,5 +1,5 @@
-"""The HTML report (``ocw_hub.views.report``, ``ocw-hub report``) on the results fixtures of
-``tests/data/report`` (invented walls; see its ``make_fixtures.py``)."""
+"""The HTML report (``ocw_hub.views.report`` and its modules, ``ocw-hub report``) on the
+results fixtures of ``tests/data/report`` (invented walls; see its ``make_fixtures.py``)."""
 
 from __future__ import annotations
 
@@ -16,22 +16,24 @@ from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.scoring.runs import summary_rows
-from ocw_hub.views.report import (
-    ReportError,
-    build_report,
-    hardest_walls,
-    headline_rows,
-    load_walls,
+from ocw_hub.views.embedding_plot import plot_embeddings
+from ocw_hub.views.hardest import hardest_walls
+from ocw_hub.views.plots import (
     plot_ablation,
     plot_by_season,
     plot_distributions,
-    plot_embeddings,
     plot_runs,
     plot_wote_breakdown,
+)
+from ocw_hub.views.report import build_report, headline_rows
+from ocw_hub.views.report_data import (
+    PredictionsCache,
+    ReportError,
+    load_walls,
     read_results,
     resolve_predictions,
 )
-from ocw_hub.views.wall import GROUP_COLOURS
+from ocw_hub.views.wall_render import GROUP_COLOURS
 
 runner = CliRunner()
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -239,9 +241,7 @@ def test_hardest_walls_and_embeddings(files: list, walls: dict) -> None:
     assert hard[0].worst[2] == min(amis[expected[0]])
 
     rows = {r["wall_id"]: r for r in walls[("default", "test")]}
-    from ocw_hub.views.report import _Predictions
-
-    plot = plot_embeddings(files[0], rows, "a001", [], _Predictions())
+    plot = plot_embeddings(files[0], rows, "a001", [], PredictionsCache())
     _check_labelled(plot)
     tsne = plot.figure.axes[0]
     texts = [t.get_text() for t in tsne.texts]
@@ -250,7 +250,7 @@ def test_hardest_walls_and_embeddings(files: list, walls: dict) -> None:
     assert tuple(mars.get_facecolor()[0][:3]) == pytest.approx(
         tuple(int(GROUP_COLOURS[1][i : i + 2], 16) / 255 for i in (1, 3, 5))
     )
-    assert plot_embeddings(files[1], rows, None, ["a001"], _Predictions()) is None  # no vectors
+    assert plot_embeddings(files[1], rows, None, ["a001"], PredictionsCache()) is None  # no vectors
 
 
 # --------------------------------------------------------------------------------------

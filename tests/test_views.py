@@ -1,4 +1,4 @@
-"""The wall and WoTe question views (``ocw_hub.views.wall``, ``ocw-hub show``).
+"""The wall and WoTe question views (``ocw_hub.views``, ``ocw-hub show``).
 
 Small data: invented walls and questions in ``tests/data/report`` (written by its
 ``make_fixtures.py``); the full-scale check on the stand-in's test split uses ``ocw_dir``.
@@ -20,16 +20,10 @@ from typer.testing import CliRunner
 from ocw_hub.cli import app
 from ocw_hub.resources import load_metric_code
 from ocw_hub.scoring.predictions import WallPrediction
-from ocw_hub.views.wall import (
-    MISPLACED,
-    Question,
-    UnknownIdError,
-    Wall,
-    find_row,
-    question_html,
-    wall,
-    wall_html,
-)
+from ocw_hub.views.lookup import UnknownIdError, find_row
+from ocw_hub.views.question import Question, question_html
+from ocw_hub.views.wall import Wall, wall
+from ocw_hub.views.wall_render import MISPLACED, wall_html
 
 runner = CliRunner()
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

@@ -200,7 +200,8 @@ def _write_report(
     cache_dir: PathLike | None,
     verification_mode: str | None,
 ) -> None:
-    from .views.report import build_report, load_walls, read_results
+    from .views.report import build_report
+    from .views.report_data import load_walls, read_results
 
     files = read_results([o.results for o in outcomes])
     walls = load_walls(files, data_dirs, cache_dir=cache_dir, verification_mode=verification_mode)

@@ -22,7 +22,8 @@ def check(
 ) -> None:
     """Check that an export works in the Hub viewer and every datasets era (configs resolve,
     Parquet reads, features match the card, no link leaves the folder)."""
-    from ..data.publish import export_folders, inspect_export
+    from ..data.hub_check import inspect_export
+    from ..data.hub_files import export_folders
 
     failed = []
     for folder in export_folders(export_dir):

@@ -38,7 +38,8 @@ def report(
     """Write one self-contained HTML report (headline table, plots, the hardest walls) of
     results files; it opens offline (inline SVG, no script, no web font)."""
     from ..outputs import check_output_file, write_text_atomic
-    from ..views.report import build_report, load_walls, read_results
+    from ..views.report import build_report
+    from ..views.report_data import load_walls, read_results
 
     dirs = data_dirs(data_dir)
     with user_errors(), quiet_datasets():

@@ -41,7 +41,9 @@ def show(
 ) -> None:
     """Draw one wall (a 4x4 grid, one colour per gold group, the connections beside) or one WoTe
     question (the context with the gold answer span marked), with a prediction if given."""
-    from ..views.wall import Question, Wall, find_row, read_prediction
+    from ..views.lookup import find_row, read_prediction
+    from ..views.question import Question
+    from ..views.wall import Wall
 
     config = check_config(config)
     source = data_dir_of(data_dir, config)

@@ -1,0 +1,230 @@
+"""Results files for the report (``ocw-hub report``): read and checked against the shape
+``ocw-hub evaluate --out`` writes, with the gold walls and predictions files they refer to."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import jsonio
+from ..configs import CONFIGS, PathLike
+from ..errors import OCWHubError
+
+_JSON_NAMES = {dict: "object", list: "list", str: "string"}
+
+
+class ReportError(OCWHubError, ValueError):
+    """A results file the report cannot read: not JSON, or not the shape ``ocw-hub evaluate
+    --out`` writes (the message names the file and the field)."""
+
+
+@dataclass(frozen=True)
+class ResultsFile:
+    """One results file: its runs (a single-run file is one run) and its label in the report.
+
+    Attributes:
+        path: the file.
+        label: the column and legend name (the file stem; with the folder when two stems
+            clash).
+        data: the parsed JSON.
+        runs: the single-run results it holds.
+    """
+
+    path: Path
+    label: str
+    data: dict[str, Any]
+    runs: tuple[dict[str, Any], ...]
+
+    @property
+    def config(self) -> str:
+        return str(self.data["config"])
+
+    @property
+    def split(self) -> str:
+        return str(self.data["split"])
+
+    @property
+    def is_wote(self) -> bool:
+        return self.config == "wote"
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """(config, split): files with the same key are compared in one table and plot."""
+        return (self.config, self.split)
+
+
+# --------------------------------------------------------------------------------------
+# Reading results
+# --------------------------------------------------------------------------------------
+
+
+def _require(path: Path, data: Mapping[str, Any], key: str, kind: type, where: str = "") -> Any:
+    value = data.get(key)
+    if not isinstance(value, kind):
+        raise ReportError(
+            f"{path}: {where}`{key}` must be a JSON {_JSON_NAMES[kind]} (is this a results file "
+            "written by `ocw-hub evaluate --out`?)"
+        )
+    return value
+
+
+def _check_run(path: Path, run: Any, config: str, index: int | None) -> dict[str, Any]:
+    where = f"runs[{index}]: " if index is not None else ""
+    if not isinstance(run, dict):
+        raise ReportError(f"{path}: {where}expected an object of results")
+    if config == "wote":
+        _require(path, run, "spans", dict, where)
+        _require(path, run, "per_question", list, where)
+        _require(path, run, "by_question_type", dict, where)
+        _require(path, run, "by_domain", dict, where)
+    else:
+        _require(path, run, "per_wall", list, where)
+        _require(path, run, "human", dict, where)
+        _require(path, run, "by_season", dict, where)
+        if "grouping" not in run and "connections" not in run:
+            raise ReportError(f"{path}: {where}neither `grouping` nor `connections` figures")
+    return run
+
+
+def _read_one(path: Path) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
+    data = jsonio.read_json(path, ReportError, "results file")
+    if not isinstance(data, dict):
+        raise ReportError(f"{path}: expected a JSON object (a results file of `ocw-hub evaluate`)")
+    config = _require(path, data, "config", str)
+    if config not in CONFIGS:
+        raise ReportError(f"{path}: unknown `config` {config!r}; expected one of {list(CONFIGS)}")
+    _require(path, data, "split", str)
+    if "runs" in data:
+        runs = _require(path, data, "runs", list)
+        if not runs:
+            raise ReportError(f"{path}: `runs` is empty")
+        return data, tuple(_check_run(path, run, config, i) for i, run in enumerate(runs))
+    return data, (_check_run(path, data, config, None),)
+
+
+def _labels(paths: Sequence[Path]) -> list[str]:
+    stems = [p.stem for p in paths]
+    labels = [f"{p.parent.name}/{p.stem}" if stems.count(p.stem) > 1 else p.stem for p in paths]
+    seen: dict[str, int] = {}
+    for i, label in enumerate(labels):
+        seen[label] = seen.get(label, 0) + 1
+        if labels.count(label) > 1:
+            labels[i] = f"{label} ({seen[label]})"
+    return labels
+
+
+def read_results(paths: Sequence[PathLike]) -> list[ResultsFile]:
+    """Read results files (each one run or several, as ``ocw-hub evaluate --out`` writes them).
+
+    Raises:
+        ReportError: no file given; a file is missing, not JSON, or not a results file (names
+            the file and the field); the same file given twice.
+    """
+    if not paths:
+        raise ReportError("no results file given")
+    files = [Path(p) for p in paths]
+    resolved = [f.resolve() for f in files]
+    twice = sorted({str(f) for f, r in zip(files, resolved, strict=True) if resolved.count(r) > 1})
+    if twice:
+        raise ReportError(f"results file given twice: {', '.join(twice)}")
+    out = []
+    for path, label in zip(files, _labels(files), strict=True):
+        data, runs = _read_one(path)
+        out.append(ResultsFile(path, label, data, runs))
+    return out
+
+
+def by_key(files: Iterable[ResultsFile]) -> dict[tuple[str, str], list[ResultsFile]]:
+    """The files grouped by (config, split), in first-seen order."""
+    groups: dict[tuple[str, str], list[ResultsFile]] = {}
+    for f in files:
+        groups.setdefault(f.key, []).append(f)
+    return groups
+
+
+def mean_std(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and population standard deviation (``numpy.std``, as the multi-run results)."""
+    import numpy as np
+
+    array = np.asarray(values, dtype=float)
+    return float(array.mean()), float(array.std())
+
+
+def grouped_files(files: Sequence[ResultsFile]) -> list[ResultsFile]:
+    """The files with grouping figures in some run."""
+    return [f for f in files if any("grouping" in run for run in f.runs)]
+
+
+def resolve_predictions(run: Mapping[str, Any], results_path: Path) -> Path | None:
+    """The predictions file of a run (its ``predictions`` path as evaluated: absolute, else
+    relative to the working folder or to the results file's folder), or None if not found."""
+    given = run.get("predictions")
+    if not isinstance(given, str) or not given:
+        return None
+    path = Path(given)
+    candidates = [path] if path.is_absolute() else [path, results_path.parent / path]
+    return next((c for c in candidates if c.is_file()), None)
+
+
+class PredictionsCache:
+    """Predictions files read once each (the report draws several walls of one run)."""
+
+    def __init__(self) -> None:
+        self._read: dict[tuple[Path, str], dict[str, Any] | None] = {}
+
+    def get(self, path: Path | None, config: str, wall_id: str) -> Any:
+        if path is None:
+            return None
+        key = (path.resolve(), config)
+        if key not in self._read:
+            from ..scoring.predictions import read_predictions
+
+            try:
+                self._read[key] = read_predictions(path, config)
+            except OCWHubError:
+                self._read[key] = None
+        found = self._read[key]
+        return None if found is None else found.get(wall_id)
+
+
+def load_walls(
+    files: Sequence[ResultsFile],
+    data_dirs: Mapping[str, PathLike | None],
+    *,
+    cache_dir: PathLike | None = None,
+    verification_mode: str | None = None,
+) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """The gold walls of every OCW (config, split) of the files: from ``data_dirs[config]``
+    (or ``data_dirs["*"]``, allowed when the files hold one OCW config only) when given
+    (:func:`ocw_hub.data.sources.load_split`), else from the ``datasets`` cache when the split was
+    prepared there (never a download).
+
+    Raises:
+        ReportError: ``data_dirs["*"]`` with files of several OCW configs (``default`` and
+            ``ocw_randomized`` hold different test walls: each needs its own folder).
+        SourceUnavailableError, UnknownSplitError, format errors: a given data folder cannot be
+            read.
+    """
+    from ..data.sources import load_split, prepared_split
+
+    keys = list(by_key(f for f in files if not f.is_wote))
+    unnamed = sorted({c for c, _ in keys if c not in data_dirs})
+    if "*" in data_dirs and len({c for c, _ in keys}) > 1 and unnamed:
+        raise ReportError(
+            f"results of several configs ({', '.join(sorted({c for c, _ in keys}))}): give each "
+            f"its data as CONFIG=DIR (missing: {', '.join(unnamed)}); their walls differ"
+        )
+    out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for config, split in keys:
+        data_dir = data_dirs.get(config, data_dirs.get("*"))
+        if data_dir is not None:
+            dataset = load_split(
+                config, split, data_dir, cache_dir=cache_dir, verification_mode=verification_mode
+            )
+        else:
+            dataset = prepared_split(config, split, cache_dir=cache_dir)
+        if dataset is not None:
+            out[(config, split)] = dataset.to_list()
+    return out
