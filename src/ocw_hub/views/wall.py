@@ -8,7 +8,7 @@
   group and marked ``✗`` when it sits outside the gold group matched to its row (a red herring
   taken), so a misplaced clue stands out without colour too; the wall's figures (AMI, ARI, FMS,
   WD, correct groups) are computed by the metric's own code
-  (:func:`ocw_hub.resources.load_metric_code`).
+  (:func:`ocw_hub.resources.load_metric_module`).
 * :class:`Question`: one WoTe question: the question, the history turns and the context with
   the gold answer span highlighted at ``answers.answer_start`` (SQuAD's offsets), and the
   prediction's span when a prediction is given (found in the context ignoring case).
@@ -178,7 +178,7 @@ class Wall:
             ValueError: groups that are not 4 lists of 4 clue strings, or connections that are
                 not 4 strings (the metric's checks, naming the position).
         """
-        code = _metric_code()
+        code = _metric_module("inputs")
         groups = None
         if predicted_groups is not None:
             checked = code.validate_wall(predicted_groups, f"wall {self.wall_id}: predicted_groups")
@@ -202,7 +202,7 @@ class Wall:
         if self.predicted_groups is None:
             return None
         if "scores" not in self._cache:
-            self._cache["scores"] = _metric_code().score_wall(
+            self._cache["scores"] = _metric_module("grouping").score_wall(
                 [list(g) for g in self.predicted_groups], self.gold
             )
         return self._cache["scores"]
@@ -261,10 +261,10 @@ class Wall:
         return wall_html(self)
 
 
-def _metric_code() -> Any:
-    from ..resources import load_metric_code
+def _metric_module(name: str) -> Any:
+    from ..resources import load_metric_module
 
-    return load_metric_code()
+    return load_metric_module(name)
 
 
 def _gold_labels(
@@ -273,7 +273,7 @@ def _gold_labels(
     """Gold group (0-3, None if not in the wall) of each predicted clue, in the prediction's
     own order, from the metric's ``predicted_labels`` (which works on lowercased sorted
     groups)."""
-    code = _metric_code()
+    code = _metric_module("grouping")
     pred_sorted = [sorted(c.lower() for c in g) for g in predicted]
     gold_sorted = [sorted(c.lower() for c in g) for g in gold]
     flat = code.predicted_labels(pred_sorted, gold_sorted)
@@ -585,7 +585,7 @@ class Question:
         (the metric's code), or None without a prediction."""
         if self.prediction is None or not self.answers:
             return None
-        code = _metric_code()
+        code = _metric_module("spans")
         golds = [t for t, _ in self.answers]
         return {
             "exact_match": 100.0 * max(code.span_exact_match(self.prediction, g) for g in golds),
