@@ -18,6 +18,7 @@ When every gold group and every predicted group holds 4 clues (n = 16):
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import sys
 import types
@@ -461,14 +462,70 @@ def test_bertscore_values_are_averaged_per_wall(monkeypatch: pytest.MonkeyPatch)
     assert seen["lang"] == "en" and seen["rescale_with_baseline"] is True and seen["n"] == 8
 
 
-def test_folder_copied_alone_loads_and_computes(tmp_path: Path) -> None:
+#: One input per config and its figures (see the hand-computed tests above).
+_COPY_CASES = {
+    "grouping": (
+        [[["a1", "a2", "a3", "b1"], ["b2", "b3", "b4", "a4"], C, D]],
+        [WALL],
+        {"correct_groups": 2, "full_wall": 0, "wd": 0.125},
+    ),
+    "connections": ([GOLD_CONN], [GOLD_CONN], {"exact_match": 1.0, "rouge1": 1.0, "n_walls": 1}),
+    "spans": (["the oven"], [["oven"]], {"exact_match": 100.0, "f1": 100.0, "n_questions": 1}),
+}
+
+
+def test_folder_copied_alone_loads_every_config(tmp_path: Path) -> None:
+    """A copy of the metric folder alone, loaded in a fresh process with an empty modules
+    cache: evaluate fetches every sibling module from the copy, and each config computes."""
+    import json
+    import subprocess
+
     target = tmp_path / "ocw_metric"
     shutil.copytree(METRIC_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
-    metric = evaluate.load(str(target), "connections")
-    got = metric.compute(predictions=[GOLD_CONN], references=[GOLD_CONN])
-    assert got == {"exact_match": 1.0, "rouge1": 1.0, "n_walls": 1}
-    grouping = evaluate.load(str(target), "grouping")
-    assert grouping.compute(predictions=[WALL], references=[WALL])["full_wall"] == 1
+    code = (
+        "import importlib, json, sys\n"
+        "from pathlib import Path\n"
+        "import evaluate\n"
+        "out = {}\n"
+        f"for config, (preds, refs, _) in {_COPY_CASES!r}.items():\n"
+        "    metric = evaluate.load(sys.argv[1], config)\n"
+        "    package = importlib.import_module(type(metric).__module__.rsplit('.', 1)[0])\n"
+        "    fetched = sorted(p.name for p in Path(package.__file__).parent.glob('*.py'))\n"
+        "    result = metric.compute(predictions=preds, references=refs)\n"
+        "    out[config] = {'result': result, 'fetched': fetched,\n"
+        "                   'module': sys.modules[type(metric).__module__].__file__}\n"
+        "print(json.dumps(out))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(HF_MODULES_CACHE=str(tmp_path / "modules"), HF_EVALUATE_OFFLINE="1")
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code, str(target)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    siblings = sorted(p.name for p in METRIC_DIR.glob("*.py") if p.name != "app.py")
+    for config, (_, _, want) in _COPY_CASES.items():
+        got = out[config]
+        assert Path(got["module"]).is_relative_to(tmp_path / "modules"), config
+        assert got["fetched"] == ["__init__.py", *siblings], config
+        assert {k: got["result"][k] for k in want} == pytest.approx(want), config
+
+
+@pytest.mark.parametrize("config", cs_configs())
+def test_evaluate_empty_input_is_nothing_to_score(loaded: dict, config: str) -> None:
+    # spans picks its features from the first item, which an empty input lacks: still the
+    # ValueError of the other configs, not an IndexError from evaluate.
+    with pytest.raises(ValueError, match="nothing to score"):
+        loaded[config].compute(predictions=[], references=[])
+    metric = loaded[config]
+    preds, refs, want = _COPY_CASES[config]
+    got = metric.compute(predictions=preds, references=refs)
+    assert {k: got[k] for k in want} == pytest.approx(want)
 
 
 def test_metric_card_and_space_files() -> None:
