@@ -95,10 +95,10 @@ Returns:
         bertscore_f1 when requested.
     spans: exact_match, f1 (0-100), n_questions.
 Raises:
-    ValueError: malformed input (not 4 groups of 4 strings, not 4 connection strings,
-        wrong types, different lengths, text with a lone surrogate, a gold wall with a
-        clue more than twice, squad-shaped ids that differ or repeat); the message names
-        the index or id, e.g.
+    ValueError: malformed input (nothing to score, not 4 groups of 4 strings, not 4
+        connection strings, wrong types, different lengths, text with a lone surrogate, a
+        gold wall with a clue more than twice, squad-shaped ids that differ or repeat); the
+        message names the index or id, e.g.
         "predictions[3][1]: expected a group of 4 clues, got 5 clues". Also options
         given to the wrong config, bertscore_kwargs without bertscore=True, and an
         unknown rouge_tokenizer.
