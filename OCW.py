@@ -124,8 +124,8 @@ NUM_CLUES = NUM_GROUPS * CLUES_PER_GROUP
 MAX_CLUE_REPEATS = 2
 """A wall may hold one clue (compared lowercased) at most this many times.
 
-The same rule, with the same comparison, as ``MAX_GOLD_CLUE_REPEATS`` of the metric
-(``metrics/ocw_metric/compute_score.py``), which rejects a gold wall with a clue more than
+The same rule, with the same comparison, as ``MAX_CLUE_REPEATS`` of the metric
+(``metrics/ocw_metric/inputs.py``), which rejects a gold wall with a clue more than
 twice: the builder rejects such a wall at build time instead of letting scoring fail later.
 The release holds two walls with a clue twice (``654041``, ``b308e4``) and none with more.
 """

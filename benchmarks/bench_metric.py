@@ -16,7 +16,7 @@ as 100 runs of a model would be.
 Printed, each with its wall time (best of ``--repeat``; every run starts with empty caches)
 and the peak of Python memory allocations (``tracemalloc``, a separate run):
 
-* grouping through ``compute_score.grouping_scores`` (what ``ocw-hub evaluate`` calls), on
+* grouping through ``grouping.grouping_scores`` (what ``ocw-hub evaluate`` calls), on
   494 and on 49,400 walls: the new path (AMI, ARI, FMS from the 4 x k contingency table) and,
   measured in the same run, the old path (scikit-learn's public scorers called per wall,
   memoised per table as before). Both must give identical figures; the script checks it.
@@ -44,12 +44,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ocw_hub.resources import load_metric_code, metric_dir
+from ocw_hub.resources import load_metric_module, metric_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATASET = REPO_ROOT.parent / "shared" / "data" / "ocw" / "dataset"
 
-cs = load_metric_code()
+grouping = load_metric_module("grouping")
+partition = load_metric_module("partition")
+connections = load_metric_module("connections")
 
 
 def load_walls(dataset_dir: Path) -> list[dict[str, Any]]:
@@ -95,28 +97,30 @@ class old_path:  # noqa: N801 - used as a context manager, reads like a mode
     memoised per labeling)."""
 
     def __enter__(self) -> None:
-        self.saved = cs._partition_scores
-        cs._partition_scores = lru_cache(maxsize=65536)(cs.partition_scores_public)
+        self.saved = partition._partition_scores
+        partition._partition_scores = lru_cache(maxsize=65536)(partition.partition_scores_public)
 
     def __exit__(self, *exc: object) -> None:
-        cs._partition_scores = self.saved
+        partition._partition_scores = self.saved
 
 
 def measure(
-    fn: Callable[[], Any], repeat: int, scorer: ModuleType = cs
+    fn: Callable[[], Any], repeat: int, scorers: tuple[ModuleType, ...] = (grouping, connections)
 ) -> tuple[float, float, Any]:
     """(best seconds over ``repeat`` cold runs, peak traced MiB of one more run, result).
 
-    ``scorer`` is the compute_score module whose caches are emptied before each run
-    (``evaluate.load`` imports its own copy of the file)."""
+    ``scorers`` are the grouping and connections modules whose caches are emptied before each run
+    (``evaluate.load`` imports its own copies of the files)."""
     best, result = float("inf"), None
     for _ in range(repeat):
-        scorer.clear_caches()
+        for scorer in scorers:
+            scorer.clear_caches()
         gc.collect()
         start = time.perf_counter()
         result = fn()
         best = min(best, time.perf_counter() - start)
-    scorer.clear_caches()
+    for scorer in scorers:
+        scorer.clear_caches()
     gc.collect()
     tracemalloc.start()
     fn()
@@ -141,12 +145,12 @@ def bench_grouping(
 ) -> dict[str, float]:
     """Time the new path (and the old one) on one input; check both give the same figures."""
     n = len(preds)
-    new_s, new_peak, new = measure(lambda: cs.grouping_scores(preds, refs, True), repeat)
+    new_s, new_peak, new = measure(lambda: grouping.grouping_scores(preds, refs, True), repeat)
     print(line(f"grouping {name}: contingency table (new)", n, new_s, new_peak))
     out = {"new_s": new_s, "new_peak": new_peak}
     if with_old:
         with old_path():
-            old_s, old_peak, old = measure(lambda: cs.grouping_scores(preds, refs, True), 1)
+            old_s, old_peak, old = measure(lambda: grouping.grouping_scores(preds, refs, True), 1)
         print(line(f"grouping {name}: sklearn per call (old)", n, old_s, old_peak))
         assert old["per_item"] == new["per_item"], "old and new paths disagree"
         print(f"{'':44s} speed-up x{old_s / new_s:.1f}; per-wall figures identical")
@@ -181,22 +185,23 @@ def main() -> None:
 
     import evaluate
 
-    grouping = evaluate.load(str(metric_dir()), "grouping")
-    connections = evaluate.load(str(metric_dir()), "connections")
+    grouping_metric = evaluate.load(str(metric_dir()), "grouping")
+    connections_metric = evaluate.load(str(metric_dir()), "connections")
     conn_refs = [w["gt_connections"] for w in walls]
     conn_preds = imperfect_connections(walls)
-    scorer = import_module(type(grouping).__module__.rsplit(".", 1)[0] + ".compute_score")
+    package = type(grouping_metric).__module__.rsplit(".", 1)[0]
+    scorers = tuple(import_module(f"{package}.{name}") for name in ("grouping", "connections"))
     for name, fn in (
         (
             "grouping via evaluate.load",
-            lambda: grouping.compute(predictions=preds, references=refs),
+            lambda: grouping_metric.compute(predictions=preds, references=refs),
         ),
         (
             "connections via evaluate.load",
-            lambda: connections.compute(predictions=conn_preds, references=conn_refs),
+            lambda: connections_metric.compute(predictions=conn_preds, references=conn_refs),
         ),
     ):
-        seconds, peak, result = measure(fn, args.repeat, scorer)
+        seconds, peak, result = measure(fn, args.repeat, scorers)
         print(line(name, n, seconds, peak))
         print(f"{'':44s} {result}")
     print(

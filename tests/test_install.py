@@ -107,3 +107,14 @@ def test_wheel_install_from_another_folder(installed: Path, tmp_path: Path) -> N
     assert results["grouping"]["correct_groups"] == 4 + 2
     done = _run(installed, elsewhere, cli, "--version")
     assert done.returncode == 0 and done.stdout.strip() == "ocw-hub 0.1.0"
+
+
+def test_wheel_carries_every_file_of_the_metric_folder(installed: Path) -> None:
+    # The metric script and each sibling module it imports, the card and the Space files.
+    source = REPO_ROOT / "metrics" / "ocw_metric"
+    copy = installed / "ocw_hub" / "_hub" / "metrics" / "ocw_metric"
+    names = sorted(p.name for p in source.iterdir() if p.is_file())
+    assert {"grouping.py", "connections.py", "spans.py", "inputs.py"} <= set(names)
+    assert sorted(p.name for p in copy.iterdir() if p.is_file()) == names
+    for name in names:
+        assert (copy / name).read_bytes() == (source / name).read_bytes(), name

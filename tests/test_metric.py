@@ -18,6 +18,7 @@ When every gold group and every predicted group holds 4 clues (n = 16):
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import sys
 import types
@@ -28,13 +29,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ocw_hub.resources import load_metric_code, metric_dir
+from ocw_hub.resources import load_metric_module, metric_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 METRIC_DIR = REPO_ROOT / "metrics" / "ocw_metric"
 assert metric_dir() == METRIC_DIR, "tests run against this checkout's metric"
 
-cs = load_metric_code()  # metrics/ocw_metric/compute_score.py, imported by path
+# The metric's pure modules (metrics/ocw_metric/<name>.py), imported by path
+inputs = load_metric_module("inputs")
+partition = load_metric_module("partition")
+grouping = load_metric_module("grouping")
+connections = load_metric_module("connections")
+spans = load_metric_module("spans")
 
 A = ["a1", "a2", "a3", "a4"]
 B = ["b1", "b2", "b3", "b4"]
@@ -47,7 +53,7 @@ EMI_4X4 = (396 * 2 * LN2 + 48 * 3 * LN3 + 1 * 4 * LN4) / 1820  # ~0.391603
 
 
 def score(pred: list[list[str]], gold: list[list[str]] = WALL) -> dict:
-    return cs.score_wall(pred, gold)
+    return grouping.score_wall(pred, gold)
 
 
 # ----------------------------------------------------------------------------------------
@@ -139,9 +145,9 @@ def test_clues_not_in_the_wall_get_fresh_indices() -> None:
     # FMS = 18 / sqrt(24 * 18) = sqrt(0.75) ~ 0.866025
     pred = [["a1", "a2", "a3", "zz"], B, C, ["d1", "d2", "d3", "yy"]]
     got = score(pred)
-    assert cs.predicted_labels(cs._sorted_lower(pred), cs._sorted_lower(WALL)) == (
-        [0, 0, 0, 4] + [1] * 4 + [2] * 4 + [3, 3, 3, 5]
-    )
+    assert grouping.predicted_labels(
+        grouping._sorted_lower(pred), grouping._sorted_lower(WALL)
+    ) == ([0, 0, 0, 4] + [1] * 4 + [2] * 4 + [3, 3, 3, 5])
     assert got["wd"] == pytest.approx(0.375)
     assert got["ari"] == pytest.approx(14.4 / 17.4)
     assert got["fms"] == pytest.approx(math.sqrt(0.75))
@@ -162,7 +168,7 @@ def test_case_insensitive_but_not_stripped() -> None:
 def test_grouping_aggregate() -> None:
     # Wall 1 perfect, wall 2 the one-swap wall (2 correct groups, WD 0.125, ARI 0.6875).
     swap = [["a1", "a2", "a3", "b1"], ["b2", "b3", "b4", "a4"], C, D]
-    got = cs.grouping_scores([WALL, swap], [WALL, WALL], return_per_item=True)
+    got = grouping.grouping_scores([WALL, swap], [WALL, WALL], return_per_item=True)
     assert got["n_walls"] == 2
     assert got["full_wall"] == 1 and got["full_wall_rate"] == 0.5
     assert got["correct_groups"] == 6 and got["correct_groups_rate"] == 6 / 8
@@ -190,7 +196,7 @@ def test_repeated_clue_perfect_in_reverse_order() -> None:
     # Upstream maps "glamour" to its last gold group (3), so its gold labels are
     # 0000 1111 2322 3333 and a perfect prediction in another group order scores AMI < 1.
     # Here whole groups are matched first: perfect in any order scores perfect.
-    got = cs.score_wall(B308E4[::-1], B308E4)
+    got = grouping.score_wall(B308E4[::-1], B308E4)
     assert (got["wd"], got["ami"], got["ari"], got["fms"]) == (0.0, 1.0, 1.0, 1.0)
     assert got["correct_groups"] == 4
 
@@ -205,10 +211,10 @@ def test_repeated_clue_assigned_by_agreement() -> None:
     p2 = ["Flamingo", "Lemon Drop", "Lucky", "Glamour"]
     p3 = ["Karate", "Nylon", "Allure", "Glamour"]
     pred = [B308E4[0], B308E4[1], p2, p3]
-    labels = cs.predicted_labels(cs._sorted_lower(pred), cs._sorted_lower(B308E4))
+    labels = grouping.predicted_labels(grouping._sorted_lower(pred), grouping._sorted_lower(B308E4))
     # sorted P2: flamingo glamour lemon drop lucky -> 2 2 2 3; P3: allure glamour karate nylon
     assert labels[8:] == [2, 2, 2, 3, 3, 3, 2, 3]
-    got = cs.score_wall(pred, B308E4)
+    got = grouping.score_wall(pred, B308E4)
     assert got["wd"] == pytest.approx(0.125)
     assert got["ari"] == pytest.approx(0.6875)
     assert got["fms"] == pytest.approx(0.75)
@@ -224,7 +230,7 @@ def test_repeated_clue_within_one_group() -> None:
         ["Road", "Hay", "Deck", "Bullseye"],
     ]
     pred = [wall[3], ["Rok", "bask", "BASK", "Mask"], wall[0], wall[2]]
-    got = cs.score_wall(pred, wall)
+    got = grouping.score_wall(pred, wall)
     assert (got["wd"], got["ami"], got["ari"], got["fms"], got["correct_groups"]) == (
         0.0,
         1.0,
@@ -250,7 +256,9 @@ def test_connections_hand_values() -> None:
     # wall 1: EM 1/4 = 0.25, ROUGE (0.5 + 2/3 + 1 + 1)/4 = 19/24
     # wall 2: exact copy -> EM 1, ROUGE 1. Means: EM 0.625, ROUGE (19/24 + 1)/2 = 43/48
     pred = ["Famous Mel", "tools", " COCKTAILS ", "monkey"]
-    got = cs.connection_scores([pred, GOLD_CONN], [GOLD_CONN, GOLD_CONN], return_per_item=True)
+    got = connections.connection_scores(
+        [pred, GOLD_CONN], [GOLD_CONN, GOLD_CONN], return_per_item=True
+    )
     assert got["exact_match"] == pytest.approx(0.625)
     assert got["rouge1"] == pytest.approx(43 / 48)
     assert got["n_walls"] == 2
@@ -261,9 +269,9 @@ def test_connections_hand_values() -> None:
 def test_exact_match_semantics_of_evaluate() -> None:
     # evaluate's exact_match compares numpy unicode arrays: equal strings -> 1,
     # anything else (even punctuation) -> 0; numpy ignores trailing NUL characters.
-    assert cs.exact_match("monkey ___", "monkey ___") == 1.0
-    assert cs.exact_match("monkey", "monkey ___") == 0.0
-    assert cs.exact_match("a\x00", "a") == 1.0
+    assert connections.exact_match("monkey ___", "monkey ___") == 1.0
+    assert connections.exact_match("monkey", "monkey ___") == 0.0
+    assert connections.exact_match("a\x00", "a") == 1.0
 
 
 # ----------------------------------------------------------------------------------------
@@ -280,12 +288,12 @@ def test_spans_hand_values() -> None:
     # EM = (100 + 0 + 100 + 0)/4 = 50; F1 = (100 + 100/3 + 100 + 0)/4 = 58.333...
     preds = ["The Eiffel Tower!", "in the oven at 200 degrees", "an apple", ""]
     refs = [["Paris", "eiffel tower"], ["oven"], "the apple", ["x"]]
-    got = cs.span_scores(preds, refs, return_per_item=True)
+    got = spans.span_scores(preds, refs, return_per_item=True)
     assert got["exact_match"] == pytest.approx(50.0)
     assert got["f1"] == pytest.approx((100 + 100 / 3 + 100 + 0) / 4)
     assert got["n_questions"] == 4
     assert got["per_item"][1] == pytest.approx({"exact_match": 0.0, "f1": 100 / 3})
-    assert cs.normalize_answer("  The  Cat's, a  hat ") == "cats hat"
+    assert spans.normalize_answer("  The  Cat's, a  hat ") == "cats hat"
 
 
 # ----------------------------------------------------------------------------------------
@@ -309,7 +317,7 @@ def test_spans_hand_values() -> None:
 )
 def test_grouping_malformed(preds: object, refs: object, match: str) -> None:
     with pytest.raises(ValueError, match=match):
-        cs.grouping_scores(preds, refs)
+        grouping.grouping_scores(preds, refs)
 
 
 @pytest.mark.parametrize(
@@ -324,7 +332,7 @@ def test_grouping_malformed(preds: object, refs: object, match: str) -> None:
 )
 def test_connections_malformed(preds: object, refs: object, match: str) -> None:
     with pytest.raises(ValueError, match=match):
-        cs.connection_scores(preds, refs)
+        connections.connection_scores(preds, refs)
 
 
 @pytest.mark.parametrize(
@@ -339,7 +347,7 @@ def test_connections_malformed(preds: object, refs: object, match: str) -> None:
 )
 def test_spans_malformed(preds: object, refs: object, match: str) -> None:
     with pytest.raises(ValueError, match=match):
-        cs.span_scores(preds, refs)
+        spans.span_scores(preds, refs)
 
 
 # ----------------------------------------------------------------------------------------
@@ -364,7 +372,7 @@ def cs_configs() -> tuple[str, ...]:
 def test_evaluate_load_from_repo_root(loaded: dict) -> None:
     swap = [["a1", "a2", "a3", "b1"], ["b2", "b3", "b4", "a4"], C, D]
     got = loaded["grouping"].compute(predictions=[WALL, swap], references=[WALL, WALL])
-    assert got == cs.grouping_scores([WALL, swap], [WALL, WALL])
+    assert got == grouping.grouping_scores([WALL, swap], [WALL, WALL])
     assert type(loaded["grouping"]).__name__ == "OcwMetric"
 
 
@@ -432,7 +440,7 @@ def test_bertscore_without_model_is_a_clear_error(
     fake.score = score  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "bert_score", fake)
     with pytest.raises(RuntimeError, match=r"model \('roberta-large'\).*could not be loaded"):
-        cs.connection_scores([GOLD_CONN], [GOLD_CONN], bertscore=True)
+        connections.connection_scores([GOLD_CONN], [GOLD_CONN], bertscore=True)
 
 
 def test_bertscore_values_are_averaged_per_wall(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -449,19 +457,75 @@ def test_bertscore_values_are_averaged_per_wall(monkeypatch: pytest.MonkeyPatch)
 
     fake.score = score  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "bert_score", fake)
-    got = cs.connection_scores([GOLD_CONN] * 2, [GOLD_CONN] * 2, bertscore=True)
+    got = connections.connection_scores([GOLD_CONN] * 2, [GOLD_CONN] * 2, bertscore=True)
     assert got["bertscore_f1"] == pytest.approx(0.45)
     assert seen["lang"] == "en" and seen["rescale_with_baseline"] is True and seen["n"] == 8
 
 
-def test_folder_copied_alone_loads_and_computes(tmp_path: Path) -> None:
+#: One input per config and its figures (see the hand-computed tests above).
+_COPY_CASES = {
+    "grouping": (
+        [[["a1", "a2", "a3", "b1"], ["b2", "b3", "b4", "a4"], C, D]],
+        [WALL],
+        {"correct_groups": 2, "full_wall": 0, "wd": 0.125},
+    ),
+    "connections": ([GOLD_CONN], [GOLD_CONN], {"exact_match": 1.0, "rouge1": 1.0, "n_walls": 1}),
+    "spans": (["the oven"], [["oven"]], {"exact_match": 100.0, "f1": 100.0, "n_questions": 1}),
+}
+
+
+def test_folder_copied_alone_loads_every_config(tmp_path: Path) -> None:
+    """A copy of the metric folder alone, loaded in a fresh process with an empty modules
+    cache: evaluate fetches every sibling module from the copy, and each config computes."""
+    import json
+    import subprocess
+
     target = tmp_path / "ocw_metric"
     shutil.copytree(METRIC_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
-    metric = evaluate.load(str(target), "connections")
-    got = metric.compute(predictions=[GOLD_CONN], references=[GOLD_CONN])
-    assert got == {"exact_match": 1.0, "rouge1": 1.0, "n_walls": 1}
-    grouping = evaluate.load(str(target), "grouping")
-    assert grouping.compute(predictions=[WALL], references=[WALL])["full_wall"] == 1
+    code = (
+        "import importlib, json, sys\n"
+        "from pathlib import Path\n"
+        "import evaluate\n"
+        "out = {}\n"
+        f"for config, (preds, refs, _) in {_COPY_CASES!r}.items():\n"
+        "    metric = evaluate.load(sys.argv[1], config)\n"
+        "    package = importlib.import_module(type(metric).__module__.rsplit('.', 1)[0])\n"
+        "    fetched = sorted(p.name for p in Path(package.__file__).parent.glob('*.py'))\n"
+        "    result = metric.compute(predictions=preds, references=refs)\n"
+        "    out[config] = {'result': result, 'fetched': fetched,\n"
+        "                   'module': sys.modules[type(metric).__module__].__file__}\n"
+        "print(json.dumps(out))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(HF_MODULES_CACHE=str(tmp_path / "modules"), HF_EVALUATE_OFFLINE="1")
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code, str(target)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    siblings = sorted(p.name for p in METRIC_DIR.glob("*.py") if p.name != "app.py")
+    for config, (_, _, want) in _COPY_CASES.items():
+        got = out[config]
+        assert Path(got["module"]).is_relative_to(tmp_path / "modules"), config
+        assert got["fetched"] == ["__init__.py", *siblings], config
+        assert {k: got["result"][k] for k in want} == pytest.approx(want), config
+
+
+@pytest.mark.parametrize("config", cs_configs())
+def test_evaluate_empty_input_is_nothing_to_score(loaded: dict, config: str) -> None:
+    # spans picks its features from the first item, which an empty input lacks: still the
+    # ValueError of the other configs, not an IndexError from evaluate.
+    with pytest.raises(ValueError, match="nothing to score"):
+        loaded[config].compute(predictions=[], references=[])
+    metric = loaded[config]
+    preds, refs, want = _COPY_CASES[config]
+    got = metric.compute(predictions=preds, references=refs)
+    assert {k: got[k] for k in want} == pytest.approx(want)
 
 
 def test_metric_card_and_space_files() -> None:
@@ -506,9 +570,9 @@ def test_many_repeated_clues_use_the_greedy_assignment() -> None:
     # every predicted group gets labels 0 1 2 3 (the transposed wall).
     gold = [["x", "y", "z", "w"]] * 4
     pred = [["x"] * 4, ["y"] * 4, ["z"] * 4, ["w"] * 4]
-    labels = cs.predicted_labels(cs._sorted_lower(pred), cs._sorted_lower(gold))
+    labels = grouping.predicted_labels(grouping._sorted_lower(pred), grouping._sorted_lower(gold))
     assert labels == [0, 1, 2, 3] * 4
-    got = cs.score_wall(pred, gold)
+    got = grouping.score_wall(pred, gold)
     # As test_transposed_wall_is_worst: WD 1, ARI -0.25, FMS 0.
     assert got["wd"] == 1.0 and got["ari"] == pytest.approx(-0.25) and got["fms"] == 0.0
     assert got["correct_groups"] == 0
@@ -538,7 +602,7 @@ SURROGATE_WALL = [A, ["b1", "b2", "b3", "\ud800"], C, D]
 )
 def test_grouping_lone_surrogate(preds: list, refs: list, match: str) -> None:
     with pytest.raises(ValueError, match=match):
-        cs.grouping_scores(preds, refs)
+        grouping.grouping_scores(preds, refs)
 
 
 @pytest.mark.parametrize(
@@ -559,7 +623,7 @@ def test_grouping_lone_surrogate(preds: list, refs: list, match: str) -> None:
 )
 def test_connections_lone_surrogate(preds: list, refs: list, match: str) -> None:
     with pytest.raises(ValueError, match=match):
-        cs.connection_scores(preds, refs)
+        connections.connection_scores(preds, refs)
 
 
 @pytest.mark.parametrize(
@@ -576,7 +640,7 @@ def test_connections_lone_surrogate(preds: list, refs: list, match: str) -> None
 )
 def test_spans_lone_surrogate(preds: list, refs: list, match: str) -> None:
     with pytest.raises(ValueError, match=match):
-        cs.span_scores(preds, refs)
+        spans.span_scores(preds, refs)
 
 
 def test_evaluate_rejects_lone_surrogates_before_arrow(loaded: dict) -> None:
@@ -612,7 +676,7 @@ def test_evaluate_rejects_lone_surrogates_before_arrow(loaded: dict) -> None:
 )
 def test_gold_wall_with_a_clue_more_than_twice_is_rejected(refs: list, match: str) -> None:
     with pytest.raises(ValueError, match=match):
-        cs.grouping_scores([WALL] * len(refs), refs)
+        grouping.grouping_scores([WALL] * len(refs), refs)
 
 
 def test_gold_wall_with_a_clue_twice_is_scored(loaded: dict) -> None:
@@ -652,7 +716,7 @@ def test_prediction_repeating_one_clue_is_scored(loaded: dict) -> None:
     assert got["ami"] == pytest.approx(0.0, abs=1e-12)
     assert got["correct_groups"] == 0 and got["full_wall"] == 0
     # "Glamour" 16 times on b308e4 (in two gold groups: 2**16 assignments -> greedy): scored.
-    got = cs.grouping_scores([[["Glamour"] * 4] * 4], [B308E4])
+    got = grouping.grouping_scores([[["Glamour"] * 4] * 4], [B308E4])
     assert got["correct_groups"] == 0 and 0.0 <= got["wd"] <= 1.0 and got["fms"] <= 1.0
 
 
@@ -664,12 +728,14 @@ def test_prediction_repeating_one_clue_is_scored(loaded: dict) -> None:
 @pytest.mark.parametrize("kwargs", [{"model_type": "roberta-base"}, {}])
 def test_bertscore_kwargs_without_bertscore(kwargs: dict) -> None:
     with pytest.raises(ValueError, match=r"bertscore_kwargs needs bertscore=True"):
-        cs.connection_scores([GOLD_CONN], [GOLD_CONN], bertscore_kwargs=kwargs)
+        connections.connection_scores([GOLD_CONN], [GOLD_CONN], bertscore_kwargs=kwargs)
 
 
 def test_bertscore_kwargs_must_be_a_dict() -> None:
     with pytest.raises(ValueError, match=r"bertscore_kwargs must be a dict.*got list"):
-        cs.connection_scores([GOLD_CONN], [GOLD_CONN], bertscore=True, bertscore_kwargs=[1])
+        connections.connection_scores(
+            [GOLD_CONN], [GOLD_CONN], bertscore=True, bertscore_kwargs=[1]
+        )
 
 
 def test_evaluate_bertscore_kwargs_without_bertscore(loaded: dict) -> None:
@@ -732,9 +798,9 @@ def test_str_subclasses_are_checked_clue_by_clue() -> None:
     import numpy as np
 
     wall = [[np.str_(c) for c in g] for g in WALL]
-    checked = cs.validate_wall(wall, "predictions[0]")
+    checked = inputs.validate_wall(wall, "predictions[0]")
     assert checked == WALL and {type(c) for g in checked for c in g} == {str}
-    assert cs.grouping_scores([wall], [WALL])["full_wall"] == 1
+    assert grouping.grouping_scores([wall], [WALL])["full_wall"] == 1
 
 
 # ----------------------------------------------------------------------------------------
@@ -763,7 +829,7 @@ SQUAD_PREDS = [
 
 
 def test_spans_squad_shape_hand_values() -> None:
-    got = cs.span_scores(SQUAD_PREDS, SQUAD_REFS, return_per_item=True)
+    got = spans.span_scores(SQUAD_PREDS, SQUAD_REFS, return_per_item=True)
     assert got["exact_match"] == pytest.approx(100 / 3)
     assert got["f1"] == pytest.approx(500 / 9)
     assert got["n_questions"] == 3
@@ -771,14 +837,14 @@ def test_spans_squad_shape_hand_values() -> None:
     assert [item["id"] for item in got["per_item"]] == ["q1", "q2", "q3"]
     assert got["per_item"][1] == pytest.approx({"id": "q2", "exact_match": 0.0, "f1": 200 / 3})
     # the same figures as the plain shape in reference order
-    plain = cs.span_scores(["the oven", "a frying pan", "y"], [["oven"], ["pan", "wok"], ["x"]])
+    plain = spans.span_scores(["the oven", "a frying pan", "y"], [["oven"], ["pan", "wok"], ["x"]])
     assert {k: got[k] for k in plain} == plain
 
 
 def test_spans_squad_shape_through_evaluate(loaded: dict) -> None:
     metric = loaded["spans"]
     got = metric.compute(predictions=SQUAD_PREDS, references=SQUAD_REFS)
-    assert got == cs.span_scores(SQUAD_PREDS, SQUAD_REFS)
+    assert got == spans.span_scores(SQUAD_PREDS, SQUAD_REFS)
     # add_batch and add in the squad shape; ids matched over the whole computation, as the
     # squad metric does (q1's prediction and reference in different batches).
     metric.add_batch(predictions=SQUAD_PREDS[:2], references=SQUAD_REFS[1:])
@@ -849,7 +915,7 @@ def test_spans_squad_shape_through_evaluate(loaded: dict) -> None:
 )
 def test_spans_squad_shape_errors(preds: list, refs: list, match: str, loaded: dict) -> None:
     with pytest.raises(ValueError, match=match):
-        cs.span_scores(preds, refs)
+        spans.span_scores(preds, refs)
     with pytest.raises(ValueError, match=match):
         loaded["spans"].compute(predictions=preds, references=refs)
 
@@ -857,14 +923,14 @@ def test_spans_squad_shape_errors(preds: list, refs: list, match: str, loaded: d
 def test_spans_squad_many_missing_ids_are_summarised() -> None:
     refs = [_squad_ref(f"q{i}", "x") for i in range(8)]
     with pytest.raises(ValueError, match=r"'q5' \(references\[5\]\) and 2 more$"):
-        cs.span_scores([_squad_pred("q0", "x")], refs)
+        spans.span_scores([_squad_pred("q0", "x")], refs)
 
 
 def test_spans_answer_start_may_be_left_out() -> None:
     ref = {"id": "q1", "answers": {"text": ["oven"]}}
-    checked = cs.validate_squad_reference(ref, "references[0]")
+    checked = inputs.validate_squad_reference(ref, "references[0]")
     assert checked["answers"] == {"text": ["oven"], "answer_start": [-1]}
-    assert cs.span_scores([_squad_pred("q1", "Oven.")], [ref])["exact_match"] == 100.0
+    assert spans.span_scores([_squad_pred("q1", "Oven.")], [ref])["exact_match"] == 100.0
 
 
 def test_spans_one_shape_per_computation(loaded: dict) -> None:
@@ -891,12 +957,12 @@ def test_unicode_tokenizer_scores_non_latin_text() -> None:
     # Identical connections: exact match 1 either way; ROUGE-1 0 with the paper's tokenizer
     # (no ASCII letters -> no tokens), 1 with the Unicode one.
     for wall in (GREEK, DEVANAGARI):
-        assert cs.connection_scores([wall], [wall]) == {
+        assert connections.connection_scores([wall], [wall]) == {
             "exact_match": 1.0,
             "rouge1": 0.0,
             "n_walls": 1,
         }
-        assert cs.connection_scores([wall], [wall], rouge_tokenizer="unicode") == {
+        assert connections.connection_scores([wall], [wall], rouge_tokenizer="unicode") == {
             "exact_match": 1.0,
             "rouge1": 1.0,
             "n_walls": 1,
@@ -905,13 +971,15 @@ def test_unicode_tokenizer_scores_non_latin_text() -> None:
     # "café" vs "café au lait": unicode [café] vs [café, au, lait] -> P 1, R 1/3 -> F 1/2;
     # default [caf] vs [caf, au, lait] -> also 1/2. Wall: (2/3 + 1/2 + 1 + 1) / 4 = 19/24.
     pred, gold = ["Красная площадь", "café", "x", "y"], ["площадь", "café au lait", "x", "y"]
-    uni = cs.connection_scores([pred], [gold], rouge_tokenizer="unicode")
+    uni = connections.connection_scores([pred], [gold], rouge_tokenizer="unicode")
     assert uni["rouge1"] == pytest.approx(19 / 24)
-    assert cs.connection_scores([pred], [gold])["rouge1"] == pytest.approx((0 + 0.5 + 2) / 4)
+    assert connections.connection_scores([pred], [gold])["rouge1"] == pytest.approx(
+        (0 + 0.5 + 2) / 4
+    )
 
 
 def test_unicode_tokenizer_tokens() -> None:
-    tok = cs.UnicodeTokenizer()
+    tok = connections.UnicodeTokenizer()
     # NFC: "e" + combining acute equals "é"; marks stay inside words (Devanagari vowel
     # signs, virama); punctuation, symbols, underscores and spaces separate tokens.
     assert tok.tokenize("Cafe\u0301 AU-lait!") == ["café", "au", "lait"]
@@ -926,14 +994,14 @@ def test_unicode_tokenizer_tokens() -> None:
 def test_unicode_tokenizer_equals_the_default_on_ascii(text: str) -> None:
     from rouge_score import tokenize
 
-    assert cs.UnicodeTokenizer().tokenize(text) == tokenize.tokenize(text, None)
+    assert connections.UnicodeTokenizer().tokenize(text) == tokenize.tokenize(text, None)
 
 
 def test_rouge_tokenizer_option_checks(loaded: dict) -> None:
     with pytest.raises(
         ValueError, match=r"rouge_tokenizer must be one of \['default', 'unicode'\]"
     ):
-        cs.connection_scores([GREEK], [GREEK], rouge_tokenizer="icu")
+        connections.connection_scores([GREEK], [GREEK], rouge_tokenizer="icu")
     with pytest.raises(ValueError, match=r"rouge_tokenizer must be one of"):
         loaded["connections"].compute(predictions=[GREEK], references=[GREEK], rouge_tokenizer=1)
     with pytest.raises(ValueError, match=r"rouge_tokenizer is only available with config"):
@@ -982,7 +1050,7 @@ def test_installed_forms_load_the_same_metric() -> None:
     assert (
         by_package.compute(**args)
         == by_path.compute(**args)
-        == cs.grouping_scores([WALL, swap], [WALL, WALL])
+        == grouping.grouping_scores([WALL, swap], [WALL, WALL])
     )
 
 
@@ -1002,8 +1070,8 @@ def test_squad_shape_in_any_order_equals_the_plain_shape(items: list, rnd: objec
     preds = [_squad_pred(f"q{i}", p) for i, (p, _) in enumerate(items)]
     refs = [_squad_ref(f"q{i}", *golds) for i, (_, golds) in enumerate(items)]
     rnd.shuffle(preds)  # type: ignore[attr-defined]
-    got = cs.span_scores(preds, refs, return_per_item=True)
-    plain = cs.span_scores([p for p, _ in items], [g for _, g in items], return_per_item=True)
+    got = spans.span_scores(preds, refs, return_per_item=True)
+    plain = spans.span_scores([p for p, _ in items], [g for _, g in items], return_per_item=True)
     assert [{k: v for k, v in item.items() if k != "id"} for item in got["per_item"]] == plain[
         "per_item"
     ]

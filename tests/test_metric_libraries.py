@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 from scipy.stats import wasserstein_distance
-from test_metric import cs
+from test_metric import connections, grouping, partition
 
 PIECES = st.sampled_from(list("abcAB 1,.-'é") + ["Ω", "ñ", "\t", "dog", "cat"])
 TEXT = st.lists(PIECES, max_size=10).map("".join)
@@ -21,17 +21,17 @@ TEXT = st.lists(PIECES, max_size=10).map("".join)
 def test_wd_of_every_run_equals_scipy() -> None:
     """Every predicted run (4 labels among 0..15; fresh labels reach 15) against every gold
     run: the point-mass formula equals SciPy's CDF integral exactly."""
-    cs.clear_caches()
+    grouping.clear_caches()
     labels = range(16)
     for run in itertools.product(labels, repeat=4):
         for g in range(4):
             gold = (g,) * 4
             expected = min(float(wasserstein_distance(run, gold)), 1.0)
-            assert cs._wd_pair(run, gold) == expected, (run, gold)
+            assert grouping._wd_pair(run, gold) == expected, (run, gold)
 
 
 def test_wd_of_a_non_constant_gold_run_uses_scipy() -> None:
-    assert cs._wd_pair((0, 0, 1, 1), (0, 1, 1, 1)) == float(
+    assert grouping._wd_pair((0, 0, 1, 1), (0, 1, 1, 1)) == float(
         wasserstein_distance((0, 0, 1, 1), (0, 1, 1, 1))
     )
 
@@ -46,27 +46,27 @@ def test_rouge1_equals_rouge_scorer(prediction: str, reference: str, tokenizer: 
     scorer = rouge_scorer.RougeScorer(
         ["rouge1"],
         use_stemmer=False,
-        tokenizer=cs.UnicodeTokenizer() if tokenizer == "unicode" else None,
+        tokenizer=connections.UnicodeTokenizer() if tokenizer == "unicode" else None,
     )
     expected = scorer.score(reference, prediction)["rouge1"].fmeasure
-    assert cs.rouge1(prediction, reference, tokenizer) == expected
+    assert connections.rouge1(prediction, reference, tokenizer) == expected
 
 
 def test_rouge1_by_hand() -> None:
     # "made of rubber" vs "made from rubber": 2 of 3 tokens each way, F = 2/3
-    assert cs.rouge1("made of rubber", "Made from rubber") == 2 / 3
-    assert cs.rouge1("Ωμέγα", "Ωμέγα") == 0.0  # the paper's tokenizer drops non-ASCII
-    assert cs.rouge1("Ωμέγα", "Ωμέγα", "unicode") == 1.0
+    assert connections.rouge1("made of rubber", "Made from rubber") == 2 / 3
+    assert connections.rouge1("Ωμέγα", "Ωμέγα") == 0.0  # the paper's tokenizer drops non-ASCII
+    assert connections.rouge1("Ωμέγα", "Ωμέγα", "unicode") == 1.0
 
 
 def test_restored_margin_terms_give_the_same_ami() -> None:
     labels = [(0, 0, 1, 1, 2, 2, 3, 3, 4, 5, 6, 7, 0, 1, 2, 3), tuple(range(16))]
-    cs.clear_caches()
-    computed = [cs.partition_scores(x) for x in labels]
-    memo = dict(cs.margin_terms())
-    cs.clear_caches()
-    cs.margin_terms().update(memo)
-    assert [cs.partition_scores(x) for x in labels] == computed
+    grouping.clear_caches()
+    computed = [partition.partition_scores(x) for x in labels]
+    memo = dict(partition.margin_terms())
+    grouping.clear_caches()
+    partition.margin_terms().update(memo)
+    assert [partition.partition_scores(x) for x in labels] == computed
 
 
 def test_scoring_a_wall_imports_no_scipy_sklearn_or_nltk_when_memoised() -> None:
@@ -74,18 +74,19 @@ def test_scoring_a_wall_imports_no_scipy_sklearn_or_nltk_when_memoised() -> None
     modules only: the start-up of a scoring run stays small."""
     code = (
         "import sys\n"
-        "from ocw_hub.resources import load_metric_code\n"
-        "cs = load_metric_code()\n"
+        "from ocw_hub.resources import load_metric_module as load\n"
+        "grouping, partition = load('grouping'), load('partition')\n"
+        "connections = load('connections')\n"
         "wall = [[f'c{g}{c}' for c in range(4)] for g in range(4)]\n"
         "pred = [wall[0], wall[1], [wall[2][0], *wall[3][1:]], [wall[3][0], *wall[2][1:]]]\n"
-        "table = cs.contingency_table(cs.predicted_labels(cs._sorted_lower(pred),"
-        " cs._sorted_lower(wall)))\n"
+        "lower = grouping._sorted_lower\n"
+        "table = partition.contingency_table(grouping.predicted_labels(lower(pred), lower(wall)))\n"
         "import numpy as np\n"
         "a = np.array(table)\n"
         "key = (tuple(a.sum(axis=1).tolist()), tuple(a.sum(axis=0).tolist()))\n"
-        "cs.margin_terms()[key] = (0.5, 1.0)\n"
-        "cs.score_wall(pred, wall)\n"
-        "cs.connection_scores([['a b', 'c', 'd', 'e']], [['a', 'c', 'd', 'f']])\n"
+        "partition.margin_terms()[key] = (0.5, 1.0)\n"
+        "grouping.score_wall(pred, wall)\n"
+        "connections.connection_scores([['a b', 'c', 'd', 'e']], [['a', 'c', 'd', 'f']])\n"
         "print(sorted(m for m in ('scipy', 'sklearn', 'nltk') if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_metric import cs
+from test_metric import connections, grouping, inputs, partition, spans
 
 # ----------------------------------------------------------------------------------------
 # Strategies
@@ -68,7 +68,7 @@ def test_invariant_to_clue_order_inside_groups(case: tuple[list, list], rnd: ran
     gold, pred = case
     shuffled = [rnd.sample(g, 4) for g in pred]
     gold_shuffled = [rnd.sample(g, 4) for g in gold]
-    assert cs.score_wall(shuffled, gold_shuffled) == cs.score_wall(pred, gold)
+    assert grouping.score_wall(shuffled, gold_shuffled) == grouping.score_wall(pred, gold)
 
 
 @settings(max_examples=200, deadline=None)
@@ -77,9 +77,9 @@ def test_invariant_to_group_order(case: tuple[list, list], rnd: random.Random) -
     # correct groups and the partition scores do not depend on the order of the predicted
     # groups, nor of the gold groups (WD does; see test_wd_depends_on_group_order).
     gold, pred = case
-    base = cs.score_wall(pred, gold)
+    base = grouping.score_wall(pred, gold)
     for p, g in ((rnd.sample(pred, 4), gold), (pred, rnd.sample(gold, 4))):
-        got = cs.score_wall(p, g)
+        got = grouping.score_wall(p, g)
         assert got["correct_groups"] == base["correct_groups"]
         assert got["full_wall"] == base["full_wall"]
         for key in ("ami", "ari", "fms"):
@@ -90,7 +90,7 @@ def test_invariant_to_group_order(case: tuple[list, list], rnd: random.Random) -
 @given(wall_and_prediction())
 def test_bounds(case: tuple[list, list]) -> None:
     gold, pred = case
-    got = cs.score_wall(pred, gold)
+    got = grouping.score_wall(pred, gold)
     assert 0.0 <= got["wd"] <= 1.0
     assert got["ami"] <= 1.0 + 1e-12
     assert -0.5 <= got["ari"] <= 1.0
@@ -106,7 +106,7 @@ def test_perfect_prediction_is_perfect(case: tuple[list, list], rnd: random.Rand
     gold, _ = case
     pred = [[c.upper() if rnd.random() < 0.5 else c for c in rnd.sample(g, 4)] for g in gold]
     pred = rnd.sample(pred, 4)
-    got = cs.score_wall(pred, gold)
+    got = grouping.score_wall(pred, gold)
     assert got == {
         "wd": 0.0,
         "ami": 1.0,
@@ -125,7 +125,7 @@ def test_invariant_to_case(case: tuple[list, list]) -> None:
     gold, pred = case
     upper = [[c.upper() for c in g] for g in gold]
     swapped = [[c.swapcase() for c in g] for g in pred]
-    assert cs.score_wall(swapped, upper) == cs.score_wall(pred, gold)
+    assert grouping.score_wall(swapped, upper) == grouping.score_wall(pred, gold)
 
 
 @settings(max_examples=200, deadline=None)
@@ -140,7 +140,7 @@ def test_invariant_to_renaming_clues(case: tuple[list, list], rnd: random.Random
     rename = dict(zip(names, fresh, strict=True))
     renamed_gold = [[rename[c.lower()] for c in g] for g in gold]
     renamed_pred = [[rename[c.lower()] for c in g] for g in pred]
-    assert cs.score_wall(renamed_pred, renamed_gold) == cs.score_wall(pred, gold)
+    assert grouping.score_wall(renamed_pred, renamed_gold) == grouping.score_wall(pred, gold)
 
 
 @settings(max_examples=300, deadline=None)
@@ -150,7 +150,7 @@ def test_correct_groups_and_perfect_figures_agree(case: tuple[list, list]) -> No
     # group. On walls without repeated clues each perfect figure (WD 0, AMI, ARI, FMS 1)
     # holds exactly when the whole wall is solved.
     gold, pred = case
-    got = cs.score_wall(pred, gold)
+    got = grouping.score_wall(pred, gold)
     predicted = {frozenset(c.lower() for c in g) for g in pred}
     assert got["correct_groups"] == sum(frozenset(c.lower() for c in g) in predicted for g in gold)
     solved = got["correct_groups"] == 4
@@ -166,8 +166,8 @@ def test_grouping_scores_aggregate_the_walls(cases: list[tuple[list, list]]) -> 
     # Means of the per-wall figures; totals and rates of correct groups and solved walls.
     golds = [gold for gold, _ in cases]
     preds = [pred for _, pred in cases]
-    walls = [cs.score_wall(p, g) for p, g in zip(preds, golds, strict=True)]
-    got = cs.grouping_scores(preds, golds, return_per_item=True)
+    walls = [grouping.score_wall(p, g) for p, g in zip(preds, golds, strict=True)]
+    got = grouping.grouping_scores(preds, golds, return_per_item=True)
     assert got["per_item"] == walls
     n = len(cases)
     for key in ("wd", "ami", "ari", "fms"):
@@ -194,7 +194,7 @@ def test_grouping_scores_aggregate_the_walls(cases: list[tuple[list, list]]) -> 
 )
 def test_arbitrary_repeats_never_crash_and_stay_in_bounds(pred: list, gold: list) -> None:
     # Any repeats on either side (the paper's code can raise on these): scores stay in range.
-    got = cs.score_wall(pred, gold)
+    got = grouping.score_wall(pred, gold)
     assert 0.0 <= got["wd"] <= 1.0
     assert got["ami"] <= 1.0 + 1e-12 and -0.5 <= got["ari"] <= 1.0 and 0 <= got["fms"] <= 1.0
 
@@ -226,9 +226,9 @@ def _public_scores(labels_true: list[int], labels_pred: list[int]) -> tuple[floa
 @given(wall_labels)
 def test_partition_scores_equal_sklearn_public_functions(labels: list[int]) -> None:
     # The same floats (==), not merely close: the fast path repeats scikit-learn's operations.
-    want = _public_scores(list(cs.GOLD_LABELS), labels)
-    assert cs.partition_scores(labels) == want
-    assert cs.partition_scores_public(cs.contingency_table(labels)) == want
+    want = _public_scores(list(partition.GOLD_LABELS), labels)
+    assert partition.partition_scores(labels) == want
+    assert partition.partition_scores_public(partition.contingency_table(labels)) == want
 
 
 @settings(max_examples=300, deadline=None)
@@ -249,7 +249,7 @@ def test_table_scores_equal_sklearn_on_any_labelings(pair: tuple[list[int], list
     for t, p in zip(labels_true, labels_pred, strict=True):
         table[rows.index(t)][cols.index(p)] += 1
     frozen = tuple(tuple(row) for row in table)
-    got = (cs._ami_table(frozen), *cs._pair_scores(frozen))
+    got = (partition._ami_table(frozen), *partition._pair_scores(frozen))
     assert got == _public_scores(labels_true, labels_pred)
 
 
@@ -258,12 +258,12 @@ def test_hand_computed_table() -> None:
     # ARI 13.2 / 19.2 = 0.6875, FMS 18 / 24 = 0.75.
     labels = [0, 0, 0, 1, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]
     table = ((3, 1, 0, 0), (1, 3, 0, 0), (0, 0, 4, 0), (0, 0, 0, 4))
-    assert cs.contingency_table(labels) == table
-    _, ari, fms = cs.partition_scores(labels)
+    assert partition.contingency_table(labels) == table
+    _, ari, fms = partition.partition_scores(labels)
     assert ari == 0.6875
     assert fms == pytest.approx(0.75, abs=1e-15)  # sqrt(0.75) * sqrt(0.75), as sklearn
     # Fresh labels are columns in increasing label order: 4 and 5 after the gold indices.
-    assert cs.contingency_table([0, 0, 0, 4, *[1] * 4, *[2] * 4, 3, 3, 3, 5]) == (
+    assert partition.contingency_table([0, 0, 0, 4, *[1] * 4, *[2] * 4, 3, 3, 3, 5]) == (
         (3, 0, 0, 0, 1, 0),
         (0, 4, 0, 0, 0, 0),
         (0, 0, 4, 0, 0, 0),
@@ -276,15 +276,17 @@ def test_hand_computed_table() -> None:
 # ----------------------------------------------------------------------------------------
 
 
-def _counting(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[str]:
+def _counting(monkeypatch: pytest.MonkeyPatch, modules: tuple[Any, ...], name: str) -> list[str]:
+    """Record the ``where`` of every call of ``name`` in each of ``modules`` (one list)."""
     calls: list[str] = []
-    original = getattr(module, name)
+    original = getattr(modules[0], name)
 
     def counted(item: Any, where: str) -> Any:
         calls.append(where)
         return original(item, where)
 
-    monkeypatch.setattr(module, name, counted)
+    for module in modules:
+        monkeypatch.setattr(module, name, counted)
     return calls
 
 
@@ -293,7 +295,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[s
 def test_validate_false_gives_the_same_figures(cases: list[tuple[list, list]]) -> None:
     golds = [gold for gold, _ in cases]
     preds = [pred for _, pred in cases]
-    assert cs.grouping_scores(preds, golds, True, validate=False) == cs.grouping_scores(
+    assert grouping.grouping_scores(preds, golds, True, validate=False) == grouping.grouping_scores(
         preds, golds, True
     )
 
@@ -301,13 +303,15 @@ def test_validate_false_gives_the_same_figures(cases: list[tuple[list, list]]) -
 def test_validate_false_skips_the_checks(monkeypatch: pytest.MonkeyPatch) -> None:
     from test_metric import GOLD_CONN, WALL
 
-    pred_calls = _counting(monkeypatch, cs, "validate_wall")
-    ref_calls = _counting(monkeypatch, cs, "validate_reference_wall")
-    conn_calls = _counting(monkeypatch, cs, "validate_connections")
-    span_calls = _counting(monkeypatch, cs, "validate_span_prediction")
-    cs.grouping_scores([WALL] * 3, [WALL] * 3)
-    cs.connection_scores([GOLD_CONN] * 2, [GOLD_CONN] * 2)
-    cs.span_scores(["cat"], [["cat"]])
+    # Each check as the task module calls it; validate_reference_wall calls validate_wall of
+    # the inputs module.
+    pred_calls = _counting(monkeypatch, (grouping, inputs), "validate_wall")
+    ref_calls = _counting(monkeypatch, (grouping,), "validate_reference_wall")
+    conn_calls = _counting(monkeypatch, (connections,), "validate_connections")
+    span_calls = _counting(monkeypatch, (spans,), "validate_span_prediction")
+    grouping.grouping_scores([WALL] * 3, [WALL] * 3)
+    connections.connection_scores([GOLD_CONN] * 2, [GOLD_CONN] * 2)
+    spans.span_scores(["cat"], [["cat"]])
     # validate_reference_wall checks the shape with validate_wall too: once per wall each.
     assert pred_calls == [
         f"{side}[{i}]" for side in ("predictions", "references") for i in range(3)
@@ -317,18 +321,21 @@ def test_validate_false_skips_the_checks(monkeypatch: pytest.MonkeyPatch) -> Non
     assert span_calls == ["predictions[0]"]
     for calls in (pred_calls, ref_calls, conn_calls, span_calls):
         calls.clear()
-    assert cs.grouping_scores([WALL], [WALL], validate=False)["full_wall"] == 1
-    assert cs.connection_scores([GOLD_CONN], [GOLD_CONN], validate=False)["exact_match"] == 1.0
-    assert cs.span_scores(["cat"], [["cat"]], validate=False)["f1"] == 100.0
+    assert grouping.grouping_scores([WALL], [WALL], validate=False)["full_wall"] == 1
+    assert (
+        connections.connection_scores([GOLD_CONN], [GOLD_CONN], validate=False)["exact_match"]
+        == 1.0
+    )
+    assert spans.span_scores(["cat"], [["cat"]], validate=False)["f1"] == 100.0
     assert pred_calls == ref_calls == conn_calls == span_calls == []
     # Lengths are still checked.
     with pytest.raises(ValueError, match="differ in length"):
-        cs.grouping_scores([WALL], [], validate=False)
+        grouping.grouping_scores([WALL], [], validate=False)
 
 
 def test_evaluate_validates_each_wall_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # Through evaluate: checked once before Arrow (the metric module's checks), not again
-    # when computing (the compute_score module's checks).
+    # when computing (the inputs module's checks).
     import importlib
 
     import evaluate
@@ -336,11 +343,13 @@ def test_evaluate_validates_each_wall_once(monkeypatch: pytest.MonkeyPatch) -> N
 
     metric = evaluate.load(str(METRIC_DIR), "grouping")
     module = importlib.import_module(type(metric).__module__)
-    scorer = importlib.import_module(module.__name__.rsplit(".", 1)[0] + ".compute_score")
+    package = module.__name__.rsplit(".", 1)[0]
+    scorers = tuple(importlib.import_module(f"{package}.{name}") for name in ("inputs", "grouping"))
     # The metric module checks predictions with its imported validate_wall; gold walls go
-    # through validate_reference_wall, whose shape check is the scorer's validate_wall.
-    metric_checks = _counting(monkeypatch, module, "validate_wall")
-    scorer_checks = _counting(monkeypatch, scorer, "validate_wall")
+    # through validate_reference_wall, whose shape check is the inputs module's validate_wall;
+    # grouping_scores checks nothing more.
+    metric_checks = _counting(monkeypatch, (module,), "validate_wall")
+    scorer_checks = _counting(monkeypatch, scorers, "validate_wall")
     got = metric.compute(predictions=[WALL, WALL[::-1]], references=[WALL, WALL])
     assert got["full_wall"] == 2
     assert metric_checks == ["predictions[0]", "predictions[1]"]
@@ -381,7 +390,7 @@ def test_repeated_clue_walls_perfect_in_any_order(
     assert len(set(lowered)) == 15  # the defect is really there
     rnd = random.Random(seed)
     pred = rnd.sample([rnd.sample(g, 4) for g in gold], 4)
-    got = cs.score_wall(pred, gold)
+    got = grouping.score_wall(pred, gold)
     assert (got["wd"], got["ami"], got["ari"], got["fms"], got["correct_groups"]) == (
         0.0,
         1.0,
@@ -458,7 +467,7 @@ def test_every_oracle_case_matches_the_paper(oracle_cases: list[dict[str, Any]])
     # Every per-wall figure of every case, to 1e-12 (they are in fact equal bit for bit).
     failures = {}
     for i, case in enumerate(oracle_cases):
-        wrong = _mismatches(case, cs.score_wall(case["pred"], case["gold"]))
+        wrong = _mismatches(case, grouping.score_wall(case["pred"], case["gold"]))
         if wrong:
             failures[f"case {i} ({case['kind']})"] = wrong
     assert failures == {}
@@ -472,7 +481,7 @@ def test_oracle_cases_through_grouping_scores(oracle_cases: list[dict[str, Any]]
     # figures, and the means of the paper's per-wall figures.
     preds = [case["pred"] for case in oracle_cases]
     golds = [case["gold"] for case in oracle_cases]
-    got = cs.grouping_scores(preds, golds, return_per_item=True)
+    got = grouping.grouping_scores(preds, golds, return_per_item=True)
     failures = {
         i: wrong
         for i, (case, item) in enumerate(zip(oracle_cases, got["per_item"], strict=True))

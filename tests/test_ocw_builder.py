@@ -173,9 +173,9 @@ def test_script_imports_only_stdlib_and_datasets(repo_root):
 
 
 def test_max_clue_repeats_is_the_metrics_rule(ocw):
-    from ocw_hub.resources import load_metric_code
+    from ocw_hub.resources import load_metric_module
 
-    assert ocw.MAX_CLUE_REPEATS == load_metric_code().MAX_GOLD_CLUE_REPEATS == 2
+    assert ocw.MAX_CLUE_REPEATS == load_metric_module("inputs").MAX_CLUE_REPEATS == 2
 
 
 # ------------------------------------------------------------------------------------------
@@ -969,9 +969,9 @@ def _groups_of(wall) -> list[list[str]]:
 def test_builder_and_metric_agree_on_repeated_clues(ocw, tmp_path, clean_walls):
     """The metric rejects a gold wall with a clue 3 times and scores one with a clue twice;
     the builder rejects and keeps the same walls."""
-    from ocw_hub.resources import load_metric_code
+    from ocw_hub.resources import load_metric_module
 
-    metric = load_metric_code()
+    metric = load_metric_module("inputs")
     twice, thrice = clean_walls[0], clean_walls[1]
     _set_both(twice, "group_1", 0, "Bask")
     _set_both(twice, "group_3", 1, "BASK")

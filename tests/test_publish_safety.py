@@ -226,7 +226,9 @@ def test_metric_folder_publishes_as_a_space(tmp_path: Path, online: None) -> Non
     api = FakeApi([".gitattributes", "README.md", "stale.py"])
     files = publish(metric_dir(), "org/ocw_metric", space=True, api=api)
     paths = {f.path for f in files}
-    assert {"README.md", "app.py", "requirements.txt", "ocw_metric.py", "compute_score.py"} <= paths
+    # Every file of the folder: the card, the Space files, the script and each sibling module.
+    assert paths == {p.name for p in metric_dir().iterdir() if p.is_file()}
+    assert {"app.py", "ocw_metric.py", "inputs.py", "grouping.py", "spans.py"} <= paths
     assert not any("__pycache__" in p for p in paths)
     assert api.calls[0][1]["repo_type"] == "space" and api.calls[0][1]["space_sdk"] == "gradio"
     deleted, added = api.operations()
@@ -237,8 +239,8 @@ def test_metric_folder_publishes_as_a_space(tmp_path: Path, online: None) -> Non
         app, ["publish", str(broken), "--repo-id", "o/m", "--space", "--dry-run"]
     )
     assert result.exit_code == 1 and "app.py: missing" in result.output
-    for script in ("ocw_metric.py", "compute_score.py"):
-        (broken / script).unlink()
+    for script in broken.glob("*.py"):
+        script.unlink()
     (broken / "app.py").write_text("")
     assert check_space(broken) == [f"{broken}: no metric script besides app.py"]
 

@@ -18,7 +18,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
-from ocw_hub.resources import load_metric_code
+from ocw_hub.resources import load_metric_module
 from ocw_hub.scoring.predictions import WallPrediction
 from ocw_hub.views.lookup import UnknownIdError, find_row
 from ocw_hub.views.question import Question, question_html
@@ -73,7 +73,7 @@ def test_red_herrings_are_placed_and_marked() -> None:
     misplaced = [c.clue for row in shown.placed() for c in row if c.misplaced]
     assert misplaced == ["Mars", "Jupiter", "Saturn", "Uranus", "Janus"]
     scores = shown.scores
-    assert scores == load_metric_code().score_wall(HERRINGS, shown.gold)
+    assert scores == load_metric_module("grouping").score_wall(HERRINGS, shown.gold)
     assert scores["correct_groups"] == 1 and not scores["full_wall"]
 
 

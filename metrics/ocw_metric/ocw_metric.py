@@ -7,14 +7,14 @@ from typing import Any
 import datasets
 import evaluate
 
-from .compute_score import (
-    check_bertscore_options,
-    check_rouge_tokenizer,
+# evaluate copies only the sibling modules this script imports itself (it does not follow the
+# siblings' imports of each other), so every sibling is imported here; a comment on the line
+# of a relative import would be read as the URL to fetch it from ("# From: URL").
+from .connections import check_bertscore_options, check_rouge_tokenizer, connection_scores
+from .grouping import grouping_scores
+from .inputs import (
     check_same_length,
-    connection_scores,
-    grouping_scores,
     is_squad_shaped,
-    span_scores,
     validate_connections,
     validate_reference_wall,
     validate_span_prediction,
@@ -23,6 +23,10 @@ from .compute_score import (
     validate_squad_reference,
     validate_wall,
 )
+from .partition import (
+    partition_scores,  # noqa: F401
+)
+from .spans import span_scores
 
 _CITATION = """\
 @inproceedings{alavi-naeini2023large,
@@ -91,10 +95,10 @@ Returns:
         bertscore_f1 when requested.
     spans: exact_match, f1 (0-100), n_questions.
 Raises:
-    ValueError: malformed input (not 4 groups of 4 strings, not 4 connection strings,
-        wrong types, different lengths, text with a lone surrogate, a gold wall with a
-        clue more than twice, squad-shaped ids that differ or repeat); the message names
-        the index or id, e.g.
+    ValueError: malformed input (nothing to score, not 4 groups of 4 strings, not 4
+        connection strings, wrong types, different lengths, text with a lone surrogate, a
+        gold wall with a clue more than twice, squad-shaped ids that differ or repeat); the
+        message names the index or id, e.g.
         "predictions[3][1]: expected a group of 4 clues, got 5 clues". Also options
         given to the wrong config, bertscore_kwargs without bertscore=True, and an
         unknown rouge_tokenizer.
@@ -264,6 +268,11 @@ class OcwMetric(evaluate.Metric):
         """Validate a batch (see :class:`OcwMetric`), then store it like ``evaluate``."""
         if predictions is not None or references is not None:
             predictions, references = self._check_batch(predictions, references)
+            if self.config_name == "spans" and self.writer is None and len(predictions) == 0:
+                # Nothing to pick the spans features from (evaluate reads the first item):
+                # store the plain shape, so that compute fails as the other configs do.
+                self.selected_feature_format = self.features[0]
+                self._init_writer()
         return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:

@@ -11,6 +11,8 @@ truth: the files at the repository root.
 from __future__ import annotations
 
 import hashlib
+import importlib
+import importlib.machinery
 import importlib.util
 import sys
 from functools import cache
@@ -101,14 +103,31 @@ def _module_name(script: str) -> str:
     return f"ocw_hub._hub.{script}"
 
 
-@cache
-def load_metric_code() -> ModuleType:
-    """Import the metric's pure scoring code (``metrics/ocw_metric/compute_score.py``) by path,
-    once per process, as ``ocw_hub._hub.ocw_metric.compute_score``.
+#: The metric's pure modules (``metrics/ocw_metric/<name>.py``): input checks, OCW task 1 and
+#: its partition figures, OCW task 2, WoTe spans. ``ocw_metric.py`` (the ``evaluate`` wrapper)
+#: is loaded with ``evaluate.load`` instead (:func:`ocw_hub.load_metric`).
+METRIC_MODULES = ("inputs", "grouping", "partition", "connections", "spans")
 
-    The package scores through this module (no ``evaluate`` start-up); ``evaluate.load`` of the
-    metric folder runs the same file, so the figures are one piece of code.
+_METRIC_PACKAGE = "ocw_hub._hub.ocw_metric"
+
+
+@cache
+def load_metric_module(name: str) -> ModuleType:
+    """Import one pure module of the metric (``metrics/ocw_metric/<name>.py``) by path, once per
+    process, as ``ocw_hub._hub.ocw_metric.<name>``.
+
+    The folder is registered as a package of that name, so the modules' relative imports of
+    each other work. The package scores through these modules (no ``evaluate`` start-up);
+    ``evaluate.load`` of the metric folder runs the same files, so the figures are one piece of
+    code.
+
+    Raises:
+        ValueError: ``name`` is not one of :data:`METRIC_MODULES`.
     """
-    return _import_by_path(
-        "ocw_hub._hub.ocw_metric.compute_score", metric_dir() / "compute_score.py"
-    )
+    if name not in METRIC_MODULES:
+        raise ValueError(f"unknown metric module {name!r}; expected one of {list(METRIC_MODULES)}")
+    if _METRIC_PACKAGE not in sys.modules:
+        spec = importlib.machinery.ModuleSpec(_METRIC_PACKAGE, None, is_package=True)
+        spec.submodule_search_locations = [str(metric_dir())]
+        sys.modules[_METRIC_PACKAGE] = importlib.util.module_from_spec(spec)
+    return importlib.import_module(f"{_METRIC_PACKAGE}.{name}")

@@ -57,12 +57,12 @@ def evaluate(
 ) -> None:
     """Score predictions exactly as the paper did; print a table, optionally write JSON."""
     from ..outputs import check_output_file, write_text_atomic
-    from ..resources import load_metric_code
+    from ..resources import load_metric_module
     from ..scoring.runs import evaluate_files, summary_rows
 
     config = check_config(config)
     source = data_dir_of(data_dir, config)
-    tokenizers = load_metric_code().ROUGE_TOKENIZERS
+    tokenizers = load_metric_module("connections").ROUGE_TOKENIZERS
     if rouge_tokenizer not in tokenizers:
         fail(f"--rouge-tokenizer {rouge_tokenizer}: expected one of {list(tokenizers)}")
     with user_errors():

@@ -12,7 +12,7 @@ Formats:
 
 Every JSON object is read strictly: a key given twice (``{"wall_id": "a", "wall_id": "b"}``)
 is an error naming the file, the id and the key, never "last wins". The shape checks are the
-metric's own (``ocw_metric``'s ``compute_score``), run once per prediction; the errors name the
+metric's own (``ocw_metric``'s ``inputs`` module), run once per prediction; the errors name the
 file, the wall or question id and the field.
 """
 
@@ -26,7 +26,7 @@ from typing import Any
 from .. import jsonio
 from ..configs import PathLike, config_spec
 from ..errors import PredictionsError
-from ..resources import load_metric_code
+from ..resources import load_metric_module
 
 #: Fields of an OCW prediction besides ``wall_id``; each must be present (null skips the task).
 OCW_FIELDS = ("predicted_groups", "predicted_connections")
@@ -111,7 +111,7 @@ def check_wall_prediction(path: PathLike, wall_id: str, entry: dict[str, Any]) -
             wall and the field, e.g. ``wall 882c: predicted_groups[1]: expected a group of 4
             clues, got 5 clues``.
     """
-    code = load_metric_code()
+    code = load_metric_module("inputs")
     groups = entry.get("predicted_groups")
     connections = entry.get("predicted_connections")
     try:
@@ -169,7 +169,7 @@ def _wote_pairs(path: Path, raw: Any) -> list[tuple[str, Any]]:
 
 
 def _read_wote(path: Path, raw: Any) -> dict[str, str]:
-    code = load_metric_code()
+    code = load_metric_module("inputs")
     out: dict[str, str] = {}
     duplicated = []
     for qid, text in _wote_pairs(path, raw):

@@ -1,8 +1,9 @@
 """Scoring predictions against a split (``ocw-hub evaluate``): alignment, figures, breakdowns.
 
-The figures come from the metric's own scoring code (``metrics/ocw_metric/compute_score.py``,
-imported once by :func:`ocw_hub.resources.load_metric_code`; ``evaluate.load`` of the metric
-runs the same file), so ``ocw-hub evaluate`` and ``evaluate.load(...).compute`` agree exactly.
+The figures come from the metric's own scoring code (``grouping.py``, ``connections.py`` and
+``spans.py`` of ``metrics/ocw_metric/``, imported once each by
+:func:`ocw_hub.resources.load_metric_module`; ``evaluate.load`` of the metric runs the same
+files), so ``ocw-hub evaluate`` and ``evaluate.load(...).compute`` agree exactly.
 Each figure is computed once per wall (question); the global figures and the breakdowns by
 season (question type, domain) are aggregated from the per-wall results with the metric's
 ``aggregate_*`` functions, as the paper's script averages per-wall figures.
@@ -26,7 +27,7 @@ from typing import Any
 
 from ..configs import PathLike, config_spec
 from ..errors import PredictionsError
-from ..resources import load_metric_code
+from ..resources import load_metric_module
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
 
 #: Placeholder clue of a missing wall scored with ``allow_missing``: never a real clue, so every
@@ -105,7 +106,7 @@ class GoldWalls:
     """
 
     def __init__(self, walls: Sequence[dict]) -> None:
-        code = load_metric_code()
+        code = load_metric_module("inputs")
         self.walls = list(walls)
         self.ids = [w["wall_id"] for w in self.walls]
         self.groups = [
@@ -131,7 +132,7 @@ class GoldWalls:
 def _grouping_items(
     gold: GoldWalls, preds: dict[str, WallPrediction], missing: set[str], on_wall: Progress | None
 ) -> dict[int, dict[str, Any]]:
-    code = load_metric_code()
+    code = load_metric_module("grouping")
     items: dict[int, dict[str, Any]] = {}
     for index, wall_id in enumerate(gold.ids):
         if wall_id in missing:
@@ -165,7 +166,7 @@ def _connection_items(
         _MISSING_CONNECTIONS if gold.ids[i] in missing else preds[gold.ids[i]].connections
         for i in indices
     ]
-    result = load_metric_code().connection_scores(
+    result = load_metric_module("connections").connection_scores(
         predicted,
         [gold.connections[i] for i in indices],
         return_per_item=True,
@@ -201,7 +202,6 @@ def score_ocw(
         PredictionsError: unknown or (without ``allow_missing``) missing wall ids; nothing to
             score (every prediction null).
     """
-    code = load_metric_code()
     missing = align(path, list(predictions), gold.ids, allow_missing, "wall_id")
     items = {
         "grouping": _grouping_items(gold, predictions, missing, on_wall),
@@ -211,7 +211,10 @@ def score_ocw(
         raise PredictionsError(
             f"{path}: nothing to score: every predicted_groups and predicted_connections is null"
         )
-    aggregate = {"grouping": code.aggregate_grouping, "connections": code.aggregate_connections}
+    aggregate = {
+        "grouping": load_metric_module("grouping").aggregate_grouping,
+        "connections": load_metric_module("connections").aggregate_connections,
+    }
     results: dict[str, Any] = {"n_walls": len(gold.ids), "n_missing": len(missing)}
     by_season: dict[str, dict[str, Any]] = {}
     for season, indices in sorted(gold.seasons.items()):
@@ -289,7 +292,7 @@ def score_wote(
     Raises:
         PredictionsError: unknown or (without ``allow_missing``) missing ids.
     """
-    code = load_metric_code()
+    code = load_metric_module("spans")
     ids = [q["id"] for q in questions]
     missing = align(path, list(predictions), ids, allow_missing, "id")
     texts = ["" if q["id"] in missing else predictions[q["id"]] for q in questions]
@@ -374,7 +377,7 @@ def margin_memo() -> Iterator[None]:
     An unreadable or unwritable memo is ignored: the figures are computed as usual."""
     from ..outputs import write_text_atomic
 
-    memo = load_metric_code().margin_terms()
+    memo = load_metric_module("partition").margin_terms()
     path = memo_path()
     try:
         for rows, cols, emi, entropy in json.loads(path.read_text(encoding="utf-8")):
@@ -440,7 +443,9 @@ def evaluate_files(
         ).to_list()
     options = {"allow_missing": allow_missing, "bertscore": bertscore}
     if spec.script == "OCW":
-        options["rouge_tokenizer"] = load_metric_code().check_rouge_tokenizer(rouge_tokenizer)
+        options["rouge_tokenizer"] = load_metric_module("connections").check_rouge_tokenizer(
+            rouge_tokenizer
+        )
     with margin_memo():
         runs = _score_runs(spec.script, files, parsed, rows, options, on_item)
     head = {"config": spec.name, "split": split}

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..resources import load_metric_code
+from ..resources import load_metric_module
 
 #: Marks around the gold answer span and the predicted span of a WoTe context.
 GOLD_MARKS = ("⟦", "⟧")
@@ -86,7 +86,7 @@ class Question:
         (the metric's code), or None without a prediction."""
         if self.prediction is None or not self.answers:
             return None
-        code = load_metric_code()
+        code = load_metric_module("spans")
         golds = [t for t, _ in self.answers]
         return {
             "exact_match": 100.0 * max(code.span_exact_match(self.prediction, g) for g in golds),

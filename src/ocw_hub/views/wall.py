@@ -1,7 +1,7 @@
 """One OCW wall (16 clues in 4 gold groups of 4, each with its connection and the contestants'
 result), optionally with a predicted wall: the clues placed against the gold groups and the
 wall's figures (AMI, ARI, FMS, WD, correct groups) by the metric's own code
-(:func:`ocw_hub.resources.load_metric_code`). :mod:`.wall_render` draws it (terminal, HTML).
+(:func:`ocw_hub.resources.load_metric_module`). :mod:`.wall_render` draws it (terminal, HTML).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..configs import PathLike
-from ..resources import load_metric_code
+from ..resources import load_metric_module
 from .lookup import find_row, read_prediction
 
 
@@ -120,7 +120,7 @@ class Wall:
             ValueError: groups that are not 4 lists of 4 clue strings, or connections that are
                 not 4 strings (the metric's checks, naming the position).
         """
-        code = load_metric_code()
+        code = load_metric_module("inputs")
         groups = None
         if predicted_groups is not None:
             checked = code.validate_wall(predicted_groups, f"wall {self.wall_id}: predicted_groups")
@@ -144,7 +144,7 @@ class Wall:
         if self.predicted_groups is None:
             return None
         if "scores" not in self._cache:
-            self._cache["scores"] = load_metric_code().score_wall(
+            self._cache["scores"] = load_metric_module("grouping").score_wall(
                 [list(g) for g in self.predicted_groups], self.gold
             )
         return self._cache["scores"]
@@ -213,7 +213,7 @@ def _gold_labels(
     """Gold group (0-3, None if not in the wall) of each predicted clue, in the prediction's
     own order, from the metric's ``predicted_labels`` (which works on lowercased sorted
     groups)."""
-    code = load_metric_code()
+    code = load_metric_module("grouping")
     pred_sorted = [sorted(c.lower() for c in g) for g in predicted]
     gold_sorted = [sorted(c.lower() for c in g) for g in gold]
     flat = code.predicted_labels(pred_sorted, gold_sorted)
