@@ -68,15 +68,14 @@ WOTE_README_SPLITS = {"train": 248, "validation": 167, "test": 412}
 
 @dataclass(frozen=True)
 class DatasetCardSpec:
-    """What one dataset's card says besides its configs and features.
+    """What one dataset's card says besides its configs, features and citation (the loading
+    script's ``_CITATION``, as the builder's ``DatasetInfo`` carries it).
 
     Attributes:
         export: the export folder name (``ocw`` or ``wote``).
         title: the card's title.
         metadata: YAML metadata besides ``configs`` and ``dataset_info``.
         readme_section: heading prefix of the README.md section that describes the dataset.
-        citation: BibTeX the card asks users to cite (None: the loading script's citation,
-            as the builder's ``DatasetInfo`` carries it).
         licence: the card's licence paragraph.
     """
 
@@ -84,11 +83,8 @@ class DatasetCardSpec:
     title: str
     metadata: dict[str, Any]
     readme_section: str
-    citation: str | None
     licence: str
 
-
-#: The paper the WoTe README asks users to cite, and the dataset WoTe extends.
 
 #: The card of each export. ``paperswithcode_id`` is left out: no Papers with Code dataset id
 #: of OCW could be confirmed (TaatiTeam's own card on the Hub gives none).
@@ -109,7 +105,6 @@ DATASET_CARDS: dict[str, DatasetCardSpec] = {
             "tags": ["only-connect", "red-herrings", "creative-problem-solving", "puzzles"],
         },
         readme_section="## OCW",
-        citation=None,
         licence="MIT, as the OCW release states (https://github.com/TaatiTeam/OCW).",
     ),
     "wote": DatasetCardSpec(
@@ -133,7 +128,6 @@ DATASET_CARDS: dict[str, DatasetCardSpec] = {
             "tags": ["wizard-of-tasks", "conversational-qa", "task-assistant", "cooking", "diy"],
         },
         readme_section="## WoTe",
-        citation=None,  # the loading script's _CITATION (one place: WoTe.py)
         licence="None stated: the WoTe repository (https://github.com/grill-lab/WoTe) has no "
         "licence file and its README names none, so this card says `license: other`. The "
         "questions come from Wizard of Tasks (Choi et al., 2022).",
@@ -511,7 +505,7 @@ def render_card(
         _sizes_markdown(infos),
         readme_section(spec.readme_section),
         *sections,
-        f"## Citation\n\n```bibtex\n{(spec.citation or infos[first].citation).strip()}\n```\n",
+        f"## Citation\n\n```bibtex\n{infos[first].citation.strip()}\n```\n",
         f"## Licence\n\n{spec.licence}\n",
     ]
     body = "\n\n".join(part.strip() for part in parts) + "\n"
