@@ -304,7 +304,7 @@ def _warn_quirks(raw: Mapping[str, Any], groups: Mapping[str, Any], where: Where
 
 
 def _normalise_wall(raw: Any, path: Path, index: int) -> dict[str, Any]:
-    """Validate one raw wall and return it in the shape of :data:`FEATURES`."""
+    """Validate one raw wall and return it in the shape of ``FEATURES`` of ``OCW.py``."""
     where = OCWWhere(path, _wall_label(raw, index))
     if not isinstance(raw, dict):
         raise where.error(None, f"expected a wall object, got {type(raw).__name__}")
@@ -346,9 +346,9 @@ def read_walls(path: str | Path, split: str) -> list[dict[str, Any]]:
 
     The file is ``{"season_to_walls_map": ..., "dataset": [wall, ...]}``; only ``dataset`` is
     read here (see :func:`read_season_map`). Each returned wall has exactly the keys of
-    :data:`FEATURES` (extra keys of the raw wall or its groups are dropped), ``groups`` in the
-    order ``group_1`` .. ``group_4``, and is what the builder yields for that wall, in file
-    order.
+    ``FEATURES`` of ``OCW.py`` (extra keys of the raw wall or its groups are dropped),
+    ``groups`` in the order ``group_1`` .. ``group_4``, and is what the builder yields for
+    that wall, in file order.
 
     Checks, each failing with :class:`OCWFormatError` naming the file, the wall and the field:
 

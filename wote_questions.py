@@ -351,7 +351,7 @@ def read_questions(path: str, split: str) -> list[dict[str, Any]]:
             in error messages.
 
     Returns:
-        One dict per question, in file order, with exactly the keys of :data:`FEATURES`
+        One dict per question, in file order, with exactly the keys of ``FEATURES``
         (see the module docstring for the derived fields).
 
     Raises:

@@ -37,9 +37,10 @@ def get_builder(
         **builder_kwargs: passed to the builder class (e.g. ``writer_batch_size``).
 
     The cache is keyed on the content of the script and its siblings, the ``datasets`` major
-    version and the source files' content (:func:`script_key`, :func:`source_fingerprint`),
-    so an edited builder or source never serves stale rows and each ``datasets`` era prepares
-    its own copy. The
+    version and the source files' content (:func:`script_key`; ``source_digest`` of the
+    scripts' ``source_files``, the hash the builders' config ids use too), so an edited builder
+    or an edited, replaced or truncated source (even with the same size and modification time)
+    never serves stale rows, and each ``datasets`` era prepares its own copy. The
     builder records the official split sizes (:func:`official_splits`), which
     ``download_and_prepare`` checks by default on every ``datasets`` version, as
     ``datasets`` 3.x does from ``dataset_infos.json`` for a script.
@@ -53,7 +54,8 @@ def get_builder(
     key = script_key(name)
     if data_dir is not None:
         data_dir = str(Path(data_dir).expanduser().resolve())
-        key += source_fingerprint(data_dir)[:8]
+        exists = Path(data_dir).exists()  # else the builder reports it
+        key += load_sibling("source_files").source_digest(data_dir)[:8] if exists else "missing"
     else:
         key += "download"
     builder_kwargs.setdefault("hash", key)
@@ -94,21 +96,6 @@ def datasets_era() -> str:
     ``HF_HOME`` shared by environments of different eras holds one prepared copy per era (data
     prepared by 5.x stores feature types that 3.x cannot read)."""
     return f"datasets{datasets.__version__.split('.')[0]}"
-
-
-def source_fingerprint(data_dir: PathLike) -> str:
-    """SHA-256 (hex) of the content of a local source (every file under a folder, with its
-    relative path): ``source_digest`` of the scripts' ``source_files``, the hash the builders'
-    config ids use too.
-
-    Part of the cache key of :func:`get_builder`, so that editing, replacing or truncating a
-    source file rebuilds the cache instead of serving the old rows, even when its size and
-    modification time are unchanged (``datasets`` itself keys a local ``data_dir`` on its path
-    only). A missing path gives ``"missing"``; the builder then reports it.
-    """
-    if not Path(data_dir).exists():
-        return "missing"
-    return load_sibling("source_files").source_digest(data_dir)
 
 
 def prepare(
