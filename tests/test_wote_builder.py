@@ -22,9 +22,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from ocw_fixtures import Pairs, dumps
 
-from ocw_hub.resources import load_script
+from ocw_hub.resources import load_script, load_sibling
 
 wote = load_script("WoTe")
+wote_questions = load_sibling("wote_questions")
+wote_answers = load_sibling("wote_answers")
 DATASETS_MAJOR = int(datasets.__version__.split(".")[0])
 SPLITS = ("train", "validation", "test")
 
@@ -304,7 +306,7 @@ def test_parse_task_data_quotes_and_escapes() -> None:
     ],
 )
 def test_parse_task_data_rejects(text: str, problem: str) -> None:
-    where = wote.Where("f.json", "question_id 'q-1' (#0)")
+    where = wote_questions.WoTeWhere("f.json", "question_id 'q-1' (#0)")
     with pytest.raises(wote.WoTeFormatError, match="^f.json: question_id 'q-1' ") as info:
         wote.parse_task_data(text, where)
     assert problem in str(info.value)
@@ -382,17 +384,17 @@ def test_fold_case_over_every_cased_character() -> None:
     assert len(cased) > 2800
     classes: dict[str, list[str]] = {}
     for char in cased:
-        folded = wote._fold_case(char)
+        folded = wote_answers._fold_case(char)
         assert len(folded) == 1, char
         for variant in (char.upper(), char.lower(), char.title(), char.swapcase()):
             if len(variant) == 1:
-                assert wote._fold_case(variant) == folded, (char, variant)
+                assert wote_answers._fold_case(variant) == folded, (char, variant)
         classes.setdefault(folded, []).append(char)
     for members in classes.values():
         for a in members:
             assert all(re.fullmatch(re.escape(a), b, re.IGNORECASE) for b in members), members
     text = "".join(cased)
-    assert len(wote._fold_case(text)) == len(text)
+    assert len(wote_answers._fold_case(text)) == len(text)
 
 
 def _case_changed(text: str, choices: list[int]) -> str:
@@ -485,13 +487,13 @@ TRICKY = [
 @given(st.lists(st.sampled_from(TRICKY), max_size=25).map("".join))
 def test_normalise_and_spans_follow_the_rule(text: str) -> None:
     expected, starts, ends = reference_normalise(text)
-    assert wote._normalise(text) == expected
+    assert wote_answers._normalise(text) == expected
     for first, char in enumerate(expected):
         if char == " ":
             continue
         for last in range(first, len(expected)):
             if expected[last] != " ":
-                assert wote._source_span(text, first, last) == (starts[first], ends[last])
+                assert wote_answers._source_span(text, first, last) == (starts[first], ends[last])
 
 
 # --- parsing stays linear -----------------------------------------------------------------
@@ -831,7 +833,7 @@ def test_lone_surrogate_inside_task_data(tmp_path: Path, text: str, field: str) 
 
 
 def test_lone_surrogate_in_question_type_label() -> None:
-    where = wote.Where("f.json", "question_id 'q-9' (#0)")
+    where = wote_questions.WoTeWhere("f.json", "question_id 'q-9' (#0)")
     with pytest.raises(wote.WoTeFormatError, match=r"q-9.*field 'question_type\[1\]': not valid"):
         wote.parse_question_type("['factoid', '\\ud800']", where)
 
@@ -879,14 +881,14 @@ def test_data_split_disagreeing_with_the_file_is_kept_and_logged(tmp_path: Path,
         records[1]["data_split"] = "test"
 
     _rewrite(data / "train.json", edit)
-    caplog.set_level(logging.WARNING, logger=wote.__name__)
+    caplog.set_level(logging.WARNING, logger=wote_questions.__name__)
     built = _build(data, tmp_path / "cache")
     assert built["train"][1]["data_split"] == "test"  # kept verbatim, in the file's split
     assert built["train"].num_rows == 2
     warnings = [
         r.getMessage()
         for r in caplog.records
-        if r.name == wote.__name__ and r.levelno == logging.WARNING
+        if r.name == wote_questions.__name__ and r.levelno == logging.WARNING
     ]
     assert len(warnings) == 1
     assert "train.json: field 'data_split' differs from the file's split 'train'" in warnings[0]
@@ -899,6 +901,6 @@ def test_history_unknown_role_stays_in_the_previous_turn() -> None:
         {"role": "student", "text": "hi | assistant: hello"},
         {"role": "teacher", "text": "ok"},
     ]
-    where = wote.Where("f.json", "question_id 'q-3' (#0)")
+    where = wote_questions.WoTeWhere("f.json", "question_id 'q-3' (#0)")
     with pytest.raises(wote.WoTeFormatError, match=r"q-3.*field 'history'.*'assistant: hello'"):
         wote.parse_history("assistant: hello", where)

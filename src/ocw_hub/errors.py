@@ -2,10 +2,10 @@
 
 The core raises these with the facts a message needs (the config, the file, the wall or question
 id, the field); the CLI (:mod:`ocw_hub.cli`) prints them as one line and exits 1, and catches
-nothing else, so a bug keeps its traceback. The loading scripts ``OCW.py`` and ``WoTe.py`` are
-self-contained (a Hub script gets only its own file), so their ``OCWFormatError`` and
-``WoTeFormatError`` are ``ValueError`` subclasses of their own; the CLI treats them as user
-errors too.
+nothing else, so a bug keeps its traceback. The loading scripts ``OCW.py`` and ``WoTe.py`` and
+their sibling modules do not import ocw_hub (they run on the Hub without it), so their
+``OCWFormatError`` and ``WoTeFormatError`` (``ocw_walls.py``, ``wote_questions.py``) are
+``ValueError`` subclasses of their own; the CLI treats them as user errors too.
 """
 
 from __future__ import annotations

@@ -2,9 +2,11 @@
 
 ``json`` resolves a repeated key silently ("last wins"), so ``{"wall_id": "a", "wall_id":
 "b"}`` would be read as wall ``b``. Every JSON document and JSON Lines line the package reads
-(predictions, results, LLM requests and responses) goes through :func:`loads`; the loading
-scripts ``OCW.py`` and ``WoTe.py``, which must stay self-contained, apply the same rule with
-their own copy.
+(predictions, results, LLM requests and responses) goes through :func:`loads`. The loading
+scripts apply the same rule to source files with ``load_json`` of their sibling
+``source_files.py``, which names the wall or question by its place in the file and raises the
+dataset's format error; this module reads text (JSON Lines lines too), names the object by its
+own id and raises the caller's :class:`~ocw_hub.errors.OCWHubError`.
 """
 
 from __future__ import annotations

@@ -1,16 +1,17 @@
 """Where this install keeps the Hub assets, and the one way to import a loading script by path.
 
 The Hub assets are the files a Hub repository holds as they are: ``OCW.py`` and ``WoTe.py``
-(loading scripts), ``metrics/ocw_metric/`` (the evaluate module, its card and Space files) and
-``dataset_infos.json``. In a source checkout or an editable install they are at the repository
-root; a wheel carries copies of the same files under ``ocw_hub/_hub/`` (see
-``[tool.hatch...force-include]`` in ``pyproject.toml``). Either way there is one source of
-truth: the files at the repository root.
+(loading scripts) with their sibling modules (``source_files.py``, ``ocw_walls.py``,
+``wote_questions.py``, ``wote_answers.py``, imported relatively), ``metrics/ocw_metric/`` (the
+evaluate module, its card and Space files) and ``dataset_infos.json``. In a source checkout or
+an editable install they are at the repository root; a wheel carries copies of the same files
+under ``ocw_hub/_hub/`` (see ``[tool.hatch...force-include]`` in ``pyproject.toml``). Either
+way there is one source of truth: the files at the repository root.
 """
 
 from __future__ import annotations
 
-import hashlib
+import ast
 import importlib
 import importlib.machinery
 import importlib.util
@@ -59,22 +60,56 @@ def script_path(name: str) -> Path:
     return assets_root() / f"{name}.py"
 
 
-def file_hash(path: Path) -> str:
-    """First 16 hex digits of the SHA-256 of a file's bytes."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+def script_files(name: str) -> list[Path]:
+    """A loading script and the sibling modules it imports relatively (``from .x import``),
+    as ``datasets`` 3.x copies them with the script: ``[OCW.py, ocw_walls.py,
+    source_files.py]``. Every file a Hub repo of the script needs besides its card."""
+    path = script_path(name)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    siblings = sorted(
+        {node.module for node in tree.body if isinstance(node, ast.ImportFrom) and node.level == 1}
+    )
+    return [path, *(path.parent / f"{module}.py" for module in siblings)]
+
+
+def _hub_package() -> ModuleType:
+    """The synthetic package ``ocw_hub._hub`` whose path is :func:`assets_root`, so that the
+    scripts' relative imports find their siblings."""
+    package = sys.modules.get(_HUB_PACKAGE)
+    if package is None:
+        package = ModuleType(_HUB_PACKAGE)
+        package.__path__ = [str(assets_root())]
+        sys.modules[_HUB_PACKAGE] = package
+    return package
 
 
 @cache
 def load_script(name: str) -> ModuleType:
-    """Import a loading script (``"OCW"`` or ``"WoTe"``) by path, once per process.
+    """Import a loading script (``"OCW"`` or ``"WoTe"``) with its siblings, once per process.
 
     The one place that imports the scripts: the package and every test use it, so their classes
-    exist once per process. The module is registered as ``ocw_hub._hub.<name>`` (``datasets``
-    re-imports a builder's module by name, and the last part names the builder: ``ocw``,
-    ``wo_te``). The scripts import only the standard library and ``datasets``, so the same file
-    serves the Hub (as a script on ``datasets`` 3.x) and this package (on any version).
+    exist once per process. The script is imported as ``ocw_hub._hub.<name>`` of a synthetic
+    package over :func:`assets_root`, so its relative imports (``from .ocw_walls import ...``)
+    load the siblings as ``ocw_hub._hub.<sibling>`` (``datasets`` re-imports a builder's
+    module by name, and the last part names the builder: ``ocw``, ``wo_te``). The scripts
+    import only the standard library, ``datasets`` and their siblings, so the same files serve
+    the Hub (as a script on ``datasets`` 3.x) and this package (on any version).
     """
-    return _import_by_path(_module_name(name), script_path(name))
+    script_path(name)  # unknown names raise ValueError
+    _hub_package()
+    return importlib.import_module(_module_name(name))
+
+
+@cache
+def load_sibling(name: str) -> ModuleType:
+    """Import a sibling module of the scripts (``"source_files"``, ``"ocw_walls"``,
+    ``"wote_questions"``, ``"wote_answers"``; standard library only, no ``datasets``).
+
+    Raises:
+        ModuleNotFoundError: no such sibling.
+    """
+    _hub_package()
+    return importlib.import_module(_module_name(name))
 
 
 def _import_by_path(module_name: str, path: Path) -> ModuleType:
@@ -90,17 +125,22 @@ def _import_by_path(module_name: str, path: Path) -> ModuleType:
 
 def loaded_format_errors() -> tuple[type[Exception], ...]:
     """The input-error classes (``FORMAT_ERROR``: ``OCWFormatError``, ``WoTeFormatError``) of
-    the loading scripts this process has imported with :func:`load_script`; importing none
-    (and so not ``datasets``) to tell."""
+    the script siblings this process has imported (:func:`load_script`, :func:`load_sibling`);
+    importing none (and so not ``datasets``) to tell."""
     return tuple(
         module.FORMAT_ERROR
-        for name in SCRIPTS
+        for name in _FORMAT_ERROR_MODULES
         if (module := sys.modules.get(_module_name(name))) is not None
     )
 
 
+#: The siblings that define each dataset's ``FORMAT_ERROR``.
+_FORMAT_ERROR_MODULES = ("ocw_walls", "wote_questions")
+_HUB_PACKAGE = "ocw_hub._hub"
+
+
 def _module_name(script: str) -> str:
-    return f"ocw_hub._hub.{script}"
+    return f"{_HUB_PACKAGE}.{script}"
 
 
 #: The metric's pure modules (``metrics/ocw_metric/<name>.py``): input checks, OCW task 1 and

@@ -1,8 +1,9 @@
 """The loading scripts on ``datasets`` 3.x (``trust_remote_code=True``), as 3.x users run them.
 
 Run in the second environment of ``.ci/run`` (``datasets==3.6.0``). ``datasets`` imports the
-script itself here (the Hub script path), so only the script's own file is used; the tests
-compare with the script as the package imports it (:func:`ocw_hub.resources.load_script`).
+script itself here (the Hub script path), with the sibling modules it imports relatively
+(copied from the script's folder or its Hub repo); the tests compare with the script as the
+package imports it (:func:`ocw_hub.resources.load_script`).
 Skipped under ``datasets`` >= 4, which refuses scripts (``tests/test_compat.py`` checks that
 refusal and compares both eras' rows). The fixture tests read ``tests/data``; the full-scale
 ones (``full_data``) read ``../shared/data``.
@@ -29,7 +30,7 @@ from ocw_fixtures import (  # noqa: E402
     write_ablation,
 )
 
-from ocw_hub.resources import load_script  # noqa: E402
+from ocw_hub.resources import load_script, script_files  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -106,6 +107,7 @@ def test_dataset_infos_json_checks_official_sizes(tmp_path: Path) -> None:
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("layout", ["script_and_siblings", "hub_repo"])
 @pytest.mark.parametrize(
     ("script", "config", "data_dir", "sizes"),
     [
@@ -113,21 +115,41 @@ def test_dataset_infos_json_checks_official_sizes(tmp_path: Path) -> None:
         ("WoTe", "wote", WOTE_FIXTURE, WOTE_FIXTURE_SIZES),
     ],
 )
-def test_hub_repo_layout_for_3x_users(
-    tmp_path: Path, script: str, config: str, data_dir: Path, sizes: dict[str, int]
+def test_script_loads_from_a_copy_of_its_files_alone(
+    tmp_path: Path, script: str, config: str, data_dir: Path, sizes: dict[str, int], layout: str
 ) -> None:
-    """A Hub repo for 3.x users holds the script, dataset_infos.json and the card, nothing of
-    ocw_hub: the script must load from such a folder alone."""
-    repo = tmp_path / script
-    repo.mkdir()
-    for name in (f"{script}.py", "dataset_infos.json", "README.md"):
-        shutil.copy(REPO_ROOT / name, repo / name)
-    ds = datasets.load_dataset(
-        str(repo),
+    """Nothing of ocw_hub: the script and the siblings it imports alone in a folder load by
+    the script's path (``datasets`` 3.x copies every sibling the script imports); a Hub repo
+    for 3.x users (those files, dataset_infos.json and the card) loads by the folder."""
+    folder = tmp_path / script
+    folder.mkdir()
+    files = list(script_files(script))
+    if layout == "hub_repo":
+        files += [REPO_ROOT / "dataset_infos.json", REPO_ROOT / "README.md"]
+    for path in files:
+        shutil.copy(path, folder / path.name)
+    target = folder if layout == "hub_repo" else folder / f"{script}.py"
+    ds = _load_from(target, config, data_dir, tmp_path / "c")
+    assert _sizes(ds) == sizes
+    assert ds["validation"].features == load_script(script).FEATURES
+
+
+def test_a_sibling_missing_from_the_folder_fails(tmp_path: Path) -> None:
+    folder = tmp_path / "scripts"
+    folder.mkdir()
+    for path in script_files("OCW"):
+        if path.name != "ocw_walls.py":
+            shutil.copy(path, folder / path.name)
+    with pytest.raises(Exception, match="ocw_walls"):
+        _load_from(folder / "OCW.py", "default", OCW_FIXTURE, tmp_path / "c")
+
+
+def _load_from(script: Path, config: str, data_dir: Path, cache_dir: Path):
+    return datasets.load_dataset(
+        str(script),
         config,
         data_dir=str(data_dir),
         trust_remote_code=True,
-        cache_dir=str(tmp_path / "c"),
+        cache_dir=str(cache_dir),
         verification_mode="no_checks",
     )
-    assert _sizes(ds) == sizes

@@ -44,6 +44,7 @@ import numpy as np
 
 from ..errors import OCWHubError, OutputPathError
 from ..outputs import PathLike, check_output_dir, write_bytes_atomic, write_text_atomic
+from ..resources import load_sibling
 
 if TYPE_CHECKING:
     from .encoders import Encoder
@@ -52,10 +53,9 @@ if TYPE_CHECKING:
 RUNS = 16
 #: The paper's seed (``KMeansConstrained(random_state=42)``).
 SEED = 42
-#: Groups per wall, clues per group, clues per wall.
-N_GROUPS = 4
-GROUP_SIZE = 4
-WALL_SIZE = N_GROUPS * GROUP_SIZE
+#: Groups per wall, clues per group, clues per wall (the OCW builder's, ``ocw_walls.py``).
+_OCW = load_sibling("ocw_walls")
+N_GROUPS, GROUP_SIZE, N_CLUES = _OCW.N_GROUPS, _OCW.GROUP_SIZE, _OCW.N_CLUES
 #: The baselines.
 METHODS = ("random", "embedding")
 #: Files of ``keep_vectors`` beside the runs (format: :func:`write_baseline`).
@@ -98,7 +98,7 @@ class BaselineResult:
     clues: dict[str, list[str]] = field(default_factory=dict)
 
 
-def run_order(run: int, n: int = WALL_SIZE) -> list[int]:
+def run_order(run: int, n: int = N_CLUES) -> list[int]:
     """The positions of a wall's clues in run ``run``'s clustering input: the permutation that
     ``random.Random(run).sample(words, n)`` applies (``sample`` draws positions, whatever the
     values), i.e. ``[words[i] for i in run_order(run)] == random.Random(run).sample(words, n)``.
@@ -129,11 +129,11 @@ def _check_walls(walls: Sequence[dict[str, Any]]) -> None:
         words = wall.get("words")
         if (
             not isinstance(words, list)
-            or len(words) != WALL_SIZE
+            or len(words) != N_CLUES
             or not all(isinstance(c, str) for c in words)
         ):
             raise BaselineError(
-                f"wall {wall_id}: field 'words' must be a list of {WALL_SIZE} strings"
+                f"wall {wall_id}: field 'words' must be a list of {N_CLUES} strings"
             )
 
 
@@ -375,7 +375,7 @@ def cluster_walls(
     if len(arrays) != len(walls):
         raise BaselineError(f"{len(arrays)} vector arrays for {len(walls)} walls")
     for wall, array in zip(walls, arrays, strict=True):
-        if np.ndim(array) != 2 or len(array) != WALL_SIZE:
+        if np.ndim(array) != 2 or len(array) != N_CLUES:
             raise BaselineError(
                 f"wall {wall['wall_id']}: vectors of shape {np.shape(array)}, expected (16, d)"
             )

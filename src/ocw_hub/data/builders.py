@@ -17,7 +17,7 @@ import datasets
 
 from ..configs import PathLike, config_spec
 from ..errors import SourceUnavailableError
-from ..resources import file_hash, load_script, script_path
+from ..resources import load_script, load_sibling, script_files
 
 
 def get_builder(
@@ -36,9 +36,11 @@ def get_builder(
         cache_dir: the ``datasets`` cache folder (default: ``HF_DATASETS_CACHE``).
         **builder_kwargs: passed to the builder class (e.g. ``writer_batch_size``).
 
-    The cache is keyed on the script's content, the ``datasets`` major version and the source
-    files' content (:func:`script_key`, :func:`source_fingerprint`), so an edited builder or
-    source never serves stale rows and each ``datasets`` era prepares its own copy. The
+    The cache is keyed on the content of the script and its siblings, the ``datasets`` major
+    version and the source files' content (:func:`script_key`; ``source_digest`` of the
+    scripts' ``source_files``, the hash the builders' config ids use too), so an edited builder
+    or an edited, replaced or truncated source (even with the same size and modification time)
+    never serves stale rows, and each ``datasets`` era prepares its own copy. The
     builder records the official split sizes (:func:`official_splits`), which
     ``download_and_prepare`` checks by default on every ``datasets`` version, as
     ``datasets`` 3.x does from ``dataset_infos.json`` for a script.
@@ -52,7 +54,8 @@ def get_builder(
     key = script_key(name)
     if data_dir is not None:
         data_dir = str(Path(data_dir).expanduser().resolve())
-        key += hashlib.sha256(source_fingerprint(data_dir).encode()).hexdigest()[:8]
+        exists = Path(data_dir).exists()  # else the builder reports it
+        key += load_sibling("source_files").source_digest(data_dir)[:8] if exists else "missing"
     else:
         key += "download"
     builder_kwargs.setdefault("hash", key)
@@ -79,12 +82,13 @@ def official_splits(name: str) -> datasets.SplitDict:
 
 
 def script_key(name: str) -> str:
-    """First part (8 hex digits) of a config's cache key: the loading script's content and the
-    ``datasets`` era. The second part names the source (its content hash, or ``download``), so
-    the cache folder of every preparation by this script and era starts with this key."""
+    """First part (8 hex digits) of a config's cache key: the content of the loading script and
+    of the siblings it imports (:func:`ocw_hub.resources.script_files`), and the ``datasets``
+    era. The second part names the source (its content hash, or ``download``), so the cache
+    folder of every preparation by this script and era starts with this key."""
     spec = config_spec(name)
-    text = f"{file_hash(script_path(spec.script))}:{datasets_era()}"
-    return hashlib.sha256(text.encode()).hexdigest()[:8]
+    digest = load_sibling("source_files").source_digest(*script_files(spec.script))
+    return hashlib.sha256(f"{digest}:{datasets_era()}".encode()).hexdigest()[:8]
 
 
 def datasets_era() -> str:
@@ -92,24 +96,6 @@ def datasets_era() -> str:
     ``HF_HOME`` shared by environments of different eras holds one prepared copy per era (data
     prepared by 5.x stores feature types that 3.x cannot read)."""
     return f"datasets{datasets.__version__.split('.')[0]}"
-
-
-def source_fingerprint(data_dir: PathLike) -> str:
-    """Relative path and SHA-256 of the content of every file under a local source.
-
-    Part of the cache key of :func:`get_builder`, so that editing, replacing or truncating a
-    source file rebuilds the cache instead of serving the old rows, even when its size and
-    modification time are unchanged (``datasets`` itself keys a local ``data_dir`` on its path
-    only). The sources are small (a few MB), so hashing them costs milliseconds. A missing path
-    gives ``"missing"``; the builder then reports it.
-    """
-    root = Path(data_dir)
-    if not root.exists():
-        return "missing"
-    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
-    return ";".join(
-        f"{p.relative_to(root).as_posix() if p != root else p.name}:{file_hash(p)}" for p in files
-    )
 
 
 def prepare(

@@ -34,7 +34,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -47,11 +47,11 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from ..configs import PathLike, config_spec
 from ..errors import OutputPathError
 from ..outputs import check_output_dir
-from ..resources import assets_root, load_script
-from .builders import get_builder, prepare
+from ..resources import assets_root, load_script, load_sibling
+from .builders import prepare
 from .infos import legacy_features_of, legacy_yaml_features
 
-SPLITS = ("train", "validation", "test")
+SPLITS = load_sibling("source_files").SPLITS
 CARD_SPLIT_MARKER = "<!-- end of dataset card -->"
 
 #: The export folder of each loading script's configs, inside ``--out``.
@@ -68,15 +68,14 @@ WOTE_README_SPLITS = {"train": 248, "validation": 167, "test": 412}
 
 @dataclass(frozen=True)
 class DatasetCardSpec:
-    """What one dataset's card says besides its configs and features.
+    """What one dataset's card says besides its configs, features and citation (the loading
+    script's ``_CITATION``, as the builder's ``DatasetInfo`` carries it).
 
     Attributes:
         export: the export folder name (``ocw`` or ``wote``).
         title: the card's title.
         metadata: YAML metadata besides ``configs`` and ``dataset_info``.
         readme_section: heading prefix of the README.md section that describes the dataset.
-        citation: BibTeX the card asks users to cite (None: the loading script's citation,
-            as the builder's ``DatasetInfo`` carries it).
         licence: the card's licence paragraph.
     """
 
@@ -84,11 +83,8 @@ class DatasetCardSpec:
     title: str
     metadata: dict[str, Any]
     readme_section: str
-    citation: str | None
     licence: str
 
-
-#: The paper the WoTe README asks users to cite, and the dataset WoTe extends.
 
 #: The card of each export. ``paperswithcode_id`` is left out: no Papers with Code dataset id
 #: of OCW could be confirmed (TaatiTeam's own card on the Hub gives none).
@@ -109,7 +105,6 @@ DATASET_CARDS: dict[str, DatasetCardSpec] = {
             "tags": ["only-connect", "red-herrings", "creative-problem-solving", "puzzles"],
         },
         readme_section="## OCW",
-        citation=None,
         licence="MIT, as the OCW release states (https://github.com/TaatiTeam/OCW).",
     ),
     "wote": DatasetCardSpec(
@@ -133,7 +128,6 @@ DATASET_CARDS: dict[str, DatasetCardSpec] = {
             "tags": ["wizard-of-tasks", "conversational-qa", "task-assistant", "cooking", "diy"],
         },
         readme_section="## WoTe",
-        citation=None,  # the loading script's _CITATION (one place: WoTe.py)
         licence="None stated: the WoTe repository (https://github.com/grill-lab/WoTe) has no "
         "licence file and its README names none, so this card says `license: other`. The "
         "questions come from Wizard of Tasks (Choi et al., 2022).",
@@ -241,76 +235,41 @@ def write_parquet(dataset: datasets.Dataset, path: PathLike) -> int:
 # --------------------------------------------------------------------------------------------
 
 
-def _parse_date(value: Any) -> date | str | None:
-    """``"15/09/2008"`` (the release's day/month/year) -> ``date(2008, 9, 15)``; a ``date``
-    stays; None stays; anything else is kept as the text it is."""
-    if value is None or isinstance(value, date):
-        return value
-    try:
-        return datetime.strptime(str(value), "%d/%m/%Y").date()
-    except ValueError:
-        return str(value)
+def _seasons_of(raw: Mapping[int, Mapping[str, Any]]) -> list[Season]:
+    return [
+        Season(season, info["num_walls"], info["start_date"], info["end_date"])
+        for season, info in raw.items()
+    ]
 
 
-def _seasons_of(raw: Mapping[Any, Any]) -> list[Season]:
-    rows = []
-    for season, entry in raw.items():
-        entry = entry if isinstance(entry, Mapping) else {"num_walls": entry}
-        rows.append(
-            Season(
-                int(season),
-                int(entry["num_walls"]),
-                _parse_date(entry.get("start_date")),
-                _parse_date(entry.get("end_date")),
-            )
-        )
-    return sorted(rows, key=lambda row: row.season)
-
-
-def _read_season_map(path: Path) -> Mapping[Any, Any]:
-    """The ``season_to_walls_map`` of one OCW split file.
-
-    Uses ``OCW.read_season_map`` when the loading script has it; until then (note for the
-    maintainers: drop this fallback once OCW.py provides it) the JSON is read here.
-    """
-    reader = getattr(load_script("OCW"), "read_season_map", None)
-    if reader is not None:
-        return reader(path)
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle).get("season_to_walls_map") or {}
-
-
-def _ocw_split_files(config: str, data_dir: PathLike | None, cache_dir: PathLike | None) -> dict:
-    """The split files of an OCW source as its builder finds them: a local folder searched by
-    ``OCW.find_split_files``; an archive or the download extracted as the builder does (the
-    extraction is cached, so this reads the prepared copy)."""
-    module = load_script("OCW")
-    if data_dir is not None and Path(data_dir).is_dir():
-        return module.find_split_files(data_dir)
-    builder = get_builder(config, data_dir=data_dir, cache_dir=cache_dir)
-    manager = datasets.DownloadManager(
-        dataset_name=builder.dataset_name,
-        download_config=datasets.DownloadConfig(cache_dir=builder._cache_downloaded_dir),
-        base_path=builder.base_path,
+def _ocw_source(config: str, data_dir: PathLike | None, cache_dir: PathLike | None) -> tuple:
+    """``(source, downloads folder)`` of an OCW config as its builder reads it: ``data_dir``,
+    or the configuration's ``url`` fetched through the ``datasets`` downloads cache (already
+    there once the config is prepared)."""
+    downloads = (
+        Path(cache_dir) / "downloads" if cache_dir else datasets.config.DOWNLOADED_DATASETS_PATH
     )
-    root, _ = builder._source_root(manager)
-    return module.find_split_files(root)
+    if data_dir is not None:
+        return data_dir, downloads
+    builder_config = load_script("OCW").OCW.builder_configs[config_spec(config).builder_config]
+    manager = datasets.DownloadManager(
+        download_config=datasets.DownloadConfig(cache_dir=str(downloads))
+    )
+    return manager.download(builder_config.url), downloads
 
 
 def season_table(
     config: str, data_dir: PathLike | None, cache_dir: PathLike | None = None
 ) -> list[Season] | None:
-    """The release's ``season_to_walls_map`` of an OCW config's source, one row per season.
-
-    Read from the split files (each holds the map of the whole release); when they disagree,
-    the test split's map is used and a warning says so. None (with a warning) when the source
-    has no map or it cannot be read.
+    """The release's ``season_to_walls_map`` of an OCW config's source, one row per season
+    (``read_season_map`` of the scripts' ``ocw_walls``: when the split files disagree, the
+    test split's map, with a warning). None (with a warning) when the source has no map or
+    it cannot be read.
     """
     try:
-        files = _ocw_split_files(config, data_dir, cache_dir)
-        maps = {split: _read_season_map(Path(path)) for split, path in files.items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
-        # AttributeError: the private builder API used for archives changed
+        source, downloads = _ocw_source(config, data_dir, cache_dir)
+        seasons = load_sibling("ocw_walls").read_season_map(source, downloads)
+    except (OSError, ValueError) as err:
         warnings.warn(
             f"config {config!r}: season_to_walls_map not read ({err}); the card has no season "
             "table",
@@ -318,17 +277,7 @@ def season_table(
             stacklevel=2,
         )
         return None
-    chosen = maps.get("test") or next(iter(maps.values()), None)
-    if not chosen:
-        return None
-    if any(other != chosen for other in maps.values() if other):
-        warnings.warn(
-            f"config {config!r}: the split files disagree on season_to_walls_map; the card "
-            "shows the test split's",
-            UserWarning,
-            stacklevel=2,
-        )
-    return _seasons_of(chosen)
+    return _seasons_of(seasons) or None
 
 
 def _date_cell(value: date | str | None) -> str:
@@ -556,7 +505,7 @@ def render_card(
         _sizes_markdown(infos),
         readme_section(spec.readme_section),
         *sections,
-        f"## Citation\n\n```bibtex\n{(spec.citation or infos[first].citation).strip()}\n```\n",
+        f"## Citation\n\n```bibtex\n{infos[first].citation.strip()}\n```\n",
         f"## Licence\n\n{spec.licence}\n",
     ]
     body = "\n\n".join(part.strip() for part in parts) + "\n"

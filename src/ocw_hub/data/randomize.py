@@ -295,12 +295,12 @@ def randomize_test_split(walls: Sequence[Mapping[str, Any]], seed: int = 42) -> 
 
 def _split_files(ocw_dir: Path) -> dict[str, Path]:
     """The input split files, validated as the OCW builder validates them."""
-    from ..resources import load_script
+    from ..resources import load_sibling
 
-    ocw = load_script("OCW")
+    ocw = load_sibling("ocw_walls")
     if not ocw_dir.is_dir():
         raise RandomizeError(f"OCW data folder {ocw_dir}: no such folder")
-    files = ocw.find_split_files(ocw_dir)
+    files = ocw.find_wall_files(ocw_dir)
     root = ocw_dir.resolve()
     owner: dict[str, str] = {}
     for split, path in files.items():

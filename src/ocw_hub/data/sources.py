@@ -26,10 +26,11 @@ import datasets
 
 from ..configs import PathLike, config_spec
 from ..errors import SourceUnavailableError, UnknownSplitError
+from ..resources import load_sibling
 from .builders import SOURCE_RECORD, get_builder, load_dataset, script_key
 
-#: The splits of every config, in order.
-SPLITS = ("train", "validation", "test")
+#: The splits of every config, in order (the scripts' ``SPLITS``).
+SPLITS: tuple[str, ...] = load_sibling("source_files").SPLITS
 
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 

@@ -49,6 +49,7 @@ from typing import Any
 
 from .. import jsonio
 from ..errors import PredictionsError
+from ..resources import load_sibling
 from .prompts import TASKS, gold_groups
 
 MODES = ("paper", "robust")
@@ -69,8 +70,8 @@ REPAIR_KINDS = (
 #: Wall statuses in the report.
 STATUSES = ("clean", "repaired", "unrecoverable", "no_response")
 
-GROUP_SIZE = 4
-N_GROUPS = 4
+#: Clues per group, groups per wall (the OCW builder's, ``ocw_walls.py``).
+GROUP_SIZE, N_GROUPS = load_sibling("ocw_walls").GROUP_SIZE, load_sibling("ocw_walls").N_GROUPS
 
 
 @dataclass
