@@ -264,13 +264,13 @@ def test_paper_template_for_every_k(shots: int) -> None:
     train = _train(62)
     drawn = random.Random(42).sample(train, shots)
     for task in ("grouping", "connections"):
-        for wall, request in zip(test, build_requests(test, train, task=task, shots=shots)):
+        for wall, request in zip(
+            test, build_requests(test, train, task=task, shots=shots), strict=True
+        ):
             user = request["body"]["messages"][1]["content"]
             header, rest = user.split("\n\n", 1)
             assert header == "Example solved wall(s):" and user.endswith("\n\nSolved wall:")
-            block = "\n\n".join(
-                f"Example {i}\n{format_example(w)}" for i, w in enumerate(drawn, 1)
-            )
+            block = "\n\n".join(f"Example {i}\n{format_example(w)}" for i, w in enumerate(drawn, 1))
             question = rest.removeprefix(block + "\n\n").removesuffix("\n\nSolved wall:")
             if task == "grouping":
                 assert question == "Clues:  " + ", ".join(wall["words"])
@@ -281,7 +281,7 @@ def test_paper_template_for_every_k(shots: int) -> None:
 def test_a_train_wall_is_never_its_own_example() -> None:
     train = _train(11)
     requests = build_requests(train, train, task="grouping", shots=10)
-    for wall, request in zip(train, requests):
+    for wall, request in zip(train, requests, strict=True):
         others = [w for w in train if w["wall_id"] != wall["wall_id"]]
         expected = [w["wall_id"] for w in random.Random(42).sample(others, 10)]
         assert _example_ids(request) == expected
