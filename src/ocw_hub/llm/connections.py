@@ -13,9 +13,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from .answer_text import json_string_lists
+from .answer_text import split_lines as _split_lines
 from .paper_parse import pad
-from .parsing import BULLET, FUZZY_THRESHOLD, GROUP_LABEL, N_GROUPS, json_string_lists, normalise
-from .parsing import split_lines as _split_lines
+from .parsing import BULLET, FUZZY_THRESHOLD, GROUP_LABEL, N_GROUPS, normalise
 
 _MARK = re.compile(r"\bconnections?\b\s?(?:\d+\s?)?[:\-–—=]", re.IGNORECASE)
 _EDGE = " \t\"'“”‘’`«»[](){}.,;:!?*_"
@@ -51,42 +52,58 @@ def _marked_lines(lines: Sequence[str]) -> list[tuple[str, str]]:
     return found
 
 
+def _unmarked(lines: Sequence[str], repairs: list[dict[str, Any]]) -> list[str]:
+    """Connections of an answer without marks: its JSON list of strings, else its non-empty
+    lines without labels or bullets, in order."""
+    lists = json_string_lists("\n".join(lines))
+    if lists:
+        repairs.append({"kind": "json"})
+        return [_clean_connection(c) for c in lists[0]]
+    found = []
+    for line in lines:
+        line = line.strip()
+        for pattern in (GROUP_LABEL, BULLET):
+            match = pattern.match(line)
+            line = line[match.end() :] if match else line
+        if line.strip():
+            found.append(_clean_connection(line))
+    return found
+
+
+def _assigned(
+    marked: Sequence[tuple[str, str]],
+    groups: Sequence[Sequence[str]],
+    repairs: list[dict[str, Any]],
+) -> list[str]:
+    """The marked lines' connections in gold group order (a maximum-weight assignment)."""
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    weight = np.array([[10.0 * n for n in _overlaps(pre, groups)] for pre, _ in marked])
+    for rank in range(min(len(marked), N_GROUPS)):
+        weight[rank, rank] += 1.0
+    rows, cols = linear_sum_assignment(weight, maximize=True)
+    result = [""] * N_GROUPS
+    for row, col in zip(rows, cols, strict=True):
+        result[col] = _clean_connection(marked[row][1])
+        if row != col:
+            repairs.append({"kind": "reordered", "line": int(row) + 1, "group": int(col) + 1})
+    return result
+
+
 def robust_connections(
     text: str, groups: Sequence[Sequence[str]]
 ) -> tuple[list[str], list[dict[str, Any]]]:
     """Task 2: 4 connections in gold group order, and the repairs (module docstring)."""
-    import numpy as np
-    from scipy.optimize import linear_sum_assignment
-
     repairs: list[dict[str, Any]] = []
     lines = [line for line in _split_lines(text) if not line.lstrip().startswith("```")]
     marked = _marked_lines(lines)
     if not marked:
         repairs.append({"kind": "no_markers"})
-        lists = json_string_lists("\n".join(lines))
-        if lists:
-            repairs.append({"kind": "json"})
-            found = [_clean_connection(c) for c in lists[0]]
-        else:
-            found = []
-            for line in lines:
-                line = line.strip()
-                for pattern in (GROUP_LABEL, BULLET):
-                    match = pattern.match(line)
-                    line = line[match.end() :] if match else line
-                if line.strip():
-                    found.append(_clean_connection(line))
+        found = _unmarked(lines, repairs)
         result = pad(found, N_GROUPS, "")
     else:
-        weight = np.array([[10.0 * n for n in _overlaps(pre, groups)] for pre, _ in marked])
-        for rank in range(min(len(marked), N_GROUPS)):
-            weight[rank, rank] += 1.0
-        rows, cols = linear_sum_assignment(weight, maximize=True)
-        result = [""] * N_GROUPS
-        for row, col in zip(rows, cols, strict=True):
-            result[col] = _clean_connection(marked[row][1])
-            if row != col:
-                repairs.append({"kind": "reordered", "line": int(row) + 1, "group": int(col) + 1})
+        result = _assigned(marked, groups, repairs)
         found = [c for _, c in marked]
     for index, connection in enumerate(result):
         if not connection:

@@ -29,13 +29,14 @@ no recursion on nesting).
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from .answer_text import drop_reasoning, json_string_lists, split_lines
 
 GROUP_SIZE = 4
 N_GROUPS = 4
@@ -111,32 +112,6 @@ def unrecoverable(reason: str, detail: str, repairs: list | None = None) -> Grou
     """The parse of an answer that states no partition."""
     groups = [list(g) for g in EMPTY_GROUPS]
     return GroupParse(groups, "unrecoverable", repairs or [], None, reason, detail)
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines on ``\\n`` (``\\r\\n`` and ``\\r`` too), not on other Unicode line breaks."""
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-
-
-def drop_reasoning(text: str) -> tuple[str, str | None, bool]:
-    """The answer without its ``<think>…</think>`` blocks (any case), a problem, and
-    whether a block was dropped. An unclosed ``<think>`` leaves no answer (problem
-    ``unclosed_reasoning``); text before a lone ``</think>`` is reasoning too."""
-    lower, kept, start, dropped = text.lower(), [], 0, False
-    while True:
-        opening = lower.find("<think>", start)
-        closing = lower.find("</think>", start)
-        if closing >= 0 and (opening < 0 or closing < opening):
-            start, kept, dropped = closing + len("</think>"), [], True  # all before is thought
-            continue
-        if opening < 0:
-            kept.append(text[start:])
-            break
-        kept.append(text[start:opening])
-        if closing < 0:
-            return "".join(kept), "unclosed_reasoning", True
-        start, dropped = closing + len("</think>"), True
-    return "".join(kept), None, dropped
 
 
 # --------------------------------------------------------------------------------------
@@ -238,20 +213,34 @@ def _split_items(line: str, clues: _Clues) -> list[str]:
     return [item for item in items if item]
 
 
+def _label_cuts(line: str) -> list[str] | None:
+    """A line cut before each ``Group N:`` label, None when it holds no second label."""
+    starts = [m.start() for m in _MID_LABEL.finditer(line)]
+    if not (len(starts) > 1 or (starts and starts[0] > 0)):
+        return None
+    cuts = [0, *[s for s in starts if s > 0], len(line)]
+    return [line[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
+
+
+def _cut_groups(line: str) -> list[str] | None:
+    """The texts of the groups a line holds, None when it holds one."""
+    labelled = _label_cuts(line)
+    if labelled is not None:
+        return labelled
+    if line.count("[") >= 2 and line.count("]") >= 2:
+        return [p.replace("[", "") for p in line.split("]")]
+    if "," in line and ";" in line:
+        return line.split(";")
+    if "," in line and "|" in line and not line.lstrip().startswith("|"):
+        return line.split("|")
+    return None
+
+
 def _group_pieces(line: str, clues: _Clues) -> list[str]:
     """A line holding several groups as one text per group (else the line itself)."""
     protected, saved = _protect(line, clues)
-    starts = [m.start() for m in _MID_LABEL.finditer(protected)]
-    if len(starts) > 1 or (starts and starts[0] > 0):
-        cuts = [0, *[s for s in starts if s > 0], len(protected)]
-        parts = [protected[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
-    elif protected.count("[") >= 2 and protected.count("]") >= 2:
-        parts = [p.replace("[", "") for p in protected.split("]")]
-    elif "," in protected and ";" in protected:
-        parts = protected.split(";")
-    elif "," in protected and "|" in protected and not protected.lstrip().startswith("|"):
-        parts = protected.split("|")
-    else:
+    parts = _cut_groups(protected)
+    if parts is None:
         return [line]
     parts = [_restore(p, saved).strip(" \t,;.") for p in parts]
     return [p for p in parts if p]
@@ -291,42 +280,29 @@ def _table_items(line: str, clues: _Clues) -> list[str] | None:
 
 
 # --------------------------------------------------------------------------------------
-# JSON
+# The answer as candidate groups
 # --------------------------------------------------------------------------------------
 
 
-def _string_lists(value: Any) -> list[list[str]]:
-    """The lists of strings inside a JSON value, in document order (iterative)."""
-    found, stack = [], [value]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, list) and node and all(isinstance(v, str) for v in node):
-            found.append(node)
-        elif isinstance(node, list):
-            stack.extend(reversed(node))
-        elif isinstance(node, dict):
-            stack.extend(reversed(list(node.values())))
+def _named(items: Sequence[str], clues: _Clues) -> int:
+    return sum(clues.match(i)[0] is not None for i in items)
+
+
+def _line_items(raw: str, clues: _Clues) -> list[list[str]]:
+    """The item lists of a line, one per group it writes."""
+    found = []
+    for piece in _group_pieces(_strip_decoration(raw, clues), clues):
+        piece = _drop_connection(_strip_decoration(piece, clues))
+        found.append(_split_items(_drop_name(piece, clues), clues))
     return found
 
 
-def json_string_lists(text: str) -> list[list[str]] | None:
-    """The string lists of the JSON value the answer holds (first ``[``/``{`` to the last
-    ``]``/``}``), else None."""
-    starts = [i for i in (text.find("["), text.find("{")) if i >= 0]
-    if not starts:
-        return None
-    start, end = min(starts), max(text.rfind("]"), text.rfind("}")) + 1
-    try:
-        value = json.loads(text[start:end])
-    except (ValueError, RecursionError):
-        return None
-    lists = _string_lists(value)
-    return lists or None
-
-
-# --------------------------------------------------------------------------------------
-# The answer as candidate groups
-# --------------------------------------------------------------------------------------
+def _rows(raw: str, clues: _Clues) -> tuple[bool, list[list[str] | None]]:
+    """Whether a line is a markdown table row, and its item lists (None: a separator row)."""
+    stripped = raw.strip().replace("**", "")
+    if stripped.startswith("|") and stripped.count("|") >= 2:
+        return True, [_table_items(stripped, clues)]
+    return False, list(_line_items(raw, clues))
 
 
 def candidate_groups(text: str, clues: _Clues) -> tuple[list[list[str]], str]:
@@ -350,28 +326,18 @@ def candidate_groups(text: str, clues: _Clues) -> tuple[list[list[str]], str]:
             block.clear()
 
     for raw in lines:
-        stripped = raw.strip().replace("**", "")
-        if stripped.startswith("|") and stripped.count("|") >= 2:
-            items = _table_items(stripped, clues)
+        is_table, rows = _rows(raw, clues)
+        for items in rows:
             if items is None:
                 continue
-            close_block()
-            if sum(clues.match(i)[0] is not None for i in items) >= 2:
-                groups.append(items)
-                layouts.add("table")
-            continue
-        for piece in _group_pieces(_strip_decoration(raw, clues), clues):
-            piece = _drop_connection(_strip_decoration(piece, clues))
-            piece = _drop_name(piece, clues)
-            items = _split_items(piece, clues)
-            named = sum(clues.match(i)[0] is not None for i in items)
-            if len(items) == 1 and named == 1:
+            named = _named(items, clues)
+            if not is_table and len(items) == 1 and named == 1:
                 block.append(items[0])
                 continue
             close_block()
             if len(items) >= 2 and named >= 2:
                 groups.append(items)
-                layouts.add("lines")
+                layouts.add("table" if is_table else "lines")
     close_block()
     return groups, "+".join(sorted(layouts)) or "none"
 
@@ -407,6 +373,62 @@ def _echo_free(groups: list[list[str]], clues: _Clues) -> tuple[list[list[str]],
     return groups, False
 
 
+def _shape_problem(groups: list[list[str]], complete: bool) -> tuple[str, str] | None:
+    expected = N_GROUPS - 1 if complete and len(groups) == N_GROUPS - 1 else N_GROUPS
+    if len(groups) != expected:
+        return "group_count", f"{len(groups)} groups read"
+    for index, group in enumerate(groups, 1):
+        if len(group) != GROUP_SIZE:
+            return "group_size", f"group {index} has {len(group)} items"
+    return None
+
+
+def _spell(
+    matched: list[list[str | None]],
+    groups: list[list[str]],
+    clues: _Clues,
+    repairs: list[dict[str, Any]],
+) -> str | None:
+    """Unmatched items set to their one look-alike clue that no item names (``spelling``
+    repairs); the first item without one, else None."""
+    named = {c for row in matched for c in row if c is not None}
+    for row, group in zip(matched, groups, strict=True):
+        for position, item in enumerate(group):
+            if row[position] is not None:
+                continue
+            clue, score = _fuzzy(item, clues, named)
+            if clue is None:
+                return item
+            named.add(clue)
+            row[position] = clue
+            repairs.append({"kind": "spelling", "item": item, "clue": clue, "score": score})
+    return None
+
+
+def _match_groups(
+    groups: list[list[str]], clues: _Clues, repairs: list[dict[str, Any]]
+) -> list[list[str]] | tuple[str, str]:
+    """Each item as its clue (recording repairs), or (reason, detail) of the first item
+    that is no clue of the wall or of a clue named too often."""
+    matched: list[list[str | None]] = []
+    for group in groups:
+        row = []
+        for item in group:
+            clue, kind = clues.match(item)
+            if kind is not None:
+                repairs.append({"kind": kind, "item": item, "clue": clue})
+            row.append(clue)
+        matched.append(row)
+    unknown = _spell(matched, groups, clues, repairs)
+    if unknown is not None:
+        return "unknown_item", f"{unknown!r} is not a clue of the wall"
+    used = Counter(c for row in matched for c in row)
+    for clue, count in used.items():
+        if count > clues.count[clue]:
+            return "duplicate", f"clue {clue!r} named {count} times"
+    return [[str(c) for c in row] for row in matched]
+
+
 def parse_groups(text: str, words: Sequence[str], *, complete: bool = False) -> GroupParse:
     """Task 1: the partition the answer states (see the module docstring).
 
@@ -429,43 +451,17 @@ def parse_groups(text: str, words: Sequence[str], *, complete: bool = False) -> 
     if echoed:
         repairs.append({"kind": "echo_ignored"})
     if not groups:
-        lower = text.lower()
-        if any(marker in lower for marker in _REFUSALS):
+        if any(marker in text.lower() for marker in _REFUSALS):
             return unrecoverable("refusal", text.strip()[:80], repairs)
         return unrecoverable("no_answer", "no group of clues found", repairs)
-    expected = N_GROUPS - 1 if complete and len(groups) == N_GROUPS - 1 else N_GROUPS
-    if len(groups) != expected:
-        return unrecoverable("group_count", f"{len(groups)} groups read", repairs)
-    for index, group in enumerate(groups, 1):
-        if len(group) != GROUP_SIZE:
-            return unrecoverable("group_size", f"group {index} has {len(group)} items", repairs)
-    matched: list[list[str | None]] = []
-    for group in groups:
-        row = []
-        for item in group:
-            clue, kind = clues.match(item)
-            if kind is not None:
-                repairs.append({"kind": kind, "item": item, "clue": clue})
-            row.append(clue)
-        matched.append(row)
-    named = {c for row in matched for c in row if c is not None}
-    for row, group in zip(matched, groups, strict=True):
-        for position, item in enumerate(group):
-            if row[position] is not None:
-                continue
-            clue, score = _fuzzy(item, clues, named)
-            if clue is None:
-                return unrecoverable("unknown_item", f"{item!r} is not a clue of the wall", repairs)
-            named.add(clue)
-            row[position] = clue
-            repairs.append({"kind": "spelling", "item": item, "clue": clue, "score": score})
-    used = Counter(c for row in matched for c in row)
-    for clue, count in used.items():
-        if count > clues.count[clue]:
-            return unrecoverable("duplicate", f"clue {clue!r} named {count} times", repairs)
-    result = [[str(c) for c in row] for row in matched]
+    shape = _shape_problem(groups, complete)
+    if shape is not None:
+        return unrecoverable(*shape, repairs)
+    result = _match_groups(groups, clues, repairs)
+    if isinstance(result, tuple):
+        return unrecoverable(*result, repairs)
     if len(result) == N_GROUPS - 1:
-        left = list((clues.count - used).elements())
+        left = list((clues.count - Counter(c for g in result for c in g)).elements())
         left.sort(key=clues.clues.index)
         result.append(left)
         repairs.append({"kind": "completed", "group": N_GROUPS, "clues": left})

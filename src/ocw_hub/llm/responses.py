@@ -69,15 +69,22 @@ def _field_error(path: Path, number: int, wall_id: Any, name: str, problem: str)
     return PredictionsError(f"{path}, line {number}{who}: field {name}: {problem}")
 
 
+def _failure(record: Mapping[str, Any]) -> str | None:
+    """Why a batch output line holds no answer (an error, a status other than 200)."""
+    response, error = record.get("response"), record.get("error")
+    if error is None and isinstance(response, dict) and response.get("status_code") == 200:
+        return None
+    status = response.get("status_code") if isinstance(response, dict) else None
+    message = error.get("message") if isinstance(error, dict) else error
+    return f"request failed (status {status}): {message}"
+
+
 def _batch_response(path: Path, number: int, record: Mapping[str, Any]) -> Response:
     """The Response of a batch output line."""
     wall_id = record["custom_id"]
     response = record.get("response")
-    error = record.get("error")
-    if error is not None or not isinstance(response, dict) or response.get("status_code") != 200:
-        status = response.get("status_code") if isinstance(response, dict) else None
-        message = error.get("message") if isinstance(error, dict) else error
-        problem = f"request failed (status {status}): {message}"
+    problem = _failure(record)
+    if problem is not None:
         return Response(wall_id, None, number, problem)
     body = response.get("body")
     choices = body.get("choices") if isinstance(body, dict) else None
@@ -88,17 +95,23 @@ def _batch_response(path: Path, number: int, record: Mapping[str, Any]) -> Respo
     text = message.get("content") if isinstance(message, dict) else choice.get("text")
     if text is not None and not isinstance(text, str):
         raise _field_error(path, number, wall_id, "choices[0].message.content", "not a string")
-    reasoning = None
-    if isinstance(message, dict):
-        reasoning = message.get("reasoning_content") or message.get("reasoning")
+    reasoning = _reasoning(message)
     finish = choice.get("finish_reason")
     return Response(
         wall_id,
         text or "",
         number,
         finish_reason=finish if isinstance(finish, str) else None,
-        reasoning=reasoning if isinstance(reasoning, str) else None,
+        reasoning=reasoning,
     )
+
+
+def _reasoning(message: Any) -> str | None:
+    """A message's ``reasoning_content`` (or ``reasoning``) text, else None."""
+    if not isinstance(message, dict):
+        return None
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    return reasoning if isinstance(reasoning, str) else None
 
 
 def _read_line(path: Path, number: int, line: str) -> tuple[Response, bool]:
@@ -198,6 +211,18 @@ def _drop_last_line(text: str) -> str:
     return "\n".join(lines[:-1])
 
 
+def _no_answer(response: Response, problem: str | None, cut: bool) -> tuple[str | None, str | None]:
+    """(reason, detail) of an answer that is no answer: reasoning only, an unclosed
+    reasoning block, cut at the token limit (``cut``); else (None, None)."""
+    if not (response.text or "").strip() and response.reasoning:
+        return "reasoning_only", "reasoning only: the answer's content is empty"
+    if problem is not None:
+        return problem, "the answer ends inside a <think> block"
+    if cut:
+        return "truncated", "finish_reason length: cut at the token limit"
+    return None, None
+
+
 def _robust(parsed: ParsedWall, wall: Mapping[str, Any], response: Response, *, task: str,
             allow_truncated: bool) -> None:  # fmt: skip
     """Fill ``parsed`` in robust mode (see the module docstring)."""
@@ -209,15 +234,9 @@ def _robust(parsed: ParsedWall, wall: Mapping[str, Any], response: Response, *, 
         parsed.groups = [["", "", "", ""] for _ in range(4)]
     else:
         parsed.connections = list(_NO_CONNECTIONS)
-    reason, detail = None, None
-    if not text.strip() and response.reasoning:
-        reason, detail = "reasoning_only", "reasoning only: the answer's content is empty"
     text, problem, dropped = drop_reasoning(text)
-    if reason is None and problem is not None:
-        reason, detail = problem, "the answer ends inside a <think> block"
     truncated = response.finish_reason == "length"
-    if reason is None and truncated and not allow_truncated:
-        reason, detail = "truncated", "finish_reason length: cut at the token limit"
+    reason, detail = _no_answer(response, problem, truncated and not allow_truncated)
     if reason is not None:
         parsed.status, parsed.reason, parsed.detail = "unrecoverable", reason, detail
         return
