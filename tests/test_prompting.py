@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -109,7 +110,7 @@ Name the four connections."""
 
 
 def test_grouping_request_golden() -> None:
-    request = make_request(WALL, "grouping", [EXAMPLE], model="m")
+    request = make_request(WALL, "grouping", [EXAMPLE], model="m", style="ours")
     assert request == {
         "custom_id": "w1",
         "method": "POST",
@@ -127,7 +128,7 @@ def test_grouping_request_golden() -> None:
 
 
 def test_connections_request_golden() -> None:
-    body = make_request(WALL, "connections", [EXAMPLE], model="m")["body"]
+    body = make_request(WALL, "connections", [EXAMPLE], model="m", style="ours")["body"]
     system, user = body["messages"]
     assert system["role"] == "system" and system["content"].startswith(ROUND + "\n\n")
     assert system["content"].endswith('then ". Connection: " and the connection.')
@@ -136,7 +137,7 @@ def test_connections_request_golden() -> None:
 
 
 def test_zero_shot_has_no_example_block() -> None:
-    user = make_request(WALL, "grouping", [])["body"]["messages"][1]["content"]
+    user = make_request(WALL, "grouping", [], style="ours")["body"]["messages"][1]["content"]
     assert user == GROUPING_USER.split("\n\n", 2)[-1]
     assert user.startswith("Clues: Nuts, Crete, Hammer") and "Example" not in user
 
@@ -162,7 +163,7 @@ def _train(n: int) -> list[dict]:
 def _example_ids(request: dict) -> list[str]:
     """Train wall ids shown in a request's examples, in order (clue c7_0_0 -> wall t07)."""
     user = request["body"]["messages"][1]["content"]
-    blocks = [b for b in user.split("\n\n") if b.startswith("Example ")]
+    blocks = [b for b in user.split("\n\n") if re.match(r"Example \d+\n", b)]
     return [f"t{int(b.splitlines()[1].split('_')[0][1:]):02d}" for b in blocks]
 
 
@@ -212,6 +213,117 @@ def test_jsonl_round_trip(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------
+# The paper's wording (the default)
+# --------------------------------------------------------------------------------------
+
+PAPER_SYSTEM_START = (
+    "You are currently competing in Round 3: Connecting Wall on the quiz show Only Connect. "
+)
+PAPER_ONE_SHOT = """\
+Example solved wall(s):
+
+Example 1
+Brie, Feta, Edam, Gouda. Connection: Cheeses
+Tango, Waltz, Salsa, Samba. Connection: Dances
+Foxtrot, Hotel, Kilo, Lima. Connection: NATO alphabet
+Paris, Rome, Oslo, Bern. Connection: European capitals
+
+Clues:  Nuts, Crete, Hammer, Mojito, Kos, Suit, Wrench, Negroni, Rhodes, Puzzle, Chisel, \
+Daiquiri, Business, Corfu, Pliers, Sidecar
+
+Solved wall:"""
+
+
+def test_paper_style_by_hand() -> None:
+    one = make_request(WALL, "grouping", [EXAMPLE], model="m")
+    assert one["body"]["messages"][1]["content"] == PAPER_ONE_SHOT
+    assert one["body"]["messages"][0]["content"].startswith(PAPER_SYSTEM_START)
+    params = {k: v for k, v in one["body"].items() if k not in ("model", "messages")}
+    assert params == {
+        "max_tokens": 144, "temperature": 0.0, "top_p": 1.0, "n": 1, "stop": "<|im_end|>",
+        "stream": False,
+    }  # fmt: skip
+    zero = make_request(WALL, "grouping", [])["body"]["messages"][1]["content"]
+    assert zero == "Example solved wall(s):\n\n\n\n" + PAPER_ONE_SHOT.split("\n\n", 2)[2]
+    connections = make_request(WALL, "connections", [])["body"]["messages"][1]["content"]
+    assert connections == (
+        "Example solved wall(s):\n\n\n\nGroups:\n"
+        + "\n".join(f"{', '.join(g)}. Connection:" for g in WALL_GROUPS)
+        + "\n\nSolved wall:"
+    )
+    with pytest.raises(PromptError, match="unknown prompt style 'mine'"):
+        make_request(WALL, "grouping", [], style="mine")
+
+
+WALL_GROUPS = [g["gt_words"] for g in WALL["groups"].values()]
+
+
+@pytest.mark.parametrize("shots", [0, 1, 3, 5, 10])
+def test_paper_template_for_every_k(shots: int) -> None:
+    test = json.loads((FIXTURE / "test.json").read_text())["dataset"]
+    train = _train(62)
+    drawn = random.Random(42).sample(train, shots)
+    for task in ("grouping", "connections"):
+        for wall, request in zip(
+            test, build_requests(test, train, task=task, shots=shots), strict=True
+        ):
+            user = request["body"]["messages"][1]["content"]
+            header, rest = user.split("\n\n", 1)
+            assert header == "Example solved wall(s):" and user.endswith("\n\nSolved wall:")
+            block = "\n\n".join(f"Example {i}\n{format_example(w)}" for i, w in enumerate(drawn, 1))
+            question = rest.removeprefix(block + "\n\n").removesuffix("\n\nSolved wall:")
+            if task == "grouping":
+                assert question == "Clues:  " + ", ".join(wall["words"])
+            else:
+                assert question.startswith("Groups:\n") and question.count("\n") == 4
+
+
+def test_a_train_wall_is_never_its_own_example() -> None:
+    train = _train(11)
+    requests = build_requests(train, train, task="grouping", shots=10)
+    for wall, request in zip(train, requests, strict=True):
+        others = [w for w in train if w["wall_id"] != wall["wall_id"]]
+        expected = [w["wall_id"] for w in random.Random(42).sample(others, 10)]
+        assert _example_ids(request) == expected
+        assert wall["wall_id"] not in expected
+    # a wall outside the pool gets the draw from the whole pool
+    outside = build_requests([WALL], train, task="grouping", shots=10)[0]
+    assert _example_ids(outside) == [w["wall_id"] for w in random.Random(42).sample(train, 10)]
+    with pytest.raises(PromptError, match="has only 10 walls besides wall t00"):
+        build_requests(train, train, task="grouping", shots=11)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # the data quirks the builder reports
+def test_oracle_requests_byte_for_byte(
+    ocw_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The notebook's three recorded requests for the first test wall (grouping K = 0, 1;
+    connections K = 3) equal our default prompts output."""
+    oracle = json.loads(
+        (ocw_dir.parents[2] / "oracle" / "notebook" / "messages_examples.json").read_text()
+    )
+    cache = tmp_path_factory.mktemp("oracle")
+    tmp = tmp_path_factory.mktemp("oracle-out")
+    for name, task, shots in (
+        ("nb_t1_k0", "grouping", 0), ("nb_t1_k1", "grouping", 1), ("nb_t2_k3", "connections", 3),
+    ):  # fmt: skip
+        out = tmp / f"{name}.jsonl"
+        result = runner.invoke(
+            app,
+            ["prompts", "--data-dir", str(ocw_dir), "--cache-dir", str(cache), "--task", task,
+             "--shots", str(shots), "--model", "gpt-4-0314", "--out", str(out)],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        first = json.loads(out.read_text(encoding="utf-8").split("\n", 1)[0])
+        expected = oracle[name]
+        assert first["custom_id"] == expected["custom_id"] == "46fa44"
+        assert first["body"]["messages"] == expected["messages"]
+        recorded = {k: v for k, v in expected["kwargs"].items() if k != "deployment_id"}
+        sent = {k: v for k, v in first["body"].items() if k != "messages"}
+        assert json.dumps(sent, sort_keys=True) == json.dumps(recorded, sort_keys=True)
+
+
+# --------------------------------------------------------------------------------------
 # The command
 # --------------------------------------------------------------------------------------
 
@@ -237,12 +349,13 @@ def test_prompts_command(tmp_path: Path, cache: Path) -> None:
     train = json.loads((FIXTURE / "train.json").read_text())["dataset"]
     assert [r["custom_id"] for r in requests] == [w["wall_id"] for w in test]
     assert requests[0]["body"]["model"] == "gpt-3.5-turbo"
+    assert requests[0]["body"]["messages"][0]["content"].startswith(PAPER_SYSTEM_START)
     # Random(42).sample of the 3 train walls: indices [2, 0, 1]
     drawn = [train[i] for i in (2, 0, 1)]
     user = requests[2]["body"]["messages"][1]["content"]
     examples = "\n\n".join(f"Example {i}\n{format_example(w)}" for i, w in enumerate(drawn, 1))
     assert examples in user
-    assert user.endswith("Clues: " + ", ".join(test[2]["words"]) + "\n\nSolve this wall.")
+    assert user.endswith("Clues:  " + ", ".join(test[2]["words"]) + "\n\nSolved wall:")
     assert "1,000" in user  # the clue with a comma is written as is
 
 
@@ -257,7 +370,7 @@ def test_prompts_connections_zero_shot_on_train(tmp_path: Path, cache: Path) -> 
     assert [r["custom_id"] for r in requests] == ["a001", "a002", "a003"]
     assert requests[0]["body"]["model"] == "my-model"
     assert requests[0]["body"]["messages"][1]["content"].startswith(
-        "Groups:\nThames, Fleet, Effra, Tyburn. Connection:\n"
+        "Example solved wall(s):\n\n\n\nGroups:\nThames, Fleet, Effra, Tyburn. Connection:\n"
     )
 
 

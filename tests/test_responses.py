@@ -5,190 +5,26 @@ hand-written model answers; the robust partition property; prompts -> fake serve
 from __future__ import annotations
 
 import json
-import random
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_llm_client import FakeServer, last_user_message
+from test_parsing import CONNECTIONS, EMPTY, GOLD, WORDS, lines
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.errors import PredictionsError
-from ocw_hub.llm.responses import (
-    Response,
-    paper_connections,
-    paper_groups,
-    parse_responses,
-    read_responses,
-    robust_connections,
-    robust_groups,
-)
+from ocw_hub.llm.connections import robust_connections
+from ocw_hub.llm.paper_parse import paper_connections, paper_groups
+from ocw_hub.llm.parsing import parse_groups
+from ocw_hub.llm.responses import Response, parse_responses, read_responses
 
 runner = CliRunner()
 FIXTURE = Path(__file__).parent / "data" / "llm" / "ocw"
-
-TOOLS, COCKTAILS = (
-    ["Hammer", "Wrench", "Chisel", "Pliers"],
-    ["Mojito", "Negroni", "Daiquiri", "Sidecar"],
-)
-MONKEY, ISLANDS = ["Puzzle", "Business", "Nuts", "Suit"], ["Crete", "Rhodes", "Corfu", "Kos"]
-GOLD = [TOOLS, COCKTAILS, MONKEY, ISLANDS]
-CONNECTIONS = ["Hand tools", "Cocktails", "Monkey ___", "Greek islands"]
-WORDS = (
-    "Nuts Crete Hammer Mojito Kos Suit Wrench Negroni Rhodes Puzzle Chisel Daiquiri Business "
-    "Corfu Pliers Sidecar"
-).split()
-EMPTY = ["", "", "", ""]
-
-
-def lines(*groups: list[str], prefix: str = "", suffix: str = "") -> str:
-    return "\n".join(f"{prefix.format(i)}{', '.join(g)}{suffix}" for i, g in enumerate(groups, 1))
-
-
-# text, expected paper groups, expected robust groups, repair kinds robust mode records
-GROUPING_CASES = {
-    "plain": (lines(*GOLD), GOLD, GOLD, set()),
-    "group labels": (
-        lines(*GOLD, prefix="Group {}: "), GOLD, GOLD, {"numbering"},
-    ),
-    "bold labels": (
-        lines(*GOLD, prefix="**Group {}:** "),
-        [["**** " + g[0], *g[1:]] for g in GOLD],
-        GOLD,
-        {"markdown", "numbering"},
-    ),
-    "numbered, with connections": (
-        lines(*GOLD, prefix="{}. ", suffix=". Connection: something"),
-        [[f"{i}. {g[0]}", *g[1:]] for i, g in enumerate(GOLD, 1)],
-        GOLD,
-        {"numbering", "connection_dropped"},
-    ),
-    "json in a code fence": (
-        "```json\n[\n  " + ",\n  ".join(json.dumps(g) for g in GOLD) + "\n]\n```",
-        [["```json", "", "", ""], ["[", "", "", ""],
-         ['["Hammer"', '"Wrench"', '"Chisel"', '"Pliers"]'],
-         ['["Mojito"', '"Negroni"', '"Daiquiri"', '"Sidecar"]']],
-        GOLD,
-        {"code_fence", "json"},
-    ),
-    "case, spacing and spelling": (
-        "hammer,wrench ,  CHISEL, Plyers\nMojito, Negroni, Daquiri, Side car\n"
-        + lines(MONKEY, ISLANDS),
-        [["hammer", "wrench", "CHISEL", "Plyers"], ["Mojito", "Negroni", "Daquiri", "Side car"],
-         MONKEY, ISLANDS],
-        GOLD,
-        {"case_spacing", "spelling"},
-    ),
-    "a clue missing, one too many": (
-        "Hammer, Wrench, Chisel\nMojito, Negroni, Daiquiri, Sidecar, Pliers\n"
-        + lines(MONKEY, ISLANDS),
-        [["Hammer", "Wrench", "Chisel", ""], COCKTAILS, MONKEY, ISLANDS],
-        GOLD,
-        {"extra_clue", "completed"},
-    ),
-    "three groups only": (
-        lines(TOOLS, COCKTAILS, MONKEY),
-        [TOOLS, COCKTAILS, MONKEY, EMPTY],
-        [TOOLS, COCKTAILS, MONKEY, ["Crete", "Kos", "Rhodes", "Corfu"]],  # words order
-        {"completed"},
-    ),
-    "a duplicate and an unknown clue": (
-        "Hammer, Wrench, Chisel, Pliers\nMojito, Negroni, Hammer, Sidecar\n"
-        "Puzzle, Business, Nuts, Suit, Banana\n" + ", ".join(ISLANDS),
-        [TOOLS, ["Mojito", "Negroni", "Hammer", "Sidecar"], MONKEY, ISLANDS],
-        [TOOLS, ["Mojito", "Negroni", "Sidecar", "Daiquiri"], MONKEY, ISLANDS],
-        {"duplicate", "unknown_item", "completed"},
-    ),
-    "one clue per line under headings": (
-        "\n\n".join(f"Group {i}:\n" + "\n".join(f"- {c}" for c in g) for i, g in
-                    enumerate(GOLD, 1)),
-        [["- Hammer", "", "", ""], ["- Wrench", "", "", ""], ["- Chisel", "", "", ""],
-         ["- Pliers", "", "", ""]],
-        GOLD,
-        {"numbering", "one_clue_per_line"},
-    ),
-    "chatty, with the clues echoed": (
-        "Sure! The clues were: " + ", ".join(WORDS) + ".\n\nMy answer:\n"
-        + lines(*GOLD, prefix="{}) ") + "\n\nThe red herring is Nuts, which looks like a tool.",
-        [["Sure! The clues were: Nuts", "Crete", "Hammer", "Mojito"], ["My answer:", "", "", ""],
-         ["1) Hammer", "Wrench", "Chisel", "Pliers"],
-         ["2) Mojito", "Negroni", "Daiquiri", "Sidecar"]],
-        GOLD,
-        {"label", "echo_ignored", "numbering", "unknown_item", "ignored_line"},
-    ),
-    "explanations after the clues": (
-        "Hammer, Wrench, Chisel, Pliers - all tools\nMojito, Negroni (with gin), Daiquiri, "
-        "Sidecar\n" + lines(MONKEY, ISLANDS),
-        [["Hammer", "Wrench", "Chisel", "Pliers - all tools"],
-         ["Mojito", "Negroni (with gin)", "Daiquiri", "Sidecar"], MONKEY, ISLANDS],
-        GOLD,
-        {"explanation_dropped"},
-    ),
-    "groups on one line": (
-        "; ".join(", ".join(g) for g in GOLD),
-        [["Hammer", "Wrench", "Chisel", "Pliers; Mojito"], EMPTY, EMPTY, EMPTY],
-        GOLD,
-        {"split_line"},
-    ),
-    "quoted, with and": (
-        "\n".join(", ".join(f'"{c}"' for c in g[:3]) + f' and "{g[3]}"' for g in GOLD),
-        [['"Hammer"', '"Wrench"', '"Chisel" and "Pliers"', ""],
-         ['"Mojito"', '"Negroni"', '"Daiquiri" and "Sidecar"', ""],
-         ['"Puzzle"', '"Business"', '"Nuts" and "Suit"', ""],
-         ['"Crete"', '"Rhodes"', '"Corfu" and "Kos"', ""]],
-        GOLD,
-        {"quotes"},
-    ),
-    "a refusal": (
-        "I'm not sure about this one.",
-        [["I'm not sure about this one.", "", "", ""], EMPTY, EMPTY, EMPTY],
-        [EMPTY, EMPTY, EMPTY, EMPTY],
-        {"unknown_item", "ignored_line", "unrecoverable"},
-    ),
-}  # fmt: skip
-
-
-@pytest.mark.parametrize("case", list(GROUPING_CASES))
-def test_grouping_answers(case: str) -> None:
-    text, paper, robust, kinds = GROUPING_CASES[case]
-    assert paper_groups(text)[0] == paper
-    groups, repairs, recoverable = robust_groups(text, WORDS)
-    assert groups == robust
-    assert {r["kind"] for r in repairs} == kinds
-    assert recoverable == (case != "a refusal")
-
-
-def test_robust_repairs_are_recorded_in_detail() -> None:
-    text, *_ = GROUPING_CASES["case, spacing and spelling"]
-    repairs = robust_groups(text, WORDS)[1]
-    assert {"kind": "case_spacing", "item": "CHISEL", "clue": "Chisel"} in repairs
-    assert {"kind": "spelling", "item": "Side car", "clue": "Sidecar", "score": 93.3} in repairs
-    text, *_ = GROUPING_CASES["a duplicate and an unknown clue"]
-    repairs = robust_groups(text, WORDS)[1]
-    assert {"kind": "duplicate", "item": "Hammer", "line": 2} in repairs
-    assert {"kind": "unknown_item", "item": "Banana", "line": 3} in repairs
-    assert {"kind": "completed", "group": 2, "clues": ["Daiquiri"]} in repairs
-
-
-def test_clue_holding_a_comma_is_kept_whole() -> None:
-    words = "Happy Sleepy Grumpy Dopey 1,000 Ten Dozen Score".split()
-    words += "Atlantic Pacific Indian Arctic Basil Sage Thyme Dill".split()
-    gold = [words[i : i + 4] for i in range(0, 16, 4)]
-    text = lines(*gold)
-    assert paper_groups(text)[0][1] == ["1", "000", "Ten", "Dozen"]  # the notebook splits it
-    assert robust_groups(text, words)[:2] == (gold, [])
-
-
-def test_wall_with_a_repeated_clue() -> None:
-    words = ["Bask", "Bask", *[f"C{i}" for i in range(14)]]
-    gold = [["Bask", "C0", "C1", "C2"], ["Bask", "C3", "C4", "C5"]]
-    gold += [[f"C{i}" for i in range(6, 10)], [f"C{i}" for i in range(10, 14)]]
-    groups, repairs, _ = robust_groups(lines(*gold), words)
-    assert groups == gold and repairs == []
 
 
 def named(groups: list[list[str]], names: list[str], mark: str = ". Connection: ", sep="\n"):
@@ -239,78 +75,18 @@ CLUE = st.from_regex(r"[A-Z][a-z]{2,9}", fullmatch=True).filter(lambda w: not _R
 WALL_CLUES = st.lists(CLUE, min_size=16, max_size=16, unique_by=str.lower)
 
 
-def _typo(word: str) -> str:
-    """Swap two inner letters (a near-miss spelling, maybe beyond the threshold)."""
-    return word[0] + word[2] + word[1] + word[3:] if len(word) > 3 else word + "x"
-
-
-@st.composite
-def noisy_answers(draw: st.DrawFn) -> tuple[list[str], str]:
-    """A wall's clues and an answer naming at least 3 of its 4 groups, each with at least 2
-    clues as written, in a random format with random noise."""
-    clues = draw(WALL_CLUES)
-    order = draw(st.permutations(range(16)))
-    groups = [[clues[i] for i in order[k : k + 4]] for k in range(0, 16, 4)]
-    shown = groups[: draw(st.sampled_from([3, 4]))]
-    rendered = []
-    for index, group in enumerate(shown, 1):
-        items = list(group)
-        noise = draw(st.sampled_from(["none", "drop", "typo", "case", "quote", "junk"]))
-        if noise == "drop":
-            items.pop(draw(st.integers(0, 3)))
-        elif noise == "typo":
-            items[0] = _typo(items[0])
-        elif noise == "case":
-            items = [i.upper() for i in items]
-        elif noise == "quote":
-            items = [f'"{i}"' for i in items]
-        elif noise == "junk":
-            items.append("Zzqx")
-        prefix = draw(st.sampled_from(["", f"{index}. ", "- ", f"Group {index}: ", "**G:** "]))
-        suffix = draw(st.sampled_from(["", ". Connection: Things", " (Connection: x)"]))
-        separator = draw(st.sampled_from([", ", ",", " ; ", " | "]))
-        rendered.append(prefix + separator.join(items) + suffix)
-    if draw(st.booleans()):
-        rendered[-1] += separator + draw(st.sampled_from(clues))  # a duplicate at the end
-    if draw(st.booleans()):
-        rendered.insert(0, "Here is my solution:")
-    return clues, "\n".join(rendered)
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow],
-          phases=[Phase.explicit, Phase.reuse, Phase.generate])  # fmt: skip
-@given(noisy_answers())
-def test_robust_is_a_partition_when_three_groups_are_readable(case: tuple[list[str], str]) -> None:
-    clues, text = case
-    groups, repairs, recoverable = robust_groups(text, clues)
-    assert recoverable, repairs
-    assert len(groups) == 4 and all(len(g) == 4 for g in groups)
-    assert sorted(c for g in groups for c in g) == sorted(clues)
-
-
 @settings(max_examples=200, deadline=None)
 @given(WALL_CLUES, st.permutations(range(16)))
 def test_paper_equals_robust_on_a_perfect_answer(clues: list[str], order: list[int]) -> None:
     groups = [[clues[i] for i in order[k : k + 4]] for k in range(0, 16, 4)]
     text = "\n".join(", ".join(g) for g in groups)
     paper = paper_groups(text)[0]
-    robust, repairs, recoverable = robust_groups(text, clues)
-    assert paper == robust == groups
-    assert repairs == [] and recoverable
+    robust = parse_groups(text, clues)
+    assert paper == robust.groups == groups
+    assert (robust.status, robust.repairs) == ("clean", [])
     connections = [f"Link {i}" for i in range(4)]
     text = named(groups, connections)
     assert paper_connections(text)[0] == robust_connections(text, groups)[0] == connections
-
-
-@settings(max_examples=200, deadline=None)
-@given(WALL_CLUES, st.text(max_size=300))
-def test_robust_never_fails_on_any_text(clues: list[str], text: str) -> None:
-    groups, _, recoverable = robust_groups(text, clues)
-    assert len(groups) == 4 and all(len(g) == 4 for g in groups)
-    placed = [c for g in groups for c in g if c]
-    assert len(placed) == len(set(placed)) and set(placed) <= set(clues)
-    if recoverable:
-        assert sorted(placed) == sorted(clues)
 
 
 # --------------------------------------------------------------------------------------
@@ -403,7 +179,8 @@ def test_parse_responses_report() -> None:
     }
     assert predictions[2]["predicted_groups"] == [EMPTY] * 4
     assert report["counts"] == {
-        "clean": 1, "repaired": 1, "unrecoverable": 0, "no_response": 1, "missing": 1,
+        "clean": 2, "repaired": 0, "truncated": 0, "unrecoverable": 0, "no_response": 1,
+        "missing": 1,
     }  # fmt: skip
     assert report["missing"] == ["z"]
     assert report["walls"][2]["repairs"][0] == {
@@ -460,7 +237,7 @@ def which_wall(body: dict[str, Any]) -> tuple[str, str]:
     (task 2) after the in-context examples."""
     message = last_user_message(body)
     for wall_id, wall in BY_ID.items():
-        if "Clues: " + ", ".join(wall["words"]) in message:
+        if "Clues:  " + ", ".join(wall["words"]) in message:
             return wall_id, "grouping"
         if "Groups:\n" + ", ".join(_gold(wall_id)[0]) + ". Connection:" in message:
             return wall_id, "connections"
@@ -511,7 +288,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory, cache: Path) -> dict[str, Pat
 
 @pytest.mark.parametrize(
     ("mode", "full_wall", "correct_groups", "clean"),
-    [("robust", 2, 4 + 4 + 2 + 0, 3), ("paper", 1, 4 + 0 + 1 + 0, 3)],
+    [("robust", 2, 4 + 4 + 2 + 0, 4), ("paper", 1, 4 + 0 + 1 + 0, 3)],
 )
 def test_end_to_end_grouping(
     tmp_path: Path, logs: dict[str, Path], cache: Path, mode: str, full_wall: int,
@@ -573,18 +350,6 @@ def test_parse_warns_about_walls_without_response(tmp_path: Path, cache: Path) -
     assert [p["wall_id"] for p in json.loads(out.read_text())] == ["c001"]
 
 
-def test_shuffled_answers_are_partitions() -> None:
-    """Every test wall, its clues shuffled into lines: robust mode returns its own clues."""
-    rng = random.Random(0)
-    for wall in TEST_WALLS:
-        words = list(wall["words"])
-        rng.shuffle(words)
-        groups = robust_groups(lines(*[words[i : i + 4] for i in range(0, 16, 4)]), wall["words"])[
-            0
-        ]
-        assert sorted(c for g in groups for c in g) == sorted(wall["words"])
-
-
 @pytest.mark.filterwarnings("ignore::UserWarning")  # the data quirks the builder reports
 def test_full_scale_gold_answers(ocw_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     """The 494 walls of the stand-in test split answered with their gold groups, one line
@@ -606,8 +371,8 @@ def test_full_scale_gold_answers(ocw_dir: Path, tmp_path_factory: pytest.TempPat
     for wall in test:
         gold = [g["gt_words"] for g in wall["groups"].values()]
         text = lines(*gold)
-        groups, repairs, recoverable = robust_groups(text, wall["words"])
-        assert (groups, repairs, recoverable) == (gold, [], True), wall["wall_id"]
+        result = parse_groups(text, wall["words"])
+        assert (result.groups, result.status) == (gold, "clean"), wall["wall_id"]
         if paper_groups(text)[0] != gold:
             misread.append(wall["wall_id"])
     with_comma = [w["wall_id"] for w in test if any("," in c for c in w["words"])]
@@ -622,3 +387,42 @@ def test_an_empty_responses_file_is_an_error(tmp_path: Path) -> None:
     path.write_text("\n")
     with pytest.raises(PredictionsError, match="holds no responses"):
         read_responses(path)
+
+
+def _choice_line(wall_id: str, content: str, **extra: Any) -> dict[str, Any]:
+    finish = extra.pop("finish_reason", "stop")
+    message = {"role": "assistant", "content": content, **extra}
+    body = {"choices": [{"index": 0, "message": message, "finish_reason": finish}]}
+    return {"custom_id": wall_id, "response": {"status_code": 200, "body": body}, "error": None}
+
+
+def test_reasoning_truncation_and_line_breaks(tmp_path: Path) -> None:
+    answer = lines(*GOLD)
+    path = _write(
+        tmp_path / "r.jsonl",
+        [
+            _choice_line("a", "", reasoning_content="Hammer goes with Wrench"),
+            _choice_line("b", answer + "\nThe red\u2028herring", finish_reason="length"),
+            _choice_line("c", lines(*GOLD[:3]) + "\nCrete, Rho", finish_reason="length"),
+            _choice_line("d", "<think>Nuts\u2028Kos</think>" + answer),
+            _choice_line("e", "<think>Nuts, Kos, " + answer),
+        ],
+    )
+    responses = read_responses(path)
+    assert responses["b"].text.endswith("red\u2028herring")
+    walls = [_wall(w) for w in "abcde"]
+    predictions, report = parse_responses(responses, walls)
+    assert [(w["status"], w["reason"]) for w in report["walls"]] == [
+        ("unrecoverable", "reasoning_only"), ("unrecoverable", "truncated"),
+        ("unrecoverable", "truncated"), ("repaired", None),
+        ("unrecoverable", "unclosed_reasoning"),
+    ]  # fmt: skip
+    assert report["unrecoverable"] == {
+        "reasoning_only": 1, "truncated": 2, "unclosed_reasoning": 1,
+    }  # fmt: skip
+    assert predictions[1]["predicted_groups"] == [EMPTY] * 4
+    predictions, report = parse_responses(responses, walls, allow_truncated=True)
+    assert report["counts"]["truncated"] == 2 and report["allow_truncated"] is True
+    assert predictions[1]["predicted_groups"] == GOLD
+    assert predictions[2]["predicted_groups"][3] == ["Crete", "Kos", "Rhodes", "Corfu"]
+    assert report["walls"][2]["repairs"][-1]["kind"] == "completed"

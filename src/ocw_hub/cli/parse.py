@@ -38,6 +38,8 @@ def _parse_table(report: dict[str, Any]) -> Table:
         table.add_row(status.replace("_", " "), str(count))
     for kind, count in report["repairs"].items():
         table.add_row(f"  repair: {kind}", str(count))
+    for reason, count in report["unrecoverable"].items():
+        table.add_row(f"  unrecoverable: {reason.replace('_', ' ')}", str(count))
     return table
 
 
@@ -57,17 +59,28 @@ def parse(
         str,
         typer.Option(
             "--mode",
-            help="robust: a partition of the wall's own clues whenever the answer allows; "
-            "paper: the notebook's lenient parsing, to reproduce the paper's figures.",
+            help="robust: the partition the answer states, or none (unrecoverable, scored as "
+            "wrong); paper: the notebook's lenient parsing, to reproduce the paper's figures.",
         ),
     ] = "robust",
+    allow_truncated: Annotated[
+        bool,
+        typer.Option(
+            "--allow-truncated",
+            help="Robust mode: read answers cut at the token limit (finish_reason length) "
+            "without their last line, completing a fourth group from 3 stated; counted "
+            "apart as truncated. Default: such answers are unrecoverable.",
+        ),
+    ] = False,
     data_dir: DataDir = None,
     cache_dir: CacheDir = None,
     no_checks: NoChecks = False,
 ) -> None:
     """Turn LLM answers into a predictions file (official format) for ocw-hub evaluate.
 
-    Also writes <out>.parse.json: per wall its status, the repairs made and the raw answer.
+    Robust mode never invents a partition: a wall is clean, repaired (each repair
+    unambiguous and recorded) or unrecoverable (with the reason). Also writes
+    <out>.parse.json: per wall its status, reason, the repairs made and the raw answer.
     """
     from ..llm.prompts import TASKS
     from ..llm.responses import MODES, parse_responses, read_responses
@@ -85,7 +98,12 @@ def parse(
     walls = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
     with user_errors():
         predictions, report = parse_responses(
-            answers, walls, task=task, mode=mode, source=str(responses)
+            answers,
+            walls,
+            task=task,
+            mode=mode,
+            allow_truncated=allow_truncated,
+            source=str(responses),
         )
     report = {"responses": str(responses), "config": config, "split": split, **report}
     _write_json(out, predictions)

@@ -40,8 +40,20 @@ def prompts(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the in-context example draw.")] = 42,
     model: Annotated[
         str,
-        typer.Option("--model", help="Model named in the requests (run-llm --model replaces it)."),
+        typer.Option(
+            "--model",
+            help="Model named in the requests (run-llm --model replaces it); the paper ran "
+            "gpt-4-0314 and gpt-3.5-turbo-0301.",
+        ),
     ] = DEFAULT_MODEL,
+    prompt_style: Annotated[
+        str,
+        typer.Option(
+            "--prompt-style",
+            help="paper: the notebook's messages and parameters byte for byte; ours: our own "
+            "wording of the same instructions (same examples and wall layout).",
+        ),
+    ] = "paper",
     data_dir: DataDir = None,
     cache_dir: CacheDir = None,
     no_checks: NoChecks = False,
@@ -50,14 +62,16 @@ def prompts(
 
     Temperature 0, at most 144 new tokens; the in-context examples are
     random.Random(seed).sample(train walls, K), written one group per line with its
-    connection.
+    connection. With --split train a wall is never its own example: its draw is made from
+    the other train walls. --prompt-style ours is our own wording, not the paper's.
     """
-    from ..llm.prompts import TASKS, build_requests, requests_jsonl
+    from ..llm.prompts import STYLES, TASKS, build_requests, requests_jsonl
     from ..outputs import check_output_file, write_text_atomic
 
     config = check_ocw(config)
     source = data_dir_of(data_dir, config)
     check_choice("--task", task, TASKS)
+    check_choice("--prompt-style", prompt_style, STYLES)
     with user_errors():
         out = check_output_file(out, inputs=[local_path(source)])
     walls = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
@@ -65,10 +79,13 @@ def prompts(
     if train is None:
         train = load_split_rows(config, "train", source, cache_dir=cache_dir, no_checks=no_checks)
     with user_errors():
-        requests = build_requests(walls, train, task=task, shots=shots, seed=seed, model=model)
+        requests = build_requests(
+            walls, train, task=task, shots=shots, seed=seed, model=model, style=prompt_style
+        )
     write_text_atomic(out, requests_jsonl(requests))
     console.print(
-        f"{len(requests)} {task} requests ({config}/{split}, {shots} shots, seed {seed}) "
+        f"{len(requests)} {task} requests ({config}/{split}, {shots} shots, seed {seed}, "
+        f"{prompt_style} prompts) "
         f"written to {escape(str(out))}",
         highlight=False,
         soft_wrap=True,

@@ -1,7 +1,6 @@
 """Chat-completion requests for the paper's few-shot LLM protocol (``ocw-hub prompts``).
 
-The protocol, as the paper ran it (facts from the upstream notebook ``run_openai.ipynb``; the
-wording of our instructions is our own):
+The protocol, as the paper ran it (facts from the upstream notebook ``run_openai.ipynb``):
 
 * **Task 1, grouping**: the model gets the wall's 16 clues in the order of ``words`` and is
   asked for the four groups of four, one group per line, clues separated by commas.
@@ -11,8 +10,18 @@ wording of our instructions is our own):
 * **In-context examples**: K whole walls of the *train* split, the same for every wall of a
   run, drawn with ``random.Random(seed).sample(train_walls, K)`` (seed 42; the paper ran
   K in 0, 1, 3, 5, 10). Each example is written one line per group in gold group order as
-  ``clue, clue, clue, clue. Connection: X``.
+  ``clue, clue, clue, clue. Connection: X``. A wall is never its own example: for a wall
+  of the pool itself (``--split train``) the same draw is made from the pool without it.
 * **Decoding**: temperature 0, at most 144 new tokens.
+* **Model**: the paper ran ``gpt-4-0314`` and ``gpt-3.5-turbo-0301``.
+
+Two wordings (``style``):
+
+* ``paper`` (the default): the notebook's messages byte for byte (its system prompts, the
+  ``Example solved wall(s):`` header, ``Clues:`` followed by two spaces, the closing
+  ``Solved wall:``; with K = 0 the header stays, followed by an empty example block) and its
+  request parameters (temperature 0.0, top_p 1.0, n 1, stop ``<|im_end|>``).
+* ``ours``: our own wording of the same instructions, same examples and layout of the walls.
 
 One request per wall, in the OpenAI batch *input* shape that OpenAI's Batch API, vLLM's
 ``run_batch`` and ``ocw-hub run-llm`` read::
@@ -39,7 +48,8 @@ DEFAULT_SEED = 42
 #: Decoding of the paper: greedy, at most 144 new tokens.
 TEMPERATURE = 0
 MAX_TOKENS = 144
-#: Model named in the requests when none is given (the notebook's default).
+#: Model named in the requests when none is given (the notebook's default; the paper's runs
+#: used ``gpt-4-0314`` and ``gpt-3.5-turbo-0301``).
 DEFAULT_MODEL = "gpt-3.5-turbo"
 #: The endpoint of every request, as the batch input shape names it.
 CHAT_COMPLETIONS_URL = "/v1/chat/completions"
@@ -68,6 +78,35 @@ CONNECTIONS_SYSTEM = (
 )
 
 _EXAMPLES_HEADER = "Solved walls, one group per line with its connection:"
+
+#: Prompt wordings: the notebook's (``paper``) and ours.
+STYLES = ("paper", "ours")
+
+PAPER_GROUPING_SYSTEM = (
+    "You are currently competing in Round 3: Connecting Wall on the quiz show Only Connect. "
+    'Your task: given 16 "clues" (words or phrases), solve the wall by grouping the clues '
+    "into four groups of four. You will be given the clues as a list. You are also given "
+    "examples of solved walls, which include the connections. Provide your answer as a list "
+    "of four groups of four clues; separate groups by newlines and clues by commas. Do not "
+    "try to guess the connection; only use the clues given and don't make up your own.\n\n"
+    "Be careful! Connecting Wall is deliberately difficult. The puzzles are designed to "
+    "include red herrings and to suggest more connections than actually exist. Some clues "
+    "appear to fit into more than one category. Still, there is only one perfect solution "
+    "for each wall."
+)
+PAPER_CONNECTIONS_SYSTEM = (
+    "You are currently competing in Round 3: Connecting Wall on the quiz show Only Connect. "
+    'Your task: given 4 groups of 4 "clues" (words or phrases), determine the connection for '
+    "each group. You will be given the groups as four lists of four. You are also given "
+    "examples of solved walls, which include the connections. Provide your answer by "
+    'repeating the four groups and adding it after "Connection:"\n\nNote: Connections might '
+    "be thematic, linguistic, factual, mathematical and rely on both arcane subject areas and "
+    "popular culture."
+)
+PAPER_HEADER = "Example solved wall(s):"
+PAPER_CLOSING = "Solved wall:"
+#: Request parameters the notebook sent besides model, messages and max_tokens.
+PAPER_PARAMETERS = {"temperature": 0.0, "top_p": 1.0, "n": 1, "stop": "<|im_end|>", "stream": False}
 
 
 class PromptError(OCWHubError, ValueError):
@@ -152,23 +191,47 @@ def _user_message(examples: Sequence[Mapping[str, Any]], question: str, ask: str
     return "\n\n".join(part for part in parts if part)
 
 
+def paper_user_message(examples: Sequence[Mapping[str, Any]], question: str) -> str:
+    """The notebook's user message: the header, the example block (``Example 1`` …
+    ``Example K`` separated by blank lines; empty for K = 0), the question, the closing line,
+    all separated by one blank line."""
+    block = "\n\n".join(f"Example {i}\n{format_example(w)}" for i, w in enumerate(examples, 1))
+    return "\n\n".join([PAPER_HEADER, block, question, PAPER_CLOSING])
+
+
+def _check_style(style: str) -> None:
+    if style not in STYLES:
+        raise PromptError(f"unknown prompt style {style!r}; expected one of {list(STYLES)}")
+
+
 def grouping_messages(
-    wall: Mapping[str, Any], examples: Sequence[Mapping[str, Any]]
+    wall: Mapping[str, Any], examples: Sequence[Mapping[str, Any]], style: str = "paper"
 ) -> list[dict[str, str]]:
     """The chat messages of task 1 for ``wall``: system instructions, then the examples and
-    the wall's clues."""
-    user = _user_message(examples, format_clues(wall), "Solve this wall.")
-    return [{"role": "system", "content": GROUPING_SYSTEM}, {"role": "user", "content": user}]
+    the wall's clues (``style``: see the module docstring)."""
+    _check_style(style)
+    if style == "paper":
+        question = "Clues:  " + format_clues(wall).removeprefix("Clues: ")
+        user, system = paper_user_message(examples, question), PAPER_GROUPING_SYSTEM
+    else:
+        user = _user_message(examples, format_clues(wall), "Solve this wall.")
+        system = GROUPING_SYSTEM
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def connections_messages(
-    wall: Mapping[str, Any], examples: Sequence[Mapping[str, Any]]
+    wall: Mapping[str, Any], examples: Sequence[Mapping[str, Any]], style: str = "paper"
 ) -> list[dict[str, str]]:
     """The chat messages of task 2 for ``wall``: system instructions, then the examples and
     the wall's 4 gold groups, each line ending with ``. Connection:``."""
-    groups = "\n".join(format_group(g["gt_words"]) for g in gold_groups(wall))
-    user = _user_message(examples, "Groups:\n" + groups, "Name the four connections.")
-    return [{"role": "system", "content": CONNECTIONS_SYSTEM}, {"role": "user", "content": user}]
+    _check_style(style)
+    groups = "Groups:\n" + "\n".join(format_group(g["gt_words"]) for g in gold_groups(wall))
+    if style == "paper":
+        user, system = paper_user_message(examples, groups), PAPER_CONNECTIONS_SYSTEM
+    else:
+        user = _user_message(examples, groups, "Name the four connections.")
+        system = CONNECTIONS_SYSTEM
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def make_request(
@@ -176,29 +239,30 @@ def make_request(
     task: str,
     examples: Sequence[Mapping[str, Any]],
     model: str = DEFAULT_MODEL,
+    style: str = "paper",
 ) -> dict[str, Any]:
     """One request in the OpenAI batch input shape (see the module docstring), ``custom_id``
     the wall id.
 
     Raises:
-        PromptError: unknown ``task``; a malformed wall.
+        PromptError: unknown ``task`` or ``style``; a malformed wall.
     """
     if task == "grouping":
-        messages = grouping_messages(wall, examples)
+        messages = grouping_messages(wall, examples, style)
     elif task == "connections":
-        messages = connections_messages(wall, examples)
+        messages = connections_messages(wall, examples, style)
     else:
         raise PromptError(f"unknown task {task!r}; expected one of {list(TASKS)}")
+    body: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": MAX_TOKENS}
+    if style == "paper":
+        body.update(PAPER_PARAMETERS)
+    else:
+        body["temperature"] = TEMPERATURE
     return {
         "custom_id": str(wall["wall_id"]),
         "method": "POST",
         "url": CHAT_COMPLETIONS_URL,
-        "body": {
-            "model": model,
-            "messages": messages,
-            "temperature": TEMPERATURE,
-            "max_tokens": MAX_TOKENS,
-        },
+        "body": body,
     }
 
 
@@ -210,17 +274,38 @@ def build_requests(
     shots: int,
     seed: int = DEFAULT_SEED,
     model: str = DEFAULT_MODEL,
+    style: str = "paper",
 ) -> list[dict[str, Any]]:
     """One request per wall of ``walls`` (in order), with the same ``shots`` in-context
-    examples drawn from ``train_walls`` (:func:`sample_examples`).
+    examples drawn from ``train_walls`` (:func:`sample_examples`). A wall that is itself in
+    ``train_walls`` (same ``wall_id``) gets the same draw from the other train walls, so a
+    wall is never its own example.
 
     Raises:
-        PromptError: unknown task, too many shots for the train split, a malformed wall.
+        PromptError: unknown task or style, too many shots for the train split (or for the
+            train split less the wall asked), a malformed wall.
     """
     if task not in TASKS:
         raise PromptError(f"unknown task {task!r}; expected one of {list(TASKS)}")
-    examples = sample_examples(train_walls, shots, seed)
-    return [make_request(wall, task, examples, model) for wall in walls]
+    _check_style(style)
+    pool_ids = [str(w["wall_id"]) for w in train_walls]
+    shared: list[Mapping[str, Any]] | None = None
+    requests = []
+    for wall in walls:
+        wall_id = str(wall["wall_id"])
+        if wall_id in pool_ids:
+            others = [w for w, i in zip(train_walls, pool_ids, strict=True) if i != wall_id]
+            if shots > len(others):
+                raise PromptError(
+                    f"{shots} in-context examples asked, but the train split has only "
+                    f"{len(others)} walls besides wall {wall_id}"
+                )
+            examples = sample_examples(others, shots, seed)
+        else:
+            shared = sample_examples(train_walls, shots, seed) if shared is None else shared
+            examples = shared
+        requests.append(make_request(wall, task, examples, model, style))
+    return requests
 
 
 def requests_jsonl(requests: Sequence[Mapping[str, Any]]) -> str:
