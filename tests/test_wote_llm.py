@@ -1,0 +1,234 @@
+"""WoTe with LLMs: the requests of ``prompts --config wote``, the span parser's laws, and the
+round trip prompts -> run-llm (a scripted local server) -> parse -> evaluate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ocw_fixtures import WOTE_FIXTURE
+
+from ocw_hub.errors import PredictionsError
+from ocw_hub.llm.prompts import PromptError
+from ocw_hub.llm.responses import Response
+from ocw_hub.llm.wote import (
+    MAX_TOKENS,
+    REASONS,
+    STATUSES,
+    SYSTEM,
+    SpanParse,
+    build_wote_requests,
+    parse_wote_answer,
+    parse_wote_responses,
+    wote_messages,
+    wote_request,
+)
+
+
+@pytest.fixture(scope="module")
+def wote_test(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    from ocw_hub.data.sources import load_split
+
+    cache = tmp_path_factory.mktemp("wote-cache")
+    rows = load_split("wote", "test", WOTE_FIXTURE, cache_dir=cache, verification_mode="no_checks")
+    return rows.to_list()
+
+
+def _row(rows: list[dict[str, Any]], question_id: str) -> dict[str, Any]:
+    return next(r for r in rows if r["question_id"] == question_id)
+
+
+def test_messages_of_a_row_with_history(wote_test: list[dict[str, Any]]) -> None:
+    """diy-908-4, checked by hand against tests/data/wote/test.json: no ingredients, so the
+    context is title, description and the 3 steps; 4 history turns."""
+    row = _row(wote_test, "diy-908-4")
+    assert wote_messages(row) == [
+        {"role": "system", "content": SYSTEM},
+        {
+            "role": "user",
+            "content": "Task:\nFix a Squeaky Door Hinge\nSilence a door in ten minutes.\n"
+            "Close the door and tap the hinge pin up with a nail.\n"
+            "Wipe the pin and coat it with petroleum jelly.\n"
+            "Tap the pin back in and swing the door a few times.\n\n"
+            "Conversation so far:\nstudent: The pin is out.\nteacher: Wipe it clean first.\n"
+            "student: What do I put on the pin?\nteacher: Some Vaseline.\n\n"
+            "Question: And then?",
+        },
+    ]
+
+
+def test_requests_of_the_fixture_split(wote_test: list[dict[str, Any]]) -> None:
+    requests = build_wote_requests(wote_test, model="m")
+    assert [r["custom_id"] for r in requests] == [r["id"] for r in wote_test]
+    first = requests[0]
+    assert first["custom_id"] == "Wizard-of-Task-food-906/food-906-0"
+    assert (first["method"], first["url"]) == ("POST", "/v1/chat/completions")
+    assert first["body"] == {
+        "model": "m",
+        "messages": [
+            {"role": "system", "content": SYSTEM},
+            {
+                "role": "user",
+                "content": "Task:\nCucumber Salad\n\n2 cucumbers, sliced\n1 tablespoon rice "
+                "vinegar\n1 teaspoon sugar\nToss everything together.\nChill for 30 minutes "
+                "before serving.\n\nQuestion: How long should it chill?",
+            },
+        ],
+        "temperature": 0,
+        "max_tokens": MAX_TOKENS,
+    }
+    for row, request in zip(wote_test, requests, strict=True):  # the context is copied whole
+        assert row["context"] in request["body"]["messages"][1]["content"]
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [({"context": None}, "context"), ({"history": "student: hi"}, "history"),
+     ({"history": [{"role": "student"}]}, "history"), ({"question": 3}, "question"),
+     ({"id": None}, "id")],
+)  # fmt: skip
+def test_malformed_rows(wote_test: list[dict[str, Any]], change: dict, field: str) -> None:
+    row = {**wote_test[0], **change}
+    with pytest.raises(PromptError, match=f"field {field}"):
+        wote_request(row)
+
+
+# --------------------------------------------------------------------------------------
+# Parsing laws
+# --------------------------------------------------------------------------------------
+
+#: Spans as a task text holds them: no quotes or reasoning tags at the ends, no refusal.
+_WORD = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_characters="\"'“”‘’«»`<>*_"),
+    min_size=1,
+    max_size=12,
+).filter(lambda w: w.strip() == w and w)
+SPANS = (
+    st.lists(_WORD, min_size=1, max_size=8)
+    .map(" ".join)
+    .filter(lambda s: not s.casefold().startswith(("answer", "sorry", "i", "as an ai")))
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.sampled_from([None, "stop", "length"]), st.booleans())
+def test_any_text_parses_without_inventing(text: str, finish: str | None, allow: bool) -> None:
+    parsed = parse_wote_answer(text, finish, allow_truncated=allow)
+    assert parsed.status in STATUSES
+    assert (parsed.prediction_text == "") == (parsed.status == "unrecoverable")
+    assert (parsed.reason is None) == (parsed.status != "unrecoverable")
+    assert parsed.reason is None or parsed.reason in REASONS
+    if "<think>" not in text.lower() and "</think>" not in text.lower():
+        assert parsed.prediction_text in text  # a part of the answer, never new text
+    if finish == "length" and not allow:
+        assert parsed.status == "unrecoverable"
+
+
+@settings(max_examples=100, deadline=None)
+@given(SPANS, st.text(max_size=40).filter(lambda r: "think>" not in r.lower()))
+def test_repairs_give_the_span_back(span: str, thought: str) -> None:
+    assert parse_wote_answer(f"  {span}\n") == parse_wote_answer(span)
+    assert parse_wote_answer(span) == SpanParse("clean", span)
+    cases = {
+        f'"{span}"': ["quotes"],
+        f"“{span}”.": ["quotes"],
+        f"Answer: {span}": ["answer_prefix"],
+        f"**Answer:** '{span}'": ["answer_prefix", "quotes"],
+        f"<think>{thought}</think>\n{span}": ["reasoning_dropped"],
+        f"<THINK>{thought}</think>Answer: {span}": ["reasoning_dropped", "answer_prefix"],
+    }
+    for text, kinds in cases.items():
+        parsed = parse_wote_answer(text)
+        assert (parsed.status, parsed.prediction_text) == ("repaired", span), text
+        assert [r["kind"] for r in parsed.repairs] == kinds
+    unclosed = parse_wote_answer(f"<think>{thought} {span}")
+    assert (unclosed.status, unclosed.reason) == ("unrecoverable", "unclosed_reasoning")
+    cut = parse_wote_answer(span, "length")
+    assert (cut.status, cut.reason, cut.prediction_text) == ("unrecoverable", "truncated", "")
+    kept = parse_wote_answer(span, "length", allow_truncated=True)
+    assert (kept.status, kept.prediction_text) == ("truncated", span)
+
+
+@pytest.mark.parametrize(
+    ("text", "reasoning", "reason"),
+    [("", None, "no_answer"), (" \n ", "", "no_answer"), ("", "The step says 30", "reasoning_only"),
+     ("<think>the third step</think>", None, "no_answer"),
+     ("<think>the third step</think>", "the third step", "reasoning_only"),
+     ("Answer:", None, "no_answer"), ("I'm sorry, the task text does not say.", None, "refusal"),
+     ("I can’t find that in the recipe.", None, "refusal"),
+     ("Answer: I cannot tell from the task.", None, "refusal"),
+     ("reasoning</think>", None, "no_answer")],
+)  # fmt: skip
+def test_no_answer_kinds(text: str, reasoning: str | None, reason: str) -> None:
+    parsed = parse_wote_answer(text, reasoning=reasoning)
+    assert (parsed.status, parsed.reason, parsed.prediction_text) == ("unrecoverable", reason, "")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['"Chop" the "onions"', "'Don't stir it'", '"30 minutes', "«»", "``", 'Answers: "x"'],
+)
+def test_ambiguous_wrappers_are_kept(text: str) -> None:
+    """Quotes inside, an unmatched quote, nothing inside, a prefix that is not ``Answer:``:
+    the answer is kept as it is (clean), never cut at a guess."""
+    parsed = parse_wote_answer(text)
+    assert (parsed.status, parsed.prediction_text, parsed.repairs) == ("clean", text, [])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [" " * 200_000, "<think>" * 20_000, "</think>" * 20_000, "[" * 100_000 + "]" * 100_000,
+     '"' * 50_001, "Answer:" * 30_000, "**" * 50_000 + "answer", "\u2028" * 10_000 + "x"],
+)  # fmt: skip
+def test_hostile_text(text: str) -> None:
+    parsed = parse_wote_answer(text, "stop", reasoning=text)
+    assert parsed.status in STATUSES
+
+
+def _response(qid: str, text: str | None, **extra: Any) -> Response:
+    return Response(qid, text, 1, **extra)
+
+
+def test_report_counts_and_order() -> None:
+    questions = [{"id": q} for q in ("q1", "q2", "q3", "q4", "q5", "q6")]
+    responses = {
+        "q5": _response("q5", None, problem="request failed (status 500): boom"),
+        "q1": _response("q1", "30 minutes"),
+        "q2": _response("q2", '"petroleum jelly"'),
+        "q3": _response("q3", "", reasoning="thinking only"),
+        "q4": _response("q4", "Tap the pin", finish_reason="length"),
+    }
+    predictions, report = parse_wote_responses(responses, questions)
+    assert predictions == [
+        {"id": "q1", "prediction_text": "30 minutes"},
+        {"id": "q2", "prediction_text": "petroleum jelly"},
+        {"id": "q3", "prediction_text": ""},
+        {"id": "q4", "prediction_text": ""},
+        {"id": "q5", "prediction_text": ""},
+    ]
+    assert report["counts"] == {
+        "clean": 1, "repaired": 1, "truncated": 0, "unrecoverable": 2, "no_response": 1,
+        "missing": 1,
+    }  # fmt: skip
+    assert report["unrecoverable"] == {"reasoning_only": 1, "truncated": 1}
+    assert report["repairs"] == {"no_response": 1, "quotes": 1}
+    assert report["missing"] == ["q6"]
+    assert report["questions"][2]["reasoning"] == "thinking only"
+    assert [q["id"] for q in report["questions"]] == ["q1", "q2", "q3", "q4", "q5"]
+    predictions, report = parse_wote_responses(responses, questions, allow_truncated=True)
+    assert predictions[3]["prediction_text"] == "Tap the pin"
+    assert report["counts"]["truncated"] == 1 and report["allow_truncated"] is True
+
+
+def test_responses_for_other_questions() -> None:
+    with pytest.raises(PredictionsError, match="x/1"):
+        parse_wote_responses({"x/1": _response("x/1", "a")}, [{"id": "q1"}], source="r.jsonl")
+
+
+def test_report_is_json(tmp_path: Path) -> None:
+    _, report = parse_wote_responses({"q1": _response("q1", "a\u2028b")}, [{"id": "q1"}])
+    assert json.loads(json.dumps(report))["questions"][0]["text"] == "a\u2028b"
