@@ -11,7 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ocw_fixtures import WOTE_FIXTURE
+from test_llm_client import FakeServer
+from typer.testing import CliRunner
 
+from ocw_hub.cli import app
 from ocw_hub.errors import PredictionsError
 from ocw_hub.llm.prompts import PromptError
 from ocw_hub.llm.responses import Response
@@ -27,6 +30,8 @@ from ocw_hub.llm.wote import (
     wote_messages,
     wote_request,
 )
+
+runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
@@ -232,3 +237,121 @@ def test_responses_for_other_questions() -> None:
 def test_report_is_json(tmp_path: Path) -> None:
     _, report = parse_wote_responses({"q1": _response("q1", "a\u2028b")}, [{"id": "q1"}])
     assert json.loads(json.dumps(report))["questions"][0]["text"] == "a\u2028b"
+
+
+# --------------------------------------------------------------------------------------
+# prompts -> run-llm (a scripted local server) -> parse -> evaluate
+# --------------------------------------------------------------------------------------
+
+#: The scripted model: question -> (content, finish_reason, reasoning_content).
+SCRIPT = {
+    "How long should it chill?": ('Answer: "30 minutes"', "stop", None),  # gold: EM 1, F1 1
+    # "it doesn't need stock" against "doesn't need stock": EM 0, F1 2·(3/4)·1 / (7/4) = 6/7
+    "Do I need stock?": ("<think>The description says so.</think>it doesn't need stock",
+                         "stop", None),
+    "What do I put on the pin?": ("petroleum jelly", "stop", "Step 2 names it."),  # 0, 0
+    # cut: unrecoverable (0, 0); with --allow-truncated "Tap the pin" against "Tap the pin
+    # back in": tokens tap, pin of tap, pin, back, in: F1 2·1·(1/2) / (3/2) = 2/3
+    "And then?": ("Tap the pin", "length", None),
+}  # fmt: skip
+
+
+def _question(body: dict[str, Any]) -> str:
+    return body["messages"][-1]["content"].rsplit("Question: ", 1)[1]
+
+
+class ScriptedServer(FakeServer):
+    """The fake server answering :data:`SCRIPT`, with its finish reasons and reasoning."""
+
+    def __init__(self) -> None:
+        super().__init__(lambda body: SCRIPT[_question(body)][0], key=_question)
+
+    def _reply(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+        status, payload, headers = super()._reply(body)
+        _, finish, reasoning = SCRIPT[_question(body)]
+        choice = payload["choices"][0]
+        choice["finish_reason"] = finish
+        if reasoning is not None:
+            choice["message"]["reasoning_content"] = reasoning
+        return status, payload, headers
+
+
+def _cli(*args: str, code: int = 0) -> Any:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == code, result.output
+    return result
+
+
+@pytest.fixture(scope="module")
+def wote_log(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    folder = tmp_path_factory.mktemp("wote-e2e")
+    data = ["--data-dir", str(WOTE_FIXTURE), "--cache-dir", str(folder / "cache"), "--no-checks"]
+    requests, log = folder / "requests.jsonl", folder / "responses.jsonl"
+    _cli("prompts", "--config", "wote", "--out", str(requests), *data)
+    server = ScriptedServer()
+    try:
+        _cli("run-llm", str(requests), "--base-url", server.url, "--model", "fake",
+             "--out", str(log))  # fmt: skip
+        bodies = list(server.bodies)
+    finally:
+        server.close()
+    return {"folder": folder, "data": data, "requests": requests, "log": log, "bodies": bodies}
+
+
+def test_requests_file_is_sent_unchanged(
+    wote_log: dict[str, Any], wote_test: list[dict[str, Any]]
+) -> None:
+    lines = wote_log["requests"].read_text(encoding="utf-8").splitlines()
+    written = [json.loads(line) for line in lines]
+    assert written == build_wote_requests(wote_test)
+    sent = sorted(wote_log["bodies"], key=lambda b: _question(b))
+    expected = sorted((r["body"] for r in written), key=lambda b: _question(b))
+    assert [{**b, "model": "fake"} for b in expected] == sent
+
+
+@pytest.mark.parametrize(
+    ("flags", "f1", "counts"),
+    [([], (1 + 6 / 7) / 4 * 100, {"repaired": 2, "clean": 1, "unrecoverable": 1}),
+     (["--allow-truncated"], (1 + 6 / 7 + 2 / 3) / 4 * 100,
+      {"repaired": 2, "clean": 1, "truncated": 1})],
+)  # fmt: skip
+def test_round_trip_scores(
+    wote_log: dict[str, Any], tmp_path: Path, flags: list[str], f1: float, counts: dict
+) -> None:
+    predictions, results = tmp_path / "predictions.json", tmp_path / "results.json"
+    data = wote_log["data"]
+    _cli("parse", str(wote_log["log"]), "--config", "wote", "--out", str(predictions),
+         *flags, *data)  # fmt: skip
+    written = json.loads(predictions.read_text())
+    assert written[0] == {
+        "id": "Wizard-of-Task-food-906/food-906-0",
+        "prediction_text": "30 minutes",
+    }
+    assert [p["prediction_text"] for p in written[1:3]] == [
+        "it doesn't need stock",
+        "petroleum jelly",
+    ]
+    report = json.loads((tmp_path / "predictions.json.parse.json").read_text())
+    assert {k: v for k, v in report["counts"].items() if v} == counts
+    assert report["questions"][2]["reasoning"] == "Step 2 names it."
+    assert report["config"] == "wote" and report["task"] == "spans"
+    _cli("evaluate", str(predictions), "--config", "wote", "--out", str(results), *data)
+    scores = json.loads(results.read_text())["spans"]
+    assert scores["exact_match"] == pytest.approx(25.0)
+    assert scores["f1"] == pytest.approx(f1)
+
+
+def test_wote_option_errors(wote_log: dict[str, Any], tmp_path: Path) -> None:
+    """Each error names the option (or the question ids) and writes nothing."""
+    data, out, log = wote_log["data"], tmp_path / "out.json", str(wote_log["log"])
+    cases = [
+        (["prompts", "--config", "wote", "--shots", "3"], "--shots"),
+        (["prompts", "--config", "wote", "--prompt-style", "paper"], "--prompt-style"),
+        (["prompts"], "--task"),  # the OCW configs need --task and --shots
+        (["parse", log, "--config", "wote", "--mode", "paper"], "--mode"),
+        (["parse", log, "--config", "wote", "--split", "train"], "Wizard-of-Task-food-906"),
+    ]
+    for args, named in cases:
+        result = _cli(*args, "--out", str(out), *data, code=1)
+        assert named in result.output
+    assert not out.exists()

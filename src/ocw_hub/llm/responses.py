@@ -193,6 +193,7 @@ class ParsedWall:
         reason: why ``unrecoverable`` (see :data:`.parsing.REASONS`), else None.
         detail: the reason's specifics, else None.
         text: the raw answer (None without one).
+        reasoning: the message's ``reasoning_content``, else None.
     """
 
     wall_id: str
@@ -203,6 +204,7 @@ class ParsedWall:
     reason: str | None = None
     detail: str | None = None
     text: str | None = None
+    reasoning: str | None = None
 
 
 def _drop_last_line(text: str) -> str:
@@ -280,7 +282,8 @@ def parse_wall(
     if task not in TASKS or mode not in MODES:
         raise ValueError(f"task must be one of {TASKS} and mode one of {MODES}")
     text = response.text if response is not None else None
-    parsed = ParsedWall(str(wall["wall_id"]), None, None, text=text)
+    reasoning = response.reasoning if response is not None else None
+    parsed = ParsedWall(str(wall["wall_id"]), None, None, text=text, reasoning=reasoning)
     if response is None or text is None:
         problem = response.problem if response is not None else "no response"
         parsed.repairs = [{"kind": "no_response", "problem": problem}]
@@ -367,6 +370,7 @@ def _report(
                 "detail": p.detail,
                 "repairs": p.repairs,
                 "text": p.text,
+                "reasoning": p.reasoning,
             }
             for p in parsed
         ],  # fmt: skip

@@ -283,18 +283,22 @@ def parse_wote_responses(
     entries = [_parse_entry(q, responses[q], allow_truncated) for q in ids if q in responses]
     predictions = [{"id": e["id"], "prediction_text": e.pop("prediction_text")} for e in entries]
     missing = [qid for qid in ids if qid not in responses]
+    report = _report(entries, missing)
+    return predictions, {**report, "allow_truncated": allow_truncated}
+
+
+def _report(entries: list[dict[str, Any]], missing: list[str]) -> dict[str, Any]:
+    """The parse report of :func:`parse_wote_responses` but ``allow_truncated``."""
     counts = Counter(e["status"] for e in entries)
-    report = {
+    return {
         "task": "spans",
         "mode": "robust",
-        "allow_truncated": allow_truncated,
         "counts": {**{s: counts.get(s, 0) for s in STATUSES}, "missing": len(missing)},
         "repairs": dict(sorted(Counter(r["kind"] for e in entries for r in e["repairs"]).items())),
         "unrecoverable": dict(sorted(Counter(e["reason"] for e in entries if e["reason"]).items())),
         "missing": missing,
         "questions": entries,
     }
-    return predictions, report
 
 
 def _parse_entry(question_id: str, response: Any, allow_truncated: bool) -> dict[str, Any]:
