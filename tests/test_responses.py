@@ -137,7 +137,7 @@ def test_read_responses_both_shapes(tmp_path: Path) -> None:
     ("records", "message"),
     [
         (["{oops"], r"r.jsonl, line 1: not valid JSON"),
-        ([{"id": 1}], r"line 1: expected a batch output line"),
+        ([{"key": 1}], r"line 1: expected a batch output line"),
         ([{"wall_id": "a", "text": 3}], r"line 1 \(wall a\): field text: expected a string"),
         (
             [{"custom_id": "a", "response": {"status_code": 200, "body": {}}, "error": None}],

@@ -355,3 +355,43 @@ def test_wote_option_errors(wote_log: dict[str, Any], tmp_path: Path) -> None:
         result = _cli(*args, "--out", str(out), *data, code=1)
         assert named in result.output
     assert not out.exists()
+
+
+def test_plain_answer_lines(tmp_path: Path) -> None:
+    from ocw_hub.llm.responses import read_responses
+
+    path = tmp_path / "answers.jsonl"
+    records = [
+        {"id": "c/q1", "text": "'Stir'"},
+        {"id": "c/q2", "text": "Whisk", "finish_reason": "length"},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    predictions, report = parse_wote_responses(
+        read_responses(path), [{"id": "c/q1"}, {"id": "c/q2"}]
+    )
+    assert predictions == [
+        {"id": "c/q1", "prediction_text": "Stir"},
+        {"id": "c/q2", "prediction_text": ""},
+    ]
+    assert report["unrecoverable"] == {"truncated": 1}
+    path.write_text(json.dumps({"id": 7, "text": "x"}) + "\n", encoding="utf-8")
+    with pytest.raises(PredictionsError, match="field id"):
+        read_responses(path)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_every_gold_answer_reads_back(wote_dir: Path, tmp_path: Path) -> None:
+    """The 829 answers of the release, each given as the model's answer, plain and wrapped in
+    a reasoning block and an ``Answer:`` prefix: every one reads back as itself."""
+    from ocw_hub.data.sources import load_split
+
+    golds = [
+        row["answers"]["text"][0]
+        for split in ("train", "validation", "test")
+        for row in load_split("wote", split, wote_dir, cache_dir=tmp_path).to_list()
+    ]
+    assert len(golds) == 829
+    for gold in golds:
+        assert parse_wote_answer(gold) == SpanParse("clean", gold)
+        wrapped = parse_wote_answer(f"<think>Step 2.</think>\nAnswer: {gold}")
+        assert (wrapped.status, wrapped.prediction_text) == ("repaired", gold)

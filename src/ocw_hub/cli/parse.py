@@ -50,7 +50,8 @@ def parse(
     responses: Annotated[
         Path,
         typer.Argument(
-            help="Responses JSONL: the run-llm log (batch output lines) or {wall_id, text} lines."
+            help="Responses JSONL: the run-llm log (batch output lines), or {wall_id, text} "
+            "lines ({id, text} for WoTe)."
         ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Predictions JSON file to write.")],

@@ -6,7 +6,8 @@ Input: JSON Lines, each line either a line of the batch *output* shape written b
     {"custom_id": wall_id, "response": {"status_code": 200, "body": <chat completion>},
      "error": null}
 
-or a plain ``{"wall_id": str, "text": str, "finish_reason": str (optional)}``. The answer
+or a plain ``{"wall_id": str, "text": str, "finish_reason": str (optional)}`` (WoTe:
+``"id"`` for ``"wall_id"``). The answer
 is the ``content`` of the first choice's message (``text`` of a legacy completion).
 
 Two modes: ``paper``, the notebook's lenient parsing (:mod:`.paper_parse`), and ``robust``
@@ -121,10 +122,11 @@ def _read_line(path: Path, number: int, line: str) -> tuple[Response, bool]:
         if not isinstance(record["custom_id"], str):
             raise _field_error(path, number, None, "custom_id", "expected a string")
         return _batch_response(path, number, record), True
-    if "wall_id" in record:
-        wall_id, text = record["wall_id"], record.get("text")
+    key = "wall_id" if "wall_id" in record else "id"
+    if key in record:
+        wall_id, text = record[key], record.get("text")
         if not isinstance(wall_id, str):
-            raise _field_error(path, number, None, "wall_id", "expected a string")
+            raise _field_error(path, number, None, key, "expected a string")
         if not isinstance(text, str):
             raise _field_error(path, number, wall_id, "text", "expected a string")
         finish = record.get("finish_reason")
@@ -132,8 +134,8 @@ def _read_line(path: Path, number: int, line: str) -> tuple[Response, bool]:
             raise _field_error(path, number, wall_id, "finish_reason", "expected a string")
         return Response(wall_id, text, number, finish_reason=finish), False
     raise PredictionsError(
-        f"{path}, line {number}: expected a batch output line (custom_id, response) or "
-        "{wall_id, text}"
+        f"{path}, line {number}: expected a batch output line (custom_id, response), "
+        "{wall_id, text} or (WoTe) {id, text}"
     )
 
 
