@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from ocw_fixtures import WOTE_FIXTURE
 from test_llm_client import FakeServer
@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.errors import PredictionsError
+from ocw_hub.llm.answer_text import drop_reasoning
 from ocw_hub.llm.prompts import PromptError
 from ocw_hub.llm.responses import Response
 from ocw_hub.llm.wote import (
@@ -158,6 +159,20 @@ def test_repairs_give_the_span_back(span: str, thought: str) -> None:
     assert (kept.status, kept.prediction_text) == ("truncated", span)
 
 
+_NO_TAG = st.text(max_size=30).filter(lambda t: "think>" not in t.lower())
+
+
+@settings(max_examples=200, deadline=None)
+@given(_NO_TAG, _NO_TAG, _NO_TAG)
+@example("İİ", "x", "Tap the pin")  # lower() makes İ two characters: offsets are the text's
+def test_reasoning_blocks_end_at_their_tags(before: str, thought: str, after: str) -> None:
+    text = f"{before}<Think>{thought}</THINK>{after}"
+    assert drop_reasoning(text) == (before + after, None, True)
+    assert drop_reasoning(f"{before}<think>{thought}") == (before, "unclosed_reasoning", True)
+    assert drop_reasoning(f"{thought}</think>{after}") == (after, None, True)
+    assert drop_reasoning(before) == (before, None, False)
+
+
 @pytest.mark.parametrize(
     ("text", "reasoning", "reason"),
     [("", None, "no_answer"), (" \n ", "", "no_answer"), ("", "The step says 30", "reasoning_only"),
@@ -186,8 +201,9 @@ def test_ambiguous_wrappers_are_kept(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [" " * 200_000, "<think>" * 20_000, "</think>" * 20_000, "[" * 100_000 + "]" * 100_000,
-     '"' * 50_001, "Answer:" * 30_000, "**" * 50_000 + "answer", "\u2028" * 10_000 + "x"],
+    [" " * 200_000, "<think>" * 20_000, "</think>" * 100_000, "<think></think>" * 50_000,
+     "[" * 100_000 + "]" * 100_000, '"' * 50_001, "Answer:" * 30_000,
+     "**" * 50_000 + "answer", "\u2028" * 10_000 + "x"],
 )  # fmt: skip
 def test_hostile_text(text: str) -> None:
     parsed = parse_wote_answer(text, "stop", reasoning=text)
