@@ -91,6 +91,16 @@ def test_requests_of_the_fixture_split(wote_test: list[dict[str, Any]]) -> None:
         assert row["context"] in request["body"]["messages"][1]["content"]
 
 
+def test_rows_read_with_pandas(wote_test: list[dict[str, Any]]) -> None:
+    """A Parquet export read with pandas gives arrays for the lists: same messages."""
+    import datasets
+
+    frame = datasets.Dataset.from_list(wote_test).to_pandas()
+    rows = frame.to_dict("records")
+    assert type(rows[3]["history"]).__name__ == "ndarray"
+    assert [wote_messages(r) for r in rows] == [wote_messages(r) for r in wote_test]
+
+
 @pytest.mark.parametrize(
     ("change", "field"),
     [({"context": None}, "context"), ({"history": "student: hi"}, "history"),

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,8 +93,8 @@ def _text_field(row: Mapping[str, Any], name: str) -> str:
 
 
 def _history_lines(row: Mapping[str, Any]) -> list[str]:
-    history = row.get("history")
-    if not isinstance(history, Sequence) or isinstance(history, str):
+    history = row.get("history")  # a list, or an array when read with pandas
+    if isinstance(history, (str, bytes, Mapping)) or not isinstance(history, Iterable):
         raise PromptError(f"question {row.get('id')!r}: field history: expected a list of turns")
     lines = []
     for turn in history:
