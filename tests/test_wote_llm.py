@@ -26,6 +26,7 @@ from ocw_hub.llm.wote import (
     SYSTEM,
     SpanParse,
     build_wote_requests,
+    in_context,
     parse_wote_answer,
     parse_wote_responses,
     wote_messages,
@@ -249,6 +250,7 @@ def test_report_counts_and_order() -> None:
     assert report["repairs"] == {"no_response": 1, "quotes": 1}
     assert report["missing"] == ["q6"]
     assert report["questions"][2]["reasoning"] == "thinking only"
+    assert report["in_context"] == 0 and report["questions"][0]["in_context"] is None
     assert [q["id"] for q in report["questions"]] == ["q1", "q2", "q3", "q4", "q5"]
     predictions, report = parse_wote_responses(responses, questions, allow_truncated=True)
     assert predictions[3]["prediction_text"] == "Tap the pin"
@@ -344,6 +346,7 @@ def test_requests_file_is_sent_unchanged(
 def test_round_trip_scores(
     wote_log: dict[str, Any], tmp_path: Path, flags: list[str], f1: float, counts: dict
 ) -> None:
+    """The 3 (4 with the cut one) predicted spans all occur in their task text."""
     predictions, results = tmp_path / "predictions.json", tmp_path / "results.json"
     data = wote_log["data"]
     _cli("parse", str(wote_log["log"]), "--config", "wote", "--out", str(predictions),
@@ -361,6 +364,8 @@ def test_round_trip_scores(
     assert {k: v for k, v in report["counts"].items() if v} == counts
     assert report["questions"][2]["reasoning"] == "Step 2 names it."
     assert report["config"] == "wote" and report["task"] == "spans"
+    assert report["in_context"] == 3 + bool(flags)
+    assert report["questions"][3]["in_context"] is (True if flags else None)
     _cli("evaluate", str(predictions), "--config", "wote", "--out", str(results), *data)
     scores = json.loads(results.read_text())["spans"]
     assert scores["exact_match"] == pytest.approx(25.0)
@@ -421,3 +426,16 @@ def test_every_gold_answer_reads_back(wote_dir: Path, tmp_path: Path) -> None:
         assert parse_wote_answer(gold) == SpanParse("clean", gold)
         wrapped = parse_wote_answer(f"<think>Step 2.</think>\nAnswer: {gold}")
         assert (wrapped.status, wrapped.prediction_text) == ("repaired", gold)
+
+
+@pytest.mark.parametrize(
+    ("span", "found"),
+    [
+        ("TAP  the\npin", True),
+        ("pin back in and", True),
+        ("Vaseline", False),
+        ("tap-the pin", False),
+    ],
+)
+def test_in_context(span: str, found: bool) -> None:
+    assert in_context(span, "Wipe the pin.\nTap the pin back in and swing the door.") is found

@@ -42,6 +42,8 @@ def _parse_table(report: dict[str, Any]) -> Table:
         table.add_row(f"  repair: {kind}", str(count))
     for reason, count in report["unrecoverable"].items():
         table.add_row(f"  unrecoverable: {reason.replace('_', ' ')}", str(count))
+    if "in_context" in report:
+        table.add_row("span found in the task text", str(report["in_context"]))
     return table
 
 

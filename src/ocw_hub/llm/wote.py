@@ -52,6 +52,7 @@ __all__ = [
     "SYSTEM",
     "SpanParse",
     "build_wote_requests",
+    "in_context",
     "parse_wote_answer",
     "parse_wote_responses",
     "wote_messages",
@@ -262,10 +263,12 @@ def parse_wote_responses(
 
     Returns:
         (predictions, report ``{task: "spans", mode: "robust", allow_truncated, counts:
-        {status: n, "missing": n}, repairs: {kind: n}, unrecoverable: {reason: n}, missing:
-        [ids without a response line], questions: [{id, status, reason, detail, repairs,
-        text, reasoning}]}``). A failed request is ``no_response`` with ``prediction_text``
-        ``""``.
+        {status: n, "missing": n}, repairs: {kind: n}, unrecoverable: {reason: n},
+        in_context: n, missing: [ids without a response line], questions: [{id, status,
+        reason, detail, repairs, text, reasoning, in_context}]}``); ``in_context``: the
+        prediction occurs in the question's ``context`` (:func:`in_context`; None without a
+        prediction or a context). A failed request is ``no_response`` with
+        ``prediction_text`` ``""``.
 
     Raises:
         PredictionsError: a response for a question not in ``questions`` (names ``source``
@@ -282,9 +285,22 @@ def parse_wote_responses(
         )
     entries = [_parse_entry(q, responses[q], allow_truncated) for q in ids if q in responses]
     predictions = [{"id": e["id"], "prediction_text": e.pop("prediction_text")} for e in entries]
+    contexts = {str(q["id"]): q.get("context") for q in questions}
+    for entry, prediction in zip(entries, predictions, strict=True):
+        context, span = contexts[entry["id"]], prediction["prediction_text"]
+        entry["in_context"] = (
+            in_context(span, context) if span and isinstance(context, str) else None
+        )
     missing = [qid for qid in ids if qid not in responses]
     report = _report(entries, missing)
     return predictions, {**report, "allow_truncated": allow_truncated}
+
+
+def in_context(span: str, context: str) -> bool:
+    """Whether ``span`` occurs in ``context`` ignoring case and runs of whitespace: the
+    instruction asks for a span copied from the task text, which SQuAD's EM and F1 do not
+    check."""
+    return " ".join(span.casefold().split()) in " ".join(context.casefold().split())
 
 
 def _report(entries: list[dict[str, Any]], missing: list[str]) -> dict[str, Any]:
@@ -296,6 +312,7 @@ def _report(entries: list[dict[str, Any]], missing: list[str]) -> dict[str, Any]
         "counts": {**{s: counts.get(s, 0) for s in STATUSES}, "missing": len(missing)},
         "repairs": dict(sorted(Counter(r["kind"] for e in entries for r in e["repairs"]).items())),
         "unrecoverable": dict(sorted(Counter(e["reason"] for e in entries if e["reason"]).items())),
+        "in_context": sum(e["in_context"] is True for e in entries),
         "missing": missing,
         "questions": entries,
     }
