@@ -28,7 +28,16 @@ def _report(count: int, what: str, out: Path) -> None:
     console.print(f"{count} {what} written to {escape(str(out))}", highlight=False, soft_wrap=True)
 
 
-def _wote_prompts(split: str, options: dict[str, Any], model: str, out: Path, **data: Any) -> None:
+def _wote_prompts(
+    split: str,
+    options: dict[str, Any],
+    model: str,
+    out: Path,
+    *,
+    source: str | None,
+    cache_dir: Path | None,
+    no_checks: bool,
+) -> None:
     """``prompts --config wote``: one request per question (:mod:`ocw_hub.llm.wote`)."""
     from ..llm.prompts import requests_jsonl
     from ..llm.wote import build_wote_requests
@@ -41,9 +50,8 @@ def _wote_prompts(split: str, options: dict[str, Any], model: str, out: Path, **
     if options["prompt_style"] not in (None, "ours"):
         fail(f"--prompt-style {options['prompt_style']}: WoTe has only our prompt (ours)")
     with user_errors():
-        out = check_output_file(out, inputs=[local_path(data["source"])])
-    rows = load_split_rows("wote", split, data["source"], cache_dir=data["cache_dir"],
-                           no_checks=data["no_checks"])  # fmt: skip
+        out = check_output_file(out, inputs=[local_path(source)])
+    rows = load_split_rows("wote", split, source, cache_dir=cache_dir, no_checks=no_checks)
     with user_errors():
         requests = build_wote_requests(rows, model=model)
     write_text_atomic(out, requests_jsonl(requests))
