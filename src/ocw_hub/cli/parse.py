@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..extras import require
 from . import app
 from ._common import (
     check_choice,
@@ -104,6 +105,7 @@ def parse(
         fail(f"--mode {mode}: WoTe answers are parsed in robust mode only")
     inputs = [responses, local_path(source)]
     with user_errors():
+        require("llm", "parse")
         out = check_output_file(out, inputs=inputs)
         sidecar = check_output_file(out.with_name(out.name + ".parse.json"), inputs=inputs)
         answers = read_responses(responses)
