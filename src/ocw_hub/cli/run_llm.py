@@ -10,6 +10,7 @@ from urllib.parse import urlparse
 import typer
 from rich.markup import escape
 
+from ..llm.client import CLIENT_ERRORS_TO_STOP
 from . import app
 from ._common import console, err_console, fail, plain_errors, progress
 
@@ -42,6 +43,9 @@ def _report_run(summary: Any, out: Path) -> None:
         highlight=False,
         soft_wrap=True,
     )
+    if len(summary.answered_by) > 1:
+        shares = ", ".join(f"{url} {n}" for url, n in sorted(summary.answered_by.items()))
+        console.print(f"answered by server: {escape(shares)}", highlight=False, soft_wrap=True)
     if summary.failures:
         for custom_id, message in summary.failures[:5]:
             err_console.print(
@@ -53,17 +57,17 @@ def _report_run(summary: Any, out: Path) -> None:
         )
 
 
-TIMEOUTS_AND_RETRIES = """
+TIMEOUTS_AND_RETRIES = f"""
 Each try of a request must bring its whole answer within --timeout seconds (a deadline, not a
 per-read window). A try that meets a passing fault (the connection closed before the whole
 answer, the deadline passed, 408, 409, 429, 5xx) is tried again up to --max-retries times,
 after 0.5 s doubling up to 8 s (less up to 25 % jitter) or the server's Retry-After: a hung
 server costs at most (1 + max retries) x timeout per request. A 200 that is no chat
-completion (not JSON, no choices, an error body) and a 4xx (400, 401, 403, 404, 422) are logged
-as failures at once, and 3 such 4xx in a row stop the run. A server that refuses the
-connection is left alone for the same backoff while the others take its requests; after
---max-retries refusals in a row it is given up, and when every server is, the run stops.
-Failed requests are logged with their error and sent again by a re-run.
+completion (not JSON, no choices, an error body) and a 4xx (400, 401, 403, 404, 422) are
+logged as failures at once, and {CLIENT_ERRORS_TO_STOP} such 4xx in a row stop the run. A
+server that refuses the connection is left alone for the same backoff while the others take
+its requests; after --max-retries refusals in a row it is given up, and when every server is,
+the run stops. Failed requests are logged with their error and sent again by a re-run.
 """
 
 
