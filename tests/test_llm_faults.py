@@ -21,6 +21,7 @@ from ocw_hub.llm.client import (
     LLMServerError,
     body_digest,
     read_log,
+    read_requests,
     run_requests,
     sent_body,
 )
@@ -288,3 +289,37 @@ def test_unicode_line_breaks_in_answers(tmp_path: Path, chat_server) -> None:
     again = run_requests(requests, log, base_url=server.url, model="m")
     assert (again.sent, again.already_done) == (0, 3)
     assert {r.text for r in read_responses(log).values()} == {breaks}
+
+
+def test_batch_conversion_in_the_docs(
+    repo_root: Path, tmp_path: Path, chat_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/experiment.md's conversion for a Batch API: the model set, max_completion_tokens;
+    what it writes is a requests file that a max_completion_tokens server answers at once."""
+    import re
+
+    text = (repo_root / "docs" / "experiment.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    (code,) = [b for b in blocks if b.startswith("# requests for a Batch API")]
+    requests = make_requests(3)
+    monkeypatch.chdir(tmp_path)
+    write_requests(tmp_path / "requests.jsonl", requests)
+    exec(code, {})
+    converted = [
+        json.loads(line) for line in (tmp_path / "batch.jsonl").read_text().split("\n")[:-1]
+    ]
+    assert [r["custom_id"] for r in converted] == ["w0", "w1", "w2"]
+    for before, after in zip(requests, converted, strict=True):
+        assert (after["method"], after["url"]) == (before["method"], before["url"])
+        body = dict(before["body"], model="o4-mini", max_completion_tokens=144)
+        del body["max_tokens"]
+        assert after["body"] == body
+    server = chat_server(refuse_max_tokens=True)
+    summary = run_requests(
+        read_requests(tmp_path / "batch.jsonl"),
+        tmp_path / "out.jsonl",
+        base_url=server.url,
+        model="o4-mini",
+    )
+    assert (summary.succeeded, summary.switched_max_tokens_field) == (3, False)
+    assert len(server.bodies) == 3
