@@ -88,7 +88,8 @@ def _server_failure(err: Any, out: Path) -> None:
         option, value = "OPENAI_API_KEY for --base-url", err.base_url
     else:
         option, value = "--base-url", err.base_url
-    fail(f"{option} {value}: {err.reason} (answers so far are kept in {out})")
+    kept = f"answers so far are kept in {out}" if out.exists() else f"{out} not written"
+    fail(f"{option} {value}: {err.reason} ({kept})")
 
 
 @app.command("run-llm", epilog=TIMEOUTS_AND_RETRIES)
