@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chat_server import ChatServer, echo
+from chat_server import ChatServer, echo, last_user_message  # noqa: F401 (imported from here too)
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
@@ -26,6 +26,8 @@ from ocw_hub.llm.client import (
 )
 
 runner = CliRunner()
+#: The scripted server under its former name (other tests and benchmarks import it).
+FakeServer = ChatServer
 
 
 @pytest.fixture(autouse=True)
