@@ -247,11 +247,11 @@ class _Run:
             return
         server.given_up = True
         if all(s.given_up for s in self.servers):
-            self._stop(self._unreachable())
+            self._stop(self._unreachable(server))
 
-    def _unreachable(self) -> LLMServerError:
+    def _unreachable(self, last: _Server) -> LLMServerError:
         urls = [s.base_url for s in self.servers]
-        reason = self.servers[-1].reason
+        reason = last.reason
         if len(urls) > 1:
             reason = f"none of the {len(urls)} servers can be reached; last: {reason}"
         return LLMServerError(reason, base_url=", ".join(urls), model=self.settings.model)
