@@ -266,7 +266,7 @@ def test_unreachable_leaves_no_file(tmp_path: Path) -> None:
 
     urls = [f"http://127.0.0.1:{free_port()}/v1" for _ in range(2)]
     requests = write_requests(tmp_path / "req.jsonl", make_requests(3))
-    out = tmp_path / "out.jsonl"
+    out = tmp_path / "new" / "folder" / "out.jsonl"
     result = run_llm(requests, out, urls, "--max-retries", "0")
     assert result.exit_code == 1
     assert len([line for line in result.output.splitlines() if line.strip()]) == 1

@@ -208,17 +208,28 @@ def lock_path(path: PathLike) -> Path:
 @contextmanager
 def exclusive_file(path: PathLike, *, option: str = "--out") -> Iterator[None]:
     """Hold the file ``path`` (which need not exist) for this process, as :func:`exclusive`
-    holds a folder: the lock is an ``fcntl.flock`` on :func:`lock_path` (its parent folders are
-    created), removed on exit; ``path`` itself is neither created nor opened.
+    holds a folder: the lock is an ``fcntl.flock`` on :func:`lock_path`, removed on exit with
+    the parent folders made for it that stay empty; ``path`` itself is neither created nor
+    opened.
 
     Raises:
         OutputPathError: another process holds the file.
     """
     path = Path(path)
+    existing = _nearest_existing_parent(path.absolute())
     path.parent.mkdir(parents=True, exist_ok=True)
     busy = f"{option} {path}: another ocw-hub run is writing this file"
-    with _held(lock_path(path), busy, option):
-        yield
+    try:
+        with _held(lock_path(path), busy, option):
+            yield
+    finally:  # the folders made for the lock go again when nothing was written in them
+        folder = path.absolute().parent
+        while folder != existing and folder.is_relative_to(existing):
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+            folder = folder.parent
 
 
 @contextmanager
