@@ -25,8 +25,8 @@ from ocw_hub.llm.client import (
     run_requests,
     sent_body,
 )
+from ocw_hub.llm.log import exclusive_log, lock_folder
 from ocw_hub.llm.responses import read_responses
-from ocw_hub.outputs import exclusive_file, lock_path
 
 runner = CliRunner()
 
@@ -249,7 +249,7 @@ def test_second_run_on_the_same_log_sends_nothing(tmp_path: Path, chat_server) -
     server = chat_server()
     requests = write_requests(tmp_path / "req.jsonl", make_requests(2))
     out = tmp_path / "out.jsonl"
-    with exclusive_file(out):  # another run holds the log
+    with exclusive_log(out):  # another run holds the log
         result = run_llm(requests, out, [server.url])
         with pytest.raises(OutputPathError):
             run_requests(make_requests(2), out, base_url=server.url, model="m")
@@ -258,7 +258,8 @@ def test_second_run_on_the_same_log_sends_nothing(tmp_path: Path, chat_server) -
     assert sum(server.count.values()) == 0 and not out.exists()
     result = run_llm(requests, out, [server.url])  # released
     assert result.exit_code == 0 and answered(out) == {"w0": 1, "w1": 1}
-    assert not lock_path(out).exists()
+    assert not lock_folder(out).exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl", "req.jsonl"]
 
 
 def test_unreachable_leaves_no_file(tmp_path: Path) -> None:

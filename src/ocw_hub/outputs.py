@@ -192,59 +192,22 @@ def exclusive(folder: PathLike, *, option: str = "--out") -> Iterator[None]:
     Raises:
         OutputPathError: another process holds the folder.
     """
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    busy = f"{option} {folder}: another ocw-hub run is writing this folder"
-    with _held(folder / LOCK_NAME, busy, option):
-        yield
-
-
-def lock_path(path: PathLike) -> Path:
-    """The lock file :func:`exclusive_file` holds for ``path``: ``.NAME.lock`` beside it."""
-    path = Path(path)
-    return path.with_name(f".{path.name}.lock")
-
-
-@contextmanager
-def exclusive_file(path: PathLike, *, option: str = "--out") -> Iterator[None]:
-    """Hold the file ``path`` (which need not exist) for this process, as :func:`exclusive`
-    holds a folder: the lock is an ``fcntl.flock`` on :func:`lock_path`, removed on exit with
-    the parent folders made for it that stay empty; ``path`` itself is neither created nor
-    opened.
-
-    Raises:
-        OutputPathError: another process holds the file.
-    """
-    path = Path(path)
-    existing = _nearest_existing_parent(path.absolute())
-    path.parent.mkdir(parents=True, exist_ok=True)
-    busy = f"{option} {path}: another ocw-hub run is writing this file"
-    try:
-        with _held(lock_path(path), busy, option):
-            yield
-    finally:  # the folders made for the lock go again when nothing was written in them
-        folder = path.absolute().parent
-        while folder != existing and folder.is_relative_to(existing):
-            try:
-                folder.rmdir()
-            except OSError:
-                break
-            folder = folder.parent
-
-
-@contextmanager
-def _held(lock: Path, busy: str, option: str) -> Iterator[None]:
-    """An exclusive ``flock`` on the file ``lock`` (created; removed on exit)."""
     import fcntl
 
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = folder / LOCK_NAME
     if _not_regular(lock) is not None:
-        raise OutputPathError(f"{option} {lock}: is not a regular file; remove it")
+        raise OutputPathError(f"{option} {folder}: {LOCK_NAME} is not a regular file")
     handle = open(lock, "a+")  # noqa: SIM115 (held for the whole block)
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise OutputPathError(f"{busy}; wait for it or choose another path") from None
+            raise OutputPathError(
+                f"{option} {folder}: another ocw-hub run is writing this folder; wait for it "
+                "or choose another folder"
+            ) from None
         try:
             yield
         finally:

@@ -24,7 +24,7 @@ each, and decides what each outcome means:
 
 A failed request is logged with its error and sent again by a re-run; lines logged before a
 stop stay in the log. One log is written by one run at a time
-(:func:`~ocw_hub.outputs.exclusive_file`), and it is created only when the first line is
+(:func:`~ocw_hub.llm.log.exclusive_log`), and it is created only when the first line is
 written. The key comes from ``OPENAI_API_KEY``; local servers get a dummy key when it is unset.
 """
 
@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import OCWHubError
-from ..outputs import exclusive_file
 from . import transport
 from .log import (
     ACCEPTED_URLS,
@@ -48,6 +47,7 @@ from .log import (
     LogWriter,
     body_digest,
     check_log_matches,
+    exclusive_log,
     is_success,
     logged_field,
     output_line,
@@ -370,7 +370,7 @@ def run_requests(
     base_urls = [base_url] if isinstance(base_url, str) else list(base_url)
     _check_arguments(base_urls, concurrency, max_retries, max_tokens_field)
     log_path = Path(log_path)
-    with exclusive_file(log_path):
+    with exclusive_log(log_path):
         done = read_log(log_path)
         check_log_matches(log_path, done, {r["custom_id"]: r for r in requests}, model)
         cut = partial_tail(log_path)

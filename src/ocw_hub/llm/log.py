@@ -26,11 +26,13 @@ import hashlib
 import json
 import os
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
 from .. import jsonio
 from ..errors import OCWHubError
+from ..outputs import exclusive
 from .prompts import CHAT_COMPLETIONS_URL
 
 #: Endpoints a request line may name (the batch shape's ``url``).
@@ -281,3 +283,36 @@ class LogWriter:
     def __exit__(self, *exc: object) -> None:
         if self._handle is not None:
             self._handle.close()
+
+
+def lock_folder(path: str | os.PathLike[str]) -> Path:
+    """The folder :func:`exclusive_log` holds for the log ``path``: ``.NAME.lock`` beside it."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.lock")
+
+
+@contextmanager
+def exclusive_log(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold the log ``path`` (which need not exist) for this process: a second run on the same
+    log fails at once. :func:`~ocw_hub.outputs.exclusive` holds :func:`lock_folder`; that folder
+    and the parent folders made for it are removed afterwards when empty, and ``path`` itself is
+    neither created nor opened.
+
+    Raises:
+        OutputPathError: another process holds the log (or its lock cannot be made).
+    """
+    path = Path(path).absolute()
+    existing = path.parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    try:
+        with exclusive(lock_folder(path)):
+            yield
+    finally:
+        folder = lock_folder(path)
+        while folder != existing and folder.is_relative_to(existing):
+            try:
+                folder.rmdir()  # only when empty
+            except OSError:
+                break
+            folder = folder.parent
