@@ -134,18 +134,20 @@ class ChatServer:
             return 400
         return fault
 
-    def _reply(self, body: dict[str, Any], fault: int | str) -> tuple[int, Any, dict[str, str]]:
+    def _reply(self, body: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
+        """The answer to a request served no fault: (status, payload, headers)."""
+        return 200, completion(body, self.answer(body), self.count[self.key(body)]), {}
+
+    def _fault_reply(self, body: dict[str, Any], fault: int | str) -> tuple[int, Any, dict]:
+        """The answer that serves ``fault`` (a ``None`` payload is a body that is not JSON)."""
         if fault == 0:
             return 200, None, {}
-        if isinstance(fault, str):
-            return 200, BAD_BODIES.get(fault, completion(body, self.answer(body), 0)), {}
+        if isinstance(fault, str):  # a bad body, or a good one cut or trickled
+            return (200, BAD_BODIES[fault], {}) if fault in BAD_BODIES else self._reply(body)
         if fault == 400 and self.refuse_max_tokens and "max_tokens" in body:
             return 400, MAX_TOKENS_REFUSED, {}
-        if fault != 200:
-            headers = {"retry-after-ms": "10"} if fault == 429 else {}
-            error = {"error": {"message": f"fake {fault}", "type": "fake", "code": None}}
-            return fault, error, headers
-        return 200, completion(body, self.answer(body), self.count[self.key(body)]), {}
+        headers = {"retry-after-ms": "10"} if fault == 429 else {}
+        return fault, {"error": {"message": f"fake {fault}", "type": "fake", "code": None}}, headers
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -169,8 +171,10 @@ class ChatServer:
                         time.sleep(server.delay)
                     if self.path != "/v1/chat/completions":
                         status, payload, headers = 404, {"error": {"message": "no route"}}, {}
+                    elif fault == 200:
+                        status, payload, headers = server._reply(body)
                     else:
-                        status, payload, headers = server._reply(body, fault)
+                        status, payload, headers = server._fault_reply(body, fault)
                     self._send(status, payload, headers, fault)
                 except (BrokenPipeError, ConnectionResetError):
                     self.close_connection = True
