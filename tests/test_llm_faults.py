@@ -324,3 +324,30 @@ def test_batch_conversion_in_the_docs(
     )
     assert (summary.succeeded, summary.switched_max_tokens_field) == (3, False)
     assert len(server.bodies) == 3
+
+
+@pytest.mark.parametrize("status", [408, 409, 429, 500, 502, 503, 504])
+def test_passing_faults_are_retried(tmp_path: Path, chat_server, status: int) -> None:
+    server = chat_server(failures={"q0": [status]})
+    log = tmp_path / "log.jsonl"
+    summary = run_requests(make_requests(2), log, base_url=server.url, model="m", max_retries=1)
+    assert (summary.succeeded, summary.failures) == (2, [])
+    assert server.count == {"q0": 2, "q1": 1}
+    assert answered(log) == {"w0": 1, "w1": 1} and len(log_lines(log)) == 2
+
+
+def test_retry_after_and_backoff() -> None:
+    from datetime import datetime, timedelta, timezone
+    from email.utils import format_datetime
+
+    from ocw_hub.llm.transport import backoff, retry_after
+
+    assert retry_after({"retry-after-ms": "250"}) == 0.25
+    assert retry_after({"retry-after": "3"}) == 3.0
+    later = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=30), usegmt=True)
+    assert 25 <= retry_after({"retry-after": later}) <= 30
+    assert retry_after({"retry-after": "soon"}) is None
+    assert retry_after({"retry-after": "3600"}) is None  # past the 60 s cap: our own backoff
+    assert retry_after({}) is None
+    for tries, ceiling in [(1, 0.5), (2, 1.0), (3, 2.0), (4, 4.0), (5, 8.0), (9, 8.0)]:
+        assert 0.75 * ceiling <= backoff(tries) <= ceiling
