@@ -3,6 +3,7 @@ process on 127.0.0.1 (:mod:`chat_server`), one killed in the middle of the run."
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -153,3 +154,35 @@ def test_chat_server_script_counts_what_it_receives(tmp_path: Path) -> None:
         assert server.count() == {"q0": 1, "q1": 1}
     finally:
         server.kill()
+
+
+def test_two_processes_on_one_log(tmp_path: Path) -> None:
+    """A second run-llm on the log a running one writes sends nothing; the first completes."""
+    import ocw_hub
+
+    server = ChatServer(delay=0.3)
+    try:
+        requests = write_requests(tmp_path / "req.jsonl", make_requests(6))
+        out = tmp_path / "out.jsonl"
+        args = ["run-llm", str(requests), "--base-url", server.url, "--model", "m"]
+        args += ["--out", str(out), "--concurrency", "1"]
+        env = dict(os.environ, PYTHONPATH=str(Path(ocw_hub.__file__).parents[1]))
+        code = f"from ocw_hub.cli import app; app({args!r})"
+        first = subprocess.Popen([sys.executable, "-c", code], env=env)
+        try:
+            for _ in range(600):  # at most 30 s for the first run to start sending
+                if server.count or first.poll() is not None:
+                    break
+                time.sleep(0.05)
+            assert server.count, "the first run sent nothing"
+            second = runner.invoke(app, args)
+            assert first.wait(timeout=60) == 0
+        finally:
+            if first.poll() is None:
+                first.kill()
+        assert second.exit_code == 1
+        assert len([line for line in second.output.splitlines() if line.strip()]) == 1
+        assert server.count == {f"q{i}": 1 for i in range(6)}  # the second sent none
+        assert answered(out) == {f"w{i}": 1 for i in range(6)} and len(log_lines(out)) == 6
+    finally:
+        server.close()
