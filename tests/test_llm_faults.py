@@ -143,16 +143,27 @@ def test_connection_cut_mid_body_is_retried(tmp_path: Path, chat_server) -> None
 
 def test_trickled_body_is_cut_at_the_deadline(tmp_path: Path, chat_server) -> None:
     """A 200 body of some 300 bytes, one byte every 0.05 s: every read comes well within the
-    timeout, the whole answer does not."""
+    timeout, the whole answer (15 s) does not; the try is cut at the deadline and tried
+    again."""
     server = chat_server(failures={"q0": ["trickle"]})
     log = tmp_path / "log.jsonl"
     summary = run_requests(
-        make_requests(2), log, base_url=server.url, model="m", max_retries=0, timeout=1.0
+        make_requests(2), log, base_url=server.url, model="m", max_retries=1, timeout=2.0
     )
-    assert [cid for cid, _ in summary.failures] == ["w0"]
-    (line,) = [line for line in log_lines(log) if line["custom_id"] == "w0"]
+    assert (summary.succeeded, summary.failures) == (2, [])
+    assert server.count == {"q0": 2, "q1": 1}
+    assert answered(log) == {"w0": 1, "w1": 1} and len(log_lines(log)) == 2
+    summary = run_requests(
+        make_requests(3), log, base_url=server.url, model="m", max_retries=0, timeout=2.0
+    )
+    assert summary.failures == []  # w2 answered; and without a retry, a trickle fails:
+    server.failures["q3"] = ["trickle"]
+    summary = run_requests(
+        make_requests(4), log, base_url=server.url, model="m", max_retries=0, timeout=2.0
+    )
+    assert [cid for cid, _ in summary.failures] == ["w3"]
+    (line,) = [line for line in log_lines(log) if line["custom_id"] == "w3"]
     assert line["error"]["code"] == "timeout" and line["response"] is None
-    assert answered(log) == {"w1": 1}
 
 
 # --------------------------------------------------------------------------------------
