@@ -66,7 +66,7 @@ server costs at most (1 + max retries) x timeout per request. A 200 that is no c
 completion (not JSON, no choices, an error body) and a 4xx (400, 401, 403, 404, 422) are
 logged as failures at once, and {CLIENT_ERRORS_TO_STOP} such 4xx in a row stop the run. A
 server that refuses the connection is left alone for the same backoff while the others take
-its requests; after --max-retries refusals in a row it is given up, and when every server is,
+its requests; after 1 + --max-retries refusals in a row it is given up, and when every server is,
 the run stops. Failed requests are logged with their error and sent again by a re-run.
 """
 
@@ -125,7 +125,7 @@ def run_llm(
             min=0,
             help="Tries after the first of a request that met a passing fault (connection "
             "closed, deadline, 408, 409, 429, 5xx), with exponential backoff; also refusals in "
-            "a row before a server is given up. See below.",
+            "a row, plus one, before a server is given up. See below.",
         ),
     ] = 5,
     timeout: Annotated[

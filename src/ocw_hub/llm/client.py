@@ -19,7 +19,7 @@ each, and decides what each outcome means:
   :func:`~ocw_hub.llm.log.renamed_field`), unless the name was given;
 * a server that cannot be reached (connection refused) is marked down for the same backoff
   (0.5 s doubling up to 8 s) while the others take its requests, the refused one included;
-  after ``max_retries`` refusals in a row it is given up, and when every server is given up
+  after 1 + ``max_retries`` refusals in a row it is given up, and when every server is given up
   the run stops (:class:`LLMServerError`).
 
 A failed request is logged with its error and sent again by a re-run; lines logged before a
@@ -347,7 +347,7 @@ def run_requests(
         model: the model name sent in every request (replaces the requests' own).
         concurrency: requests in flight at most on each server (>= 1).
         max_retries: tries after the first of a request that met a passing fault (see the
-            module docstring), and refusals in a row before a server is given up.
+            module docstring); a server is given up after 1 + ``max_retries`` refusals in a row.
         timeout: seconds within which the whole answer of one try must arrive.
         max_tokens_field: send the token limit as ``max_tokens`` or ``max_completion_tokens``;
             None sends it as the requests name it (or as the log's answers were sent) and
