@@ -99,6 +99,7 @@ def bars(
     stds = [mean_std(s)[1] if len(s) > 1 else 0.0 for s in samples]
     many = any(len(s) > 1 for s in samples)
     ax.bar(positions, means, width, yerr=stds if many else None, capsize=3, **style)
+    zero_marks(ax, positions, means, style.get("color", "black"))
     if many:
         rng = np.random.default_rng(SEED)
         for x, s in zip(positions, samples, strict=True):
@@ -106,8 +107,18 @@ def bars(
             ax.plot(x + jitter, s, "o", ms=2.5, color="black", alpha=0.6, zorder=3)
 
 
+def zero_marks(ax: Any, positions: Sequence[float], values: Sequence[float], color: str) -> None:
+    """A thick dash on the axis where a bar's value is 0 (a bar of height 0 is invisible);
+    drawn over the axis line, never clipped."""
+    xs = [x for x, v in zip(positions, values, strict=True) if v == 0]
+    if not xs:
+        return
+    ax.plot(xs, [0.0] * len(xs), "_", ms=8, mew=3, color=color, clip_on=False, zorder=4,
+            gid="zero-mark")  # fmt: skip
+
+
 def human_bars(ax: Any, positions: Sequence[float], values: Sequence[float], width: float) -> None:
-    """The contestants' bars: grey, hatched."""
+    """The contestants' bars: grey, hatched (a 0 drawn as :func:`zero_marks`)."""
     ax.bar(
         positions,
         values,
@@ -117,6 +128,7 @@ def human_bars(ax: Any, positions: Sequence[float], values: Sequence[float], wid
         edgecolor="white",
         label="human (contestants)",
     )
+    zero_marks(ax, positions, values, HUMAN_COLOUR)
 
 
 def file_bars(
