@@ -85,6 +85,7 @@ def parse(
     from ..llm.prompts import TASKS
     from ..llm.responses import MODES, parse_responses, read_responses
     from ..outputs import check_output_file
+    from ..provenance import write_protocol
 
     config = check_ocw(config)
     source = data_dir_of(data_dir, config)
@@ -108,6 +109,7 @@ def parse(
     report = {"responses": str(responses), "config": config, "split": split, **report}
     _write_json(out, predictions)
     _write_json(sidecar, report)
+    write_protocol(out, {"task": task, "parse_mode": mode}, inputs=[responses])
     console.print(_parse_table(report))
     if report["missing"]:
         shown = ", ".join(report["missing"][:5])

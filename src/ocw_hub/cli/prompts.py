@@ -67,6 +67,7 @@ def prompts(
     """
     from ..llm.prompts import STYLES, TASKS, build_requests, requests_jsonl
     from ..outputs import check_output_file, write_text_atomic
+    from ..provenance import write_protocol
 
     config = check_ocw(config)
     source = data_dir_of(data_dir, config)
@@ -83,6 +84,11 @@ def prompts(
             walls, train, task=task, shots=shots, seed=seed, model=model, style=prompt_style
         )
     write_text_atomic(out, requests_jsonl(requests))
+    write_protocol(
+        out,
+        {"method": "llm", "task": task, "model": model, "prompt_style": prompt_style,
+         "shots": shots, "seed": seed},
+    )  # fmt: skip
     console.print(
         f"{len(requests)} {task} requests ({config}/{split}, {shots} shots, seed {seed}, "
         f"{prompt_style} prompts) "

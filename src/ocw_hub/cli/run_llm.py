@@ -84,6 +84,7 @@ def run_llm(
     """
     from ..llm.client import LLMServerError, read_requests, run_requests
     from ..outputs import check_output_file
+    from ..provenance import write_protocol
 
     _check_base_url(base_url)
     with plain_errors():
@@ -113,6 +114,7 @@ def run_llm(
             )
         except LLMServerError as err:
             server_error = err
+    write_protocol(out, {"model": model}, inputs=[requests])
     if server_error is not None:
         err = server_error
         option, value = (

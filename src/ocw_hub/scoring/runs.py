@@ -424,29 +424,39 @@ def evaluate_files(
 
     Returns:
         One file: the single-run dict of :func:`score_ocw` / :func:`score_wote` with
-        ``config``, ``split``, ``predictions`` (the path) and ``run`` (the file's stem) added.
-        Several: ``{config, split, n_runs, n_walls | n_questions, runs: [single-run dicts],
-        mean, std, human (OCW)}`` (see :func:`summarize_runs`).
+        ``config``, ``split``, ``source`` (:func:`ocw_hub.provenance.source_provenance`),
+        ``predictions`` (the path), ``run`` (the file's stem) and ``protocol`` (the file's
+        record, :func:`ocw_hub.provenance.read_protocol`, or None) added. Several:
+        ``{config, split, source, protocol (the runs' common one, else None), n_runs,
+        n_walls | n_questions, runs: [single-run dicts], mean, std, human (OCW)}`` (see
+        :func:`summarize_runs`).
 
     Raises:
         PredictionsError: a bad predictions file (see :mod:`ocw_hub.scoring.predictions`), an id
             mismatch, nothing to score.
         SourceUnavailableError, UnknownSplitError: the split cannot be had.
     """
+    from ..provenance import common_protocol, read_protocol, source_provenance
+
     spec = config_spec(config)
     files = expand_prediction_paths(predictions)
     parsed = [read_predictions(path, spec.name) for path in files]
+    protocols = [read_protocol(path) for path in files]
+    cache_files: list[dict[str, str]] = []
     if rows is None:
         from ..data.sources import load_split
 
-        rows = load_split(
+        dataset = load_split(
             spec.name,
             split,
             data_dir,
             cache_dir=cache_dir,
             verification_mode=verification_mode,
             download_mode=download_mode,
-        ).to_list()
+        )
+        rows, cache_files = dataset.to_list(), list(dataset.cache_files)
+    key = "id" if spec.script == "WoTe" else "wall_id"
+    source = source_provenance(spec.name, data_dir, [r[key] for r in rows], cache_files)
     options = {"allow_missing": allow_missing, "bertscore": bertscore}
     if spec.script == "OCW":
         options["rouge_tokenizer"] = load_metric_module("connections").check_rouge_tokenizer(
@@ -454,9 +464,12 @@ def evaluate_files(
         )
     with margin_memo():
         runs = _score_runs(spec.name, spec.script, files, parsed, rows, options, on_item)
-    head = {"config": spec.name, "split": split}
+    for run, protocol in zip(runs, protocols, strict=True):
+        run["protocol"] = protocol
+    head = {"config": spec.name, "split": split, "source": source}
     if len(runs) == 1:
         return {**head, **runs[0]}
+    head["protocol"] = common_protocol(protocols)
     size_key = "n_questions" if spec.script == "WoTe" else "n_walls"
     summary: dict[str, Any] = {
         **head,
