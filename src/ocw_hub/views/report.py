@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..configs import PathLike
+from ..provenance import STAND_IN, provenance_lines
 from .embedding_plot import plot_embeddings, vectors_of
 from .hardest import hardest_section, hardest_walls
 from .plots import plot_ablation, plot_by_season, plot_distributions, plot_runs, plot_wote_breakdown
@@ -28,6 +29,11 @@ def _summary_rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
     return summary_rows(data)
 
 
+def _column(f: ResultsFile) -> str:
+    """A file's column in the headline table: its label, marked when on the stand-in."""
+    return f"{f.label} ({STAND_IN})" if f.stand_in else f.label
+
+
 def headline_rows(files: Sequence[ResultsFile]) -> tuple[list[str], list[list[str]]]:
     """The headline table of files of one config and split: the header and the rows.
 
@@ -35,7 +41,7 @@ def headline_rows(files: Sequence[ResultsFile]) -> tuple[list[str], list[list[st
     run's figure, or mean ± std over runs), and human (OCW; the same walls for every file).
     Rows are the union of the files' rows in first-seen order; a figure a file lacks is ``-``.
     """
-    header = ["task", "figure", *(f.label for f in files)]
+    header = ["task", "figure", *(_column(f) for f in files)]
     wote = files[0].is_wote
     if not wote:
         header.append("human")
@@ -101,16 +107,25 @@ figcaption{font-size:0.9em;color:#444}.note{color:#555;font-size:0.9em}
 """
 
 
+def _provenance_cells(f: ResultsFile) -> str:
+    source, protocol = (line.split(": ", 1)[1] for line in provenance_lines(f.data))
+    mark = f' data-stand-in="true"><strong>{STAND_IN}</strong>: ' if f.stand_in else ">"
+    return f'<td class="source"{mark}{html.escape(source)}</td><td>{html.escape(protocol)}</td>'
+
+
 def _inputs_table(files: Sequence[ResultsFile]) -> str:
+    """The header's table of inputs: each results file with its source (release, path,
+    SHA-256; the stand-in marked) and protocol."""
     rows = "".join(
         f"<tr><td>{html.escape(f.label)}</td><td>{html.escape(f.path.name)}</td>"
         f"<td>{html.escape(f.config)}</td><td>{html.escape(f.split)}</td>"
-        f'<td class="num">{len(f.runs)}</td></tr>'
+        f'<td class="num">{len(f.runs)}</td>{_provenance_cells(f)}</tr>'
         for f in files
     )
     return (
         '<table class="inputs"><thead><tr><th>label</th><th>results file</th><th>config</th>'
-        f"<th>split</th><th>runs</th></tr></thead><tbody>{rows}</tbody></table>"
+        "<th>split</th><th>runs</th><th>source</th><th>protocol</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
     )
 
 
