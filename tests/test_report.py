@@ -227,18 +227,25 @@ def test_wote_breakdown(files: list) -> None:
     assert em_by_type.get_ylim() == (0, 105)
 
 
-def test_hardest_walls_and_embeddings(files: list, walls: dict) -> None:
-    group = files[:2]
-    hard = hardest_walls(group, n=3)
-    amis: dict[str, list[float]] = {}
-    for f in group:
+def test_hardest_walls_per_results_file_and_embeddings(files: list, walls: dict, page: str) -> None:
+    for f in files[:2]:  # model-a (3 runs), model-b (1 run): ranked each on its own runs
+        hard = hardest_walls(f, n=3)
+        amis: dict[str, list[float]] = {}
         for run in f.runs:
             for wall in run["per_wall"]:
                 amis.setdefault(wall["wall_id"], []).append(wall["grouping"]["ami"])
-    expected = sorted(amis, key=lambda w: (np.mean(amis[w]), w))[:3]
-    assert [h.wall_id for h in hard] == expected
-    assert hard[0].mean_ami == pytest.approx(np.mean(amis[expected[0]]))
-    assert hard[0].worst[2] == min(amis[expected[0]])
+        expected = sorted(amis, key=lambda w: (np.mean(amis[w]), w))[:3]
+        assert [h.wall_id for h in hard] == expected
+        assert {h.n_runs for h in hard} == {len(f.runs)}
+        assert {h.worst[0].label for h in hard} == {f.label}
+        assert hard[0].mean_ami == pytest.approx(np.mean(amis[expected[0]]))
+        assert hard[0].worst[2] == min(amis[expected[0]])
+    section = page[page.index('id="hardest-default-test"') :]
+    section = section[: section.index("</section>")]
+    assert re.findall(r'<h4 data-label="([^"]+)"', section) == ["model-a", "model-b"]
+    tables = [part[: part.index("</table>")] for part in section.split("<h4")[1:]]
+    runs_column = [set(re.findall(r'± [0-9.]+</td><td class="num">(\d+)</td>', t)) for t in tables]
+    assert runs_column == [{"3"}, {"1"}]  # no row pools the runs of the two files
 
     rows = {r["wall_id"]: r for r in walls[("default", "test")]}
     plot = plot_embeddings(files[0], rows, "a001", [], PredictionsCache())
@@ -271,7 +278,8 @@ def test_page_is_self_contained(page: str) -> None:
 
 
 def test_page_escapes_data(page: str) -> None:
-    assert page.count('class="ocw-wall"') == 24  # every wall of default and ocw_randomized
+    # every wall of ocw_randomized, and of default once per results file (model-a, model-b)
+    assert page.count('class="ocw-wall"') == 36
     assert "<script>" not in page and "&lt;script&gt;" in page  # wall a012's clue
     assert "&lt;b&gt;Tags&lt;/b&gt;" in page
 
@@ -295,7 +303,8 @@ def test_report_cli(tmp_path: Path) -> None:
     result = runner.invoke(app, [*args, "--data-dir", f"default={OCW_DIR}"])
     assert result.exit_code == 0, result.output
     first = out.read_text()
-    assert first.count('class="ocw-wall"') == 2  # default drawn; ocw_randomized has no walls
+    # default drawn, 2 per results file; ocw_randomized has no walls
+    assert first.count('class="ocw-wall"') == 4
     again = runner.invoke(app, [*args, "--data-dir", f"default={OCW_DIR}"])
     assert again.exit_code == 0 and out.read_text() == first  # reproducible byte for byte
 

@@ -151,8 +151,8 @@ def _group_section(
     given = walls.get((config, split))
     rows = {str(r["wall_id"]): r for r in given} if given is not None else None
     parts.append(hardest_section(group, rows, n_hardest, predictions))
-    order = [h.wall_id for h in hardest_walls(grouped_files(group), n=10**9)]
     for f in group:
+        order = [h.wall_id for h in hardest_walls(f, n=10**9)] if f in grouped_files([f]) else []
         if rows is None:
             if any(vectors_of(run, f) for run in f.runs):
                 parts.append(
