@@ -205,6 +205,6 @@ def test_export_card_says_source_and_hash(tmp_path: Path, cache: Path) -> None:
     _cli("build", "-c", "default", "--data-dir", str(OCW_FIXTURE), "--out", str(out),
          "--cache-dir", str(cache), "--no-checks")  # fmt: skip
     text = DatasetCard.load(out / "ocw" / "README.md").text
-    section = text[text.index("## Provenance") :]
+    section = text[text.index("## Built from") :]
     row = next(line for line in section.splitlines() if line.startswith("| `default` |"))
     assert row == f"| `default` | stand-in | `{source_digest(OCW_FIXTURE)}` |"

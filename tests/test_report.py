@@ -25,6 +25,7 @@ from ocw_hub.views.plots import (
     plot_runs,
     plot_wote_breakdown,
 )
+from ocw_hub.views.plotting import legend_entries
 from ocw_hub.views.report import build_report, headline_rows
 from ocw_hub.views.report_data import (
     PredictionsCache,
@@ -209,7 +210,10 @@ def test_runs_side_by_side_and_ablation(files: list) -> None:
     assert plot_runs(files[1:2]) is None  # one run of one model: the headline says it all
     ablation = plot_ablation(files)
     _check_labelled(ablation)
-    assert "ocw_randomized" in " ".join(t.get_text() for t in ablation.figure.legends[0].texts)
+    assert "randomized-a (ocw_randomized)" in [
+        label for label, _ in legend_entries(ablation.figure)
+    ]
+    assert not ablation.figure.legends  # the legend is HTML text beside the SVG
     assert plot_ablation(files[:2]) is None
 
 
@@ -258,11 +262,46 @@ def test_hardest_walls_per_results_file_and_embeddings(files: list, walls: dict,
         tuple(int(GROUP_COLOURS[1][i : i + 2], 16) / 255 for i in (1, 3, 5))
     )
     assert plot_embeddings(files[1], rows, None, ["a001"], PredictionsCache()) is None  # no vectors
+    # no two clue labels of a projection overlap (boxes as drawn, in pixels)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(plot.figure).get_renderer()
+    for ax in plot.figure.axes:
+        boxes = [t.get_window_extent(renderer) for t in ax.texts]
+        assert len(boxes) == 16
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1 :]:
+                assert not a.overlaps(b), (a, b)
+    svg = plot.html()
+    assert len(re.findall(r'<g id="clue-[0-9a-f]{10}-[01]-\d+">', svg)) == 32
 
 
 # --------------------------------------------------------------------------------------
 # The page
 # --------------------------------------------------------------------------------------
+
+
+def test_labels_in_any_script_are_html_text(tmp_path: Path, walls: dict) -> None:
+    """A CJK run label: every legend is HTML text beside the SVG (drawn by the page's fonts),
+    no plot draws the label, and matplotlib warns of no missing glyph."""
+    import warnings
+
+    root = tmp_path / "report"
+    shutil.copytree(DATA, root)
+    label = "模型-甲"
+    (root / "model-a.json").rename(root / f"{label}.json")
+    files = read_results([root / f"{label}.json", root / "model-b.json", root / "wote-spans.json"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        page = build_report(files, walls=walls)
+    assert [str(w.message) for w in caught if "Glyph" in str(w.message)] == []
+    svgs = re.findall(r"<svg.*?</svg>", page, re.DOTALL)
+    drawn = [svg[svg.index(">") :] for svg in svgs]  # the drawing, without the aria-label
+    assert len(svgs) >= 4 and not any(label in svg for svg in drawn)
+    legends = re.findall(r'<ul class="legend">(.*?)</ul>', page)
+    with_label = [item for item in legends if f"</span>{label}</li>" in item]
+    assert len(with_label) == 3  # by season, distributions, runs side by side
+    assert all("<li>" in item for item in legends) and len(legends) == len(svgs)
 
 
 def test_page_is_self_contained(page: str) -> None:

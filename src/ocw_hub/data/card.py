@@ -341,14 +341,14 @@ def provenance_notice(configs: Iterable[str]) -> str:
 
 
 def provenance_markdown(sources: Mapping[str, Mapping[str, Any]]) -> str:
-    """The card's ``## Provenance`` section: per config, what it was built from (the official
+    """The card's ``## Built from`` section: per config, what it was built from (the official
     release, the ``stand-in``, a copy derived by ``ocw-hub derive`` and from what) and the
     SHA-256 of that content (``source_digest``), from
     :func:`ocw_hub.provenance.source_provenance`."""
     from ..provenance import package_version
 
     lines = [
-        "## Provenance",
+        "## Built from",
         "",
         f"Built by `ocw-hub build` (ocw-hub {package_version()}) from:",
         "",

@@ -101,7 +101,14 @@ td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 caption{text-align:left;font-weight:bold;margin-bottom:0.3em}
 th[scope=row]{text-align:left;font-weight:normal}
 figure.plot{margin:1.5em 0;overflow-x:auto}figure.plot svg{max-width:100%;height:auto}
-figcaption{font-size:0.9em;color:#444}.note{color:#555;font-size:0.9em}
+figcaption{font-size:0.9em;color:#444}
+ul.legend{list-style:none;margin:0.3em 0;padding:0;font-size:0.9em}
+ul.legend li{display:inline-block;margin:0 1.2em 0.2em 0}
+ul.legend .swatch{display:inline-block;width:0.9em;height:0.9em;margin-right:0.35em;
+vertical-align:-0.1em;border:1px solid #fff}
+ul.legend .hatched{background-image:repeating-linear-gradient(45deg,transparent 0 2px,
+#fff 2px 3px)}
+ul.legend .symbol{margin-right:0.35em}.note{color:#555;font-size:0.9em}
 .wall-card{margin:1em 0;padding:0.5em;border:1px solid #ddd;border-radius:6px;overflow-x:auto}
 .scroll{overflow-x:auto}
 """
