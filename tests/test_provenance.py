@@ -191,6 +191,19 @@ def test_protocol_records_chain_and_precedence(tmp_path: Path) -> None:
         read_protocol(folder / "run-00.json")
 
 
+def test_runs_of_different_protocols_say_so(tmp_path: Path, cache: Path) -> None:
+    data = ["--data-dir", str(OCW_FIXTURE), "--cache-dir", str(cache), "--no-checks"]
+    for method in ("random", "embedding"):
+        _cli("predict", "--method", method, "--runs", "1", "--out", str(tmp_path / method), *data)
+    out = tmp_path / "r.json"
+    runs = [str(tmp_path / m / "run-00.json") for m in ("random", "embedding")]
+    table = _cli("evaluate", *runs, "--out", str(out), *data)
+    results = json.loads(out.read_text())
+    assert results["protocol"] is None
+    assert [r["protocol"]["method"] for r in results["runs"]] == ["random", "embedding"]
+    assert "protocol: differs by run" in " ".join(table.split())
+
+
 def test_hub_revision_from_the_datasets_cache_path() -> None:
     commit = "0123456789abcdef0123456789abcdef01234567"
     files = [{"filename": f"/c/datasets/org___name/default/0.0.0/{commit}/name-test.arrow"}]

@@ -223,14 +223,15 @@ def source_provenance(
     return out
 
 
-def results_protocol(results: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The protocol of a results file: its own (one run, or the runs' common one), else the
-    first run's (runs of differing protocols: each run keeps its own)."""
+def results_protocol(results: Mapping[str, Any]) -> Mapping[str, Any] | str | None:
+    """The protocol of a results dict: its own (one run, or the runs' common one);
+    ``"differs by run"`` when its runs were made by different protocols (each run keeps its
+    own); None when none was recorded."""
     if results.get("protocol"):
         return results["protocol"]
     runs = results.get("runs")
-    if isinstance(runs, list) and runs and isinstance(runs[0], Mapping):
-        return runs[0].get("protocol")
+    if isinstance(runs, list) and any(isinstance(r, Mapping) and r.get("protocol") for r in runs):
+        return "differs by run (each run's protocol is in the results JSON)"
     return None
 
 
@@ -240,7 +241,9 @@ def provenance_lines(results: Mapping[str, Any]) -> tuple[str, str]:
     were recorded says ``source: not recorded``."""
     source = results.get("source")
     shown = source_label(source) if isinstance(source, Mapping) else "not recorded"
-    return f"source: {shown}", f"protocol: {describe_protocol(results_protocol(results))}"
+    protocol = results_protocol(results)
+    described = protocol if isinstance(protocol, str) else describe_protocol(protocol)
+    return f"source: {shown}", f"protocol: {described}"
 
 
 def source_label(source: Mapping[str, Any]) -> str:
