@@ -261,7 +261,9 @@ def test_stand_in_report_in_chromium(stand_in_report: tuple[Path, dict]) -> None
     assert results["random"]["n_runs"] == 16 and results["random"]["n_walls"] == 494
     page = report.read_text()
     assert 'id="embeddings-embedding-' in page  # the kept vectors are plotted
-    assert page.count('class="ocw-wall"') == 5  # the hardest walls, drawn
+    assert page.count('class="ocw-wall"') == 10  # the 5 hardest walls of each OCW file, drawn
+    assert page.count('data-stand-in="true"><strong>stand-in</strong>') == 2  # random, embedding
     seen = open_in_chromium(report, SCREENSHOT)
     check_page(seen, results)
+    assert len(seen["clue_boxes"]) == 32  # one wall's 16 clue labels in 2 projections
     assert SCREENSHOT.stat().st_size > 10_000
