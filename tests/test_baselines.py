@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+import ocw_hub
 from ocw_hub.baselines import protocol as baselines
 from ocw_hub.baselines.encoders import (
     ModelUnavailableError,
@@ -247,7 +248,18 @@ def test_cli_writes_valid_identical_runs(
         out = tmp_path / name
         result = runner.invoke(app, ["predict", *common, *extra, "--out", str(out)])
         assert result.exit_code == 0, result.output
-        assert sorted(p.name for p in out.iterdir()) == run_file_names(4)
+        assert sorted(p.name for p in out.iterdir()) == sorted(
+            [*run_file_names(4), "protocol.json"]
+        )
+        protocol = json.loads((out / "protocol.json").read_text())
+        method = extra[1]
+        assert protocol == {
+            "method": method,
+            **({"model": "tfidf-char_wb-2-4", "encoder": "tfidf"} if method == "embedding" else {}),
+            "seed": 43 if "--seed" in extra else 42,
+            "runs": 4,
+            "package_version": ocw_hub.__version__,
+        }
         texts[name] = [(out / f).read_bytes() for f in run_file_names(4)]
         for text in texts[name]:
             predictions = json.loads(text)
@@ -330,7 +342,7 @@ def test_keep_vectors(tmp_path: Path) -> None:
     result = embedding_baseline(walls, runs=2, jobs=1)
     written = write_baseline(result, tmp_path / "out", keep_vectors=True)
     assert [p.name for p in written] == [
-        "run-00.json", "run-01.json", "embeddings.npz", "embeddings.json"
+        "run-00.json", "run-01.json", "embeddings.npz", "embeddings.json", "protocol.json"
     ]  # fmt: skip
     modes = {p.stat().st_mode & 0o777 for p in written}
     assert len(modes) == 1  # the vectors get the permissions of the run files

@@ -25,6 +25,7 @@ from ocw_hub.views.plots import (
     plot_runs,
     plot_wote_breakdown,
 )
+from ocw_hub.views.plotting import legend_entries
 from ocw_hub.views.report import build_report, headline_rows
 from ocw_hub.views.report_data import (
     PredictionsCache,
@@ -209,7 +210,10 @@ def test_runs_side_by_side_and_ablation(files: list) -> None:
     assert plot_runs(files[1:2]) is None  # one run of one model: the headline says it all
     ablation = plot_ablation(files)
     _check_labelled(ablation)
-    assert "ocw_randomized" in " ".join(t.get_text() for t in ablation.figure.legends[0].texts)
+    assert "randomized-a (ocw_randomized)" in [
+        label for label, _ in legend_entries(ablation.figure)
+    ]
+    assert not ablation.figure.legends  # the legend is HTML text beside the SVG
     assert plot_ablation(files[:2]) is None
 
 
@@ -227,18 +231,25 @@ def test_wote_breakdown(files: list) -> None:
     assert em_by_type.get_ylim() == (0, 105)
 
 
-def test_hardest_walls_and_embeddings(files: list, walls: dict) -> None:
-    group = files[:2]
-    hard = hardest_walls(group, n=3)
-    amis: dict[str, list[float]] = {}
-    for f in group:
+def test_hardest_walls_per_results_file_and_embeddings(files: list, walls: dict, page: str) -> None:
+    for f in files[:2]:  # model-a (3 runs), model-b (1 run): ranked each on its own runs
+        hard = hardest_walls(f, n=3)
+        amis: dict[str, list[float]] = {}
         for run in f.runs:
             for wall in run["per_wall"]:
                 amis.setdefault(wall["wall_id"], []).append(wall["grouping"]["ami"])
-    expected = sorted(amis, key=lambda w: (np.mean(amis[w]), w))[:3]
-    assert [h.wall_id for h in hard] == expected
-    assert hard[0].mean_ami == pytest.approx(np.mean(amis[expected[0]]))
-    assert hard[0].worst[2] == min(amis[expected[0]])
+        expected = sorted(amis, key=lambda w: (np.mean(amis[w]), w))[:3]
+        assert [h.wall_id for h in hard] == expected
+        assert {h.n_runs for h in hard} == {len(f.runs)}
+        assert {h.worst[0].label for h in hard} == {f.label}
+        assert hard[0].mean_ami == pytest.approx(np.mean(amis[expected[0]]))
+        assert hard[0].worst[2] == min(amis[expected[0]])
+    section = page[page.index('id="hardest-default-test"') :]
+    section = section[: section.index("</section>")]
+    assert re.findall(r'<h4 data-label="([^"]+)"', section) == ["model-a", "model-b"]
+    tables = [part[: part.index("</table>")] for part in section.split("<h4")[1:]]
+    runs_column = [set(re.findall(r'± [0-9.]+</td><td class="num">(\d+)</td>', t)) for t in tables]
+    assert runs_column == [{"3"}, {"1"}]  # no row pools the runs of the two files
 
     rows = {r["wall_id"]: r for r in walls[("default", "test")]}
     plot = plot_embeddings(files[0], rows, "a001", [], PredictionsCache())
@@ -251,11 +262,46 @@ def test_hardest_walls_and_embeddings(files: list, walls: dict) -> None:
         tuple(int(GROUP_COLOURS[1][i : i + 2], 16) / 255 for i in (1, 3, 5))
     )
     assert plot_embeddings(files[1], rows, None, ["a001"], PredictionsCache()) is None  # no vectors
+    # no two clue labels of a projection overlap (boxes as drawn, in pixels)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(plot.figure).get_renderer()
+    for ax in plot.figure.axes:
+        boxes = [t.get_window_extent(renderer) for t in ax.texts]
+        assert len(boxes) == 16
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1 :]:
+                assert not a.overlaps(b), (a, b)
+    svg = plot.html()
+    assert len(re.findall(r'<g id="clue-[0-9a-f]{10}-[01]-\d+">', svg)) == 32
 
 
 # --------------------------------------------------------------------------------------
 # The page
 # --------------------------------------------------------------------------------------
+
+
+def test_labels_in_any_script_are_html_text(tmp_path: Path, walls: dict) -> None:
+    """A CJK run label: every legend is HTML text beside the SVG (drawn by the page's fonts),
+    no plot draws the label, and matplotlib warns of no missing glyph."""
+    import warnings
+
+    root = tmp_path / "report"
+    shutil.copytree(DATA, root)
+    label = "模型-甲"
+    (root / "model-a.json").rename(root / f"{label}.json")
+    files = read_results([root / f"{label}.json", root / "model-b.json", root / "wote-spans.json"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        page = build_report(files, walls=walls)
+    assert [str(w.message) for w in caught if "Glyph" in str(w.message)] == []
+    svgs = re.findall(r"<svg.*?</svg>", page, re.DOTALL)
+    drawn = [svg[svg.index(">") :] for svg in svgs]  # the drawing, without the aria-label
+    assert len(svgs) >= 4 and not any(label in svg for svg in drawn)
+    legends = re.findall(r'<ul class="legend">(.*?)</ul>', page)
+    with_label = [item for item in legends if f"</span>{label}</li>" in item]
+    assert len(with_label) == 3  # by season, distributions, runs side by side
+    assert all("<li>" in item for item in legends) and len(legends) == len(svgs)
 
 
 def test_page_is_self_contained(page: str) -> None:
@@ -271,7 +317,8 @@ def test_page_is_self_contained(page: str) -> None:
 
 
 def test_page_escapes_data(page: str) -> None:
-    assert page.count('class="ocw-wall"') == 24  # every wall of default and ocw_randomized
+    # every wall of ocw_randomized, and of default once per results file (model-a, model-b)
+    assert page.count('class="ocw-wall"') == 36
     assert "<script>" not in page and "&lt;script&gt;" in page  # wall a012's clue
     assert "&lt;b&gt;Tags&lt;/b&gt;" in page
 
@@ -295,7 +342,8 @@ def test_report_cli(tmp_path: Path) -> None:
     result = runner.invoke(app, [*args, "--data-dir", f"default={OCW_DIR}"])
     assert result.exit_code == 0, result.output
     first = out.read_text()
-    assert first.count('class="ocw-wall"') == 2  # default drawn; ocw_randomized has no walls
+    # default drawn, 2 per results file; ocw_randomized has no walls
+    assert first.count('class="ocw-wall"') == 4
     again = runner.invoke(app, [*args, "--data-dir", f"default={OCW_DIR}"])
     assert again.exit_code == 0 and out.read_text() == first  # reproducible byte for byte
 

@@ -16,6 +16,7 @@ from test_llm_client import FakeServer, last_user_message
 from test_parsing import CONNECTIONS, EMPTY, GOLD, WORDS, lines
 from typer.testing import CliRunner
 
+import ocw_hub
 from ocw_hub.cli import app
 from ocw_hub.errors import PredictionsError
 from ocw_hub.llm.connections import robust_connections
@@ -308,6 +309,17 @@ def test_end_to_end_grouping(
     assert results["grouping"]["correct_groups"] == correct_groups
     assert results["grouping"]["correct_groups_rate"] == correct_groups / 16
     assert "connections" not in results or results["connections"] is None
+    # the protocol recorded by prompts, run-llm (its --model replaces the requests') and parse
+    assert results["protocol"] == {
+        "method": "llm",
+        "task": "grouping",
+        "model": "fake",
+        "prompt_style": "paper",
+        "shots": 1,
+        "seed": 42,
+        "parse_mode": mode,
+        "package_version": ocw_hub.__version__,
+    }
 
 
 @pytest.mark.parametrize(("mode", "exact"), [("robust", 4 + 0 + 4 + 2), ("paper", 4 + 0 + 0 + 1)])

@@ -44,6 +44,7 @@ import numpy as np
 
 from ..errors import OCWHubError, OutputPathError
 from ..outputs import PathLike, check_output_dir, write_bytes_atomic, write_text_atomic
+from ..provenance import write_protocol
 from ..resources import load_sibling
 
 if TYPE_CHECKING:
@@ -529,7 +530,8 @@ def write_baseline(result: BaselineResult, out: PathLike, *, keep_vectors: bool 
     """Write ``run-00.json`` ... (one predictions file per run) into ``out``, each whole or not
     at all; with ``keep_vectors`` (embedding only) also ``embeddings.npz`` (wall id -> float32
     array (16, d), rows in the order of the wall's ``words``) and ``embeddings.json``
-    (``{"model", "encoder", "clues": {wall_id: [16 clues in that order]}}``).
+    (``{"model", "encoder", "clues": {wall_id: [16 clues in that order]}}``); and
+    ``protocol.json``, the runs' protocol record (:func:`baseline_protocol`).
 
     Check ``out`` first with :func:`check_predictions_dir`.
 
@@ -554,4 +556,18 @@ def write_baseline(result: BaselineResult, out: PathLike, *, keep_vectors: bool 
             folder / VECTORS_JSON, json.dumps(meta, ensure_ascii=False, indent=1) + "\n"
         )
         written += [folder / VECTORS_NPZ, folder / VECTORS_JSON]
+    written.append(write_protocol(folder, baseline_protocol(result)))
     return written
+
+
+def baseline_protocol(result: BaselineResult) -> dict[str, Any]:
+    """The protocol fields of a baseline's runs (:mod:`ocw_hub.provenance`): method, model,
+    encoder, pooling (when the encoder names one), seed, runs."""
+    return {
+        "method": result.method,
+        "model": result.model,
+        "encoder": result.encoder,
+        "pooling": getattr(result, "pooling", None),
+        "seed": result.seed,
+        "runs": len(result.runs),
+    }

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from . import app
 from ._common import (
@@ -57,6 +58,7 @@ def evaluate(
 ) -> None:
     """Score predictions exactly as the paper did; print a table, optionally write JSON."""
     from ..outputs import check_output_file, write_text_atomic
+    from ..provenance import provenance_lines
     from ..resources import load_metric_module
     from ..scoring.runs import evaluate_files, summary_rows
 
@@ -85,7 +87,8 @@ def evaluate(
             )
     columns = ("task", "figure", "model") + (() if config == "wote" else ("human",))
     shown = ", ".join(map(str, predictions))
-    table = Table(title=f"{config} / {split}: {shown}")
+    title = Text("\n".join([f"{config} / {split}: {shown}", *provenance_lines(results)]))
+    table = Table(title=title)
     for column in columns:
         table.add_column(column, justify="left" if column in ("task", "figure") else "right")
     for row in summary_rows(results):

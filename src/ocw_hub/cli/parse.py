@@ -96,6 +96,7 @@ def parse(
     from ..llm.prompts import TASKS
     from ..llm.responses import MODES, parse_responses, read_responses
     from ..outputs import check_output_file
+    from ..provenance import write_protocol
 
     config = check_config(config)
     source = data_dir_of(data_dir, config)
@@ -129,6 +130,8 @@ def parse(
     report = {"responses": str(responses), "config": config, "split": split, **report}
     _write_json(out, predictions)
     _write_json(sidecar, report)
+    task_done = "spans" if config == "wote" else task
+    write_protocol(out, {"task": task_done, "parse_mode": mode}, inputs=[responses])
     console.print(_parse_table(report))
     if report["missing"]:
         unit = "questions" if config == "wote" else "walls"

@@ -42,6 +42,7 @@ def _wote_prompts(
     from ..llm.prompts import requests_jsonl
     from ..llm.wote import build_wote_requests
     from ..outputs import check_output_file, write_text_atomic
+    from ..provenance import write_protocol
 
     if options["task"] is not None:
         fail(f"--task {options['task']}: --config wote has one task (a span per question)")
@@ -55,6 +56,9 @@ def _wote_prompts(
     with user_errors():
         requests = build_wote_requests(rows, model=model)
     write_text_atomic(out, requests_jsonl(requests))
+    write_protocol(
+        out, {"method": "llm", "task": "spans", "model": model, "prompt_style": "ours", "shots": 0}
+    )
     _report(len(requests), f"wote requests (wote/{split}, our extractive prompt)", out)
 
 
@@ -112,6 +116,7 @@ def prompts(
     """
     from ..llm.prompts import STYLES, TASKS, build_requests, requests_jsonl
     from ..outputs import check_output_file, write_text_atomic
+    from ..provenance import write_protocol
 
     config = check_config(config)
     source = data_dir_of(data_dir, config)
@@ -136,5 +141,10 @@ def prompts(
             walls, train, task=task, shots=shots, seed=seed, model=model, style=prompt_style
         )
     write_text_atomic(out, requests_jsonl(requests))
+    write_protocol(
+        out,
+        {"method": "llm", "task": task, "model": model, "prompt_style": prompt_style,
+         "shots": shots, "seed": seed},
+    )  # fmt: skip
     what = f"{task} requests ({config}/{split}, {shots} shots, seed {seed}, {prompt_style} prompts)"
     _report(len(requests), what, out)

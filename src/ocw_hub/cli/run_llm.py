@@ -152,6 +152,7 @@ def run_llm(
     """
     from ..llm.client import LLMServerError, read_requests, run_requests
     from ..outputs import check_output_file
+    from ..provenance import write_protocol
 
     for url in base_url:
         _check_base_url(url)
@@ -186,6 +187,7 @@ def run_llm(
             )
         except LLMServerError as err:
             server_error = err
+    write_protocol(out, {"model": model}, inputs=[requests])
     if server_error is not None:
         _server_failure(server_error, out)
     _report_switch(summary)

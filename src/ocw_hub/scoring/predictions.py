@@ -185,10 +185,11 @@ def _read_wote(path: Path, raw: Any) -> dict[str, str]:
     return out
 
 
-#: Files beside runs that are not runs: ``parse``'s record of repairs (``<out>.parse.json``)
-#: and the embedding baseline's vectors (``embeddings.json``).
-SIDECAR_SUFFIXES = (".parse.json",)
-SIDECAR_NAMES = ("embeddings.json",)
+#: Files beside runs that are not runs: ``parse``'s record of repairs (``<out>.parse.json``),
+#: the embedding baseline's vectors (``embeddings.json``) and the protocol records
+#: (``protocol.json``, ``<out>.protocol.json``: :mod:`ocw_hub.provenance`).
+SIDECAR_SUFFIXES = (".parse.json", ".protocol.json")
+SIDECAR_NAMES = ("embeddings.json", "protocol.json")
 
 
 def _runs_in(folder: Path, pattern: str) -> list[Path]:
@@ -206,7 +207,8 @@ def _runs_in(folder: Path, pattern: str) -> list[Path]:
 def expand_prediction_paths(paths: Sequence[PathLike]) -> list[Path]:
     """The predictions files of a run list: each path is a file, or a folder of runs: its
     ``run-*.json`` files when it has some (as ``ocw-hub predict`` writes them), else its
-    ``*.json`` files; never a sidecar (``*.parse.json``, ``embeddings.json``), a hidden file or
+    ``*.json`` files; never a sidecar (``*.parse.json``, ``*.protocol.json``, ``embeddings.json``,
+    ``protocol.json``), a hidden file or
     a symlink; sorted by name.
 
     Raises:

@@ -50,6 +50,12 @@ class ResultsFile:
         return self.config == "wote"
 
     @property
+    def stand_in(self) -> bool:
+        """Whether the figures are on the pre-release stand-in (the results' ``source``)."""
+        source = self.data.get("source")
+        return isinstance(source, dict) and source.get("stand_in") is True
+
+    @property
     def key(self) -> tuple[str, str]:
         """(config, split): files with the same key are compared in one table and plot."""
         return (self.config, self.split)
