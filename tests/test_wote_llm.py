@@ -281,6 +281,7 @@ SCRIPT = {
     # cut: unrecoverable (0, 0); with --allow-truncated "Tap the pin" against "Tap the pin
     # back in": tokens tap, pin of tap, pin, back, in: F1 2·1·(1/2) / (3/2) = 2/3
     "And then?": ("Tap the pin", "length", None),
+    "Do I need a primer?": ("No", "stop", None),  # gold "No" (the word, not in "not"): 1, 1
 }  # fmt: skip
 
 
@@ -339,14 +340,14 @@ def test_requests_file_is_sent_unchanged(
 
 @pytest.mark.parametrize(
     ("flags", "f1", "counts"),
-    [([], (1 + 6 / 7) / 4 * 100, {"repaired": 2, "clean": 1, "unrecoverable": 1}),
-     (["--allow-truncated"], (1 + 6 / 7 + 2 / 3) / 4 * 100,
-      {"repaired": 2, "clean": 1, "truncated": 1})],
+    [([], (2 + 6 / 7) / 5 * 100, {"repaired": 2, "clean": 2, "unrecoverable": 1}),
+     (["--allow-truncated"], (2 + 6 / 7 + 2 / 3) / 5 * 100,
+      {"repaired": 2, "clean": 2, "truncated": 1})],
 )  # fmt: skip
 def test_round_trip_scores(
     wote_log: dict[str, Any], tmp_path: Path, flags: list[str], f1: float, counts: dict
 ) -> None:
-    """The 3 (4 with the cut one) predicted spans all occur in their task text."""
+    """The 4 (5 with the cut one) predicted spans all occur in their task text."""
     predictions, results = tmp_path / "predictions.json", tmp_path / "results.json"
     data = wote_log["data"]
     _cli("parse", str(wote_log["log"]), "--config", "wote", "--out", str(predictions),
@@ -364,11 +365,11 @@ def test_round_trip_scores(
     assert {k: v for k, v in report["counts"].items() if v} == counts
     assert report["questions"][2]["reasoning"] == "Step 2 names it."
     assert report["config"] == "wote" and report["task"] == "spans"
-    assert report["in_context"] == 3 + bool(flags)
+    assert report["in_context"] == 4 + bool(flags)
     assert report["questions"][3]["in_context"] is (True if flags else None)
     _cli("evaluate", str(predictions), "--config", "wote", "--out", str(results), *data)
     scores = json.loads(results.read_text())["spans"]
-    assert scores["exact_match"] == pytest.approx(25.0)
+    assert scores["exact_match"] == pytest.approx(40.0)
     assert scores["f1"] == pytest.approx(f1)
 
 
