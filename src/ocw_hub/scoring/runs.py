@@ -28,6 +28,7 @@ from typing import Any
 from ..configs import PathLike, config_spec
 from ..errors import PredictionsError
 from ..resources import load_metric_module
+from ..shown import preview
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
 
 #: Placeholder clue of a missing wall scored with ``allow_missing``: never a real clue, so every
@@ -264,9 +265,10 @@ def _foreign_clues(
             foreign[index] = unknown
     if foreign:
         first = next(iter(foreign))
+        example = ", ".join(preview(c) for c in foreign[first][:3])
         warnings.warn(
             f"{path}: {len(foreign)} of {len(gold.ids)} walls have predicted clues that are not "
-            f"clues of the wall (e.g. wall {gold.ids[first]}: {foreign[first][:3]}); they count "
+            f"clues of the wall (e.g. wall {gold.ids[first]}: {example}); they count "
             "as wrong. A typo, or predictions for another config?",
             UserWarning,
             stacklevel=2,
