@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 from .configs import PathLike
 from .errors import OutputPathError
@@ -178,6 +179,14 @@ def write_bytes_atomic(path: PathLike, data: bytes) -> None:
         raise
 
 
+def _same_inode(handle: IO[str], path: Path) -> bool:
+    """Whether the open file ``handle`` is still the file at ``path``."""
+    try:
+        return os.path.samestat(os.fstat(handle.fileno()), os.stat(path))
+    except FileNotFoundError:
+        return False
+
+
 #: The lock file that :func:`exclusive` holds in an output folder.
 LOCK_NAME = ".ocw-hub.lock"
 
@@ -195,19 +204,32 @@ def exclusive(folder: PathLike, *, option: str = "--out") -> Iterator[None]:
     import fcntl
 
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    lock = folder / LOCK_NAME
-    if _not_regular(lock) is not None:
-        raise OutputPathError(f"{option} {folder}: {LOCK_NAME} is not a regular file")
-    handle = open(lock, "a+")  # noqa: SIM115 (held for the whole block)
     try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise OutputPathError(f"{option} {folder}: cannot be created ({err.strerror})") from None
+    lock = folder / LOCK_NAME
+    while True:
+        if _not_regular(lock) is not None:
+            raise OutputPathError(f"{option} {folder}: {LOCK_NAME} is not a regular file")
+        try:
+            handle = open(lock, "a+")  # noqa: SIM115 (held for the whole block)
+        except OSError as err:
+            raise OutputPathError(
+                f"{option} {folder}: cannot be written ({err.strerror})"
+            ) from None
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            handle.close()
             raise OutputPathError(
                 f"{option} {folder}: another ocw-hub run is writing this folder; wait for it "
                 "or choose another folder"
             ) from None
+        if _same_inode(handle, lock):
+            break
+        handle.close()  # the holder removed the file between our open and our lock: again
+    try:
         try:
             yield
         finally:

@@ -184,6 +184,16 @@ def progress(transient: bool = True) -> Any:
     )
 
 
+def worker_count(jobs: int | None) -> int:
+    """``--jobs`` capped at the cores this process may use (default: all of them); a note says
+    when it is cut."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = cores or 1
+    if jobs is not None and jobs > cores:
+        print_notes([f"--jobs {jobs}: {cores} used (the cores available)"])
+    return min(jobs or cores, cores)
+
+
 def check_config(name: str) -> str:
     """The public config name of ``name`` (``ocw`` is an alias of ``default``); exits 1 on an
     unknown name."""
