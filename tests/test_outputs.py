@@ -103,7 +103,11 @@ def test_one_writer_per_folder(tmp_path: Path) -> None:
                 pass
     with exclusive(tmp_path / "runs"):  # released, and the lock file gone
         pass
-    assert list((tmp_path / "runs").iterdir()) == []
+    assert not (tmp_path / "runs").exists()  # made by the call and left empty: removed
+    (tmp_path / "kept").mkdir()
+    with exclusive(tmp_path / "kept"):
+        pass
+    assert list((tmp_path / "kept").iterdir()) == []
 
 
 FIXTURES = Path(__file__).parent / "data"

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO
 
@@ -146,16 +146,43 @@ def write_text_atomic(path: PathLike, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
-def write_bytes_atomic(path: PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder, renamed over
-    ``path`` only when complete, with the permissions of an ordinary new file (the umask
-    applied); the temporary file is removed on any failure.
+def write_files_atomic(files: dict[Path, bytes]) -> None:
+    """Write several files as one: each is written to a temporary file beside it, and only when
+    all are complete are they renamed into place, with Ctrl-C held for the renames (so a
+    folder of runs is never left half old, half new). Each path as :func:`write_bytes_atomic`.
 
     Raises:
-        OutputPathError: ``path`` exists and is no regular file (checked again just before the
-            rename); the folder cannot be written.
+        OutputPathError: as :func:`write_bytes_atomic`; nothing is replaced then.
     """
-    path = Path(path)
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, data in files.items():
+            staged.append((_staged_file(Path(path), data), Path(path)))
+        _held_sigint(lambda: [_replace_regular(tmp, path) for tmp, path in staged])
+    except BaseException:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _held_sigint(step: Callable[[], object]) -> None:
+    """``step()`` with SIGINT held until it is done (in the main thread; elsewhere as is)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        step()
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        step()
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _staged_file(path: Path, data: bytes) -> str:
+    """A complete temporary copy of ``data`` beside ``path``, with an ordinary file's
+    permissions; its name."""
     kind = _not_regular(path)
     if kind is not None:
         raise OutputPathError(f"{path}: is {kind}, not a regular file; not replaced")
@@ -170,10 +197,35 @@ def write_bytes_atomic(path: PathLike, data: bytes) -> None:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; the result is an ordinary file
-        kind = _not_regular(path)
-        if kind is not None:
-            raise OutputPathError(f"{path}: is {kind}, not a regular file; not replaced")
-        os.replace(tmp, path)
+    except OSError as err:
+        Path(tmp).unlink(missing_ok=True)
+        raise OutputPathError(f"{path}: cannot be written ({err.strerror})") from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def _replace_regular(tmp: str, path: Path) -> None:
+    kind = _not_regular(path)
+    if kind is not None:
+        raise OutputPathError(f"{path}: is {kind}, not a regular file; not replaced")
+    os.replace(tmp, path)
+
+
+def write_bytes_atomic(path: PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder, renamed over
+    ``path`` only when complete, with the permissions of an ordinary new file (the umask
+    applied); the temporary file is removed on any failure.
+
+    Raises:
+        OutputPathError: ``path`` exists and is no regular file (checked again just before the
+            rename); the folder cannot be written.
+    """
+    path = Path(path)
+    tmp = _staged_file(path, data)
+    try:
+        _replace_regular(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -196,7 +248,8 @@ def exclusive(folder: PathLike, *, option: str = "--out") -> Iterator[None]:
     """Hold ``folder`` (created if missing) for this process: a second writer of the same
     folder fails at once instead of mixing its files with this one's. The lock is an
     ``fcntl.flock`` on ``folder/.ocw-hub.lock`` (released when the process ends, even killed);
-    the file is removed on exit.
+    the file is removed on exit, and the folder too when this call made it and it stayed
+    empty (a failed or interrupted run leaves nothing).
 
     Raises:
         OutputPathError: another process holds the folder.
@@ -204,6 +257,7 @@ def exclusive(folder: PathLike, *, option: str = "--out") -> Iterator[None]:
     import fcntl
 
     folder = Path(folder)
+    created = not folder.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -234,5 +288,8 @@ def exclusive(folder: PathLike, *, option: str = "--out") -> Iterator[None]:
             yield
         finally:
             lock.unlink(missing_ok=True)
+            if created:
+                with suppress(OSError):  # left only when the block wrote nothing into it
+                    folder.rmdir()
     finally:
         handle.close()
