@@ -494,7 +494,7 @@ def test_unloadable_model_is_one_clear_line(fake_st, tmp_path: Path) -> None:
 
 def test_missing_sentence_transformers_package(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)
-    with pytest.raises(ModelUnavailableError, match=r"pip install 'ocw-hub\[baselines\]'"):
+    with pytest.raises(ModelUnavailableError, match=r"\[encoders\]"):
         SentenceTransformerEncoder("any")
 
 
@@ -510,14 +510,14 @@ def _minilm_zip() -> Path | None:
 
 
 def test_real_small_sentence_transformers_model(tmp_path: Path) -> None:
-    """The real path with all-MiniLM-L6-v2 from PyPI; skipped without the [baselines] and
+    """The real path with all-MiniLM-L6-v2 from PyPI; skipped without the [encoders] and
     [test-models] extras, except where OCW_HUB_REQUIRE_MODEL=1 (.ci/run's third environment)
     makes their absence a failure."""
     required = os.environ.get("OCW_HUB_REQUIRE_MODEL") == "1"
     if not required:
         pytest.importorskip(
             "sentence_transformers",
-            reason="sentence-transformers not installed (ocw-hub[baselines])",
+            reason="sentence-transformers not installed (the encoders extra)",
         )
     archive = _minilm_zip()
     if archive is None:

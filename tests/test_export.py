@@ -19,15 +19,11 @@ from typer.testing import CliRunner
 
 import ocw_hub
 from ocw_hub.cli import app
-from ocw_hub.data import export as export_module
-from ocw_hub.data.export import (
-    ExportPathError,
-    build_export,
-    season_markdown,
-    season_table,
-    wote_counts_markdown,
-)
+from ocw_hub.data import staging as staging_module
+from ocw_hub.data.card import season_markdown, season_table, wote_counts_markdown
+from ocw_hub.data.export import build_export
 from ocw_hub.data.hub_check import check_export, inspect_export
+from ocw_hub.data.staging import ExportPathError
 from ocw_hub.resources import load_script
 
 CONFIGS = ("default", "ocw_randomized", "ocw_wordnet", "wote")
@@ -427,7 +423,7 @@ def test_read_only_folder_is_refused_before_any_work(
         if os.geteuid() == 0:  # root writes anyway: let os.access see what a user would
             real_access = os.access
             monkeypatch.setattr(
-                export_module.os,
+                staging_module.os,
                 "access",
                 lambda p, mode: False if Path(p) == locked else real_access(p, mode),
             )
@@ -476,7 +472,7 @@ def test_old_export_that_cannot_be_removed_is_a_warning(
             raise PermissionError(13, "Permission denied", str(path))
         return real_rmtree(path, *args, **kwargs)
 
-    monkeypatch.setattr(export_module.shutil, "rmtree", rmtree)
+    monkeypatch.setattr(staging_module.shutil, "rmtree", rmtree)
     result = _build_small(tmp_path / "hub", tmp_path / "c", "wote")
     assert result.exit_code == 0, result.output
     assert "could not be removed" in result.output and "remove it by hand" in result.output

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -118,3 +119,150 @@ def test_wheel_carries_every_file_of_the_metric_folder(installed: Path) -> None:
     assert sorted(p.name for p in copy.iterdir() if p.is_file()) == names
     for name in names:
         assert (copy / name).read_bytes() == (source / name).read_bytes(), name
+
+
+@pytest.fixture(scope="module")
+def core_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the wheel of this checkout and its core dependencies only (pip takes
+    them from its cache and the configured indexes)."""
+    wheels = tmp_path_factory.mktemp("core-wheel")
+    venv = tmp_path_factory.mktemp("core") / "venv"
+    pip = ["-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run(
+        [sys.executable, *pip, "wheel", "--no-deps", "--no-build-isolation"]
+        + ["-w", str(wheels), str(REPO_ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = wheels.glob("ocw_hub-*.whl")
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), *pip, "install", str(wheel)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return venv
+
+
+def _core(venv: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_HOME=str(cwd / "hf_home"))
+    return subprocess.run(
+        [str(venv / "bin" / args[0]), *args[1:]],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.slow
+def test_core_install_loads_every_config_and_scores(core_venv: Path, tmp_path: Path) -> None:
+    """Core dependencies only: every config from local files, a predictions file scored."""
+    from ocw_fixtures import OCW_FIXTURE, WOTE_FIXTURE, write_ablation
+
+    sources = {
+        "default": OCW_FIXTURE,
+        "ocw_randomized": write_ablation(OCW_FIXTURE, tmp_path, "randomized"),
+        "ocw_wordnet": write_ablation(OCW_FIXTURE, tmp_path, "wordnet"),
+        "wote": WOTE_FIXTURE,
+    }
+    code = textwrap.dedent(
+        """
+        import json, sys
+        import ocw_hub
+        sizes = {}
+        for pair in sys.argv[1:]:
+            config, data_dir = pair.split("=", 1)
+            loaded = ocw_hub.load_dataset(config, data_dir=data_dir, verification_mode="no_checks")
+            sizes[config] = {split: ds.num_rows for split, ds in loaded.items()}
+        heavy = ("k_means_constrained", "openai", "rapidfuzz", "matplotlib")
+        installed = [m for m in heavy if __import__("importlib").util.find_spec(m)]
+        print(json.dumps({"sizes": sizes, "installed": installed}))
+        """
+    )
+    args = [f"{config}={path}" for config, path in sources.items()]
+    done = _core(core_venv, tmp_path, "python", "-c", code, *args)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["installed"] == []
+    assert out["sizes"]["default"] == {"train": 4, "validation": 3, "test": 6}
+    assert out["sizes"]["ocw_randomized"] == out["sizes"]["ocw_wordnet"]
+    assert out["sizes"]["ocw_wordnet"] == {"train": 3, "validation": 2, "test": 4}
+    assert out["sizes"]["wote"] == {"train": 3, "validation": 3, "test": 4}
+
+    walls = [_wall(3, 1), _wall(4, 1)]
+    release = tmp_path / "release"
+    release.mkdir()
+    for split, numbers in {"train": [1], "validation": [2], "test": [3, 4]}.items():
+        payload = {"season_to_walls_map": {}, "dataset": [_wall(n, 1) for n in numbers]}
+        (release / f"{split}.json").write_text(json.dumps(payload))
+    (tmp_path / "p.json").write_text(json.dumps([_perfect(walls[0]), _swapped(walls[1])]))
+    done = _core(
+        core_venv, tmp_path, "ocw-hub", "evaluate", str(tmp_path / "p.json"),
+        "--data-dir", str(release), "--no-checks", "--out", str(tmp_path / "r.json"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads((tmp_path / "r.json").read_text())["grouping"]["correct_groups"] == 4 + 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("command", "extra"),
+    [
+        (["predict", "--method", "embedding", "--out", "runs", "--data-dir", "DATA"], "baselines"),
+        (["report", "results.json", "--out", "report.html"], "report"),
+        (
+            ["run-llm", "requests.jsonl", "--out", "answers.jsonl", "--model", "m"]
+            + ["--base-url", "http://127.0.0.1:9/v1"],
+            "llm",
+        ),
+    ],
+)
+def test_core_install_names_the_missing_extra(
+    core_venv: Path, tmp_path: Path, command: list[str], extra: str
+) -> None:
+    """A command that needs an extra fails in one line with the pip command that adds it (the
+    wheel's path: the package is installed from a file) and writes nothing."""
+    from ocw_fixtures import OCW_FIXTURE
+
+    args = [str(OCW_FIXTURE) if a == "DATA" else a for a in command]
+    (tmp_path / "results.json").write_text("{}")
+    (tmp_path / "requests.jsonl").write_text("")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    done = _core(core_venv, tmp_path, "ocw-hub", *args)
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert re.search(rf'pip install "\S*ocw_hub-\S+\.whl\[{extra}\]"', lines[0]), lines[0]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "hf_home") == before
+
+
+@pytest.mark.parametrize(("cwd", "shown"), [("repo", "."), ("elsewhere", str(REPO_ROOT))])
+def test_install_hint_from_a_checkout(tmp_path: Path, cwd: str, shown: str) -> None:
+    """Run from a checkout's src/, the hint is the editable install the README spells."""
+    code = "from ocw_hub.extras import install_command; print(install_command('llm'))"
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO_ROOT if cwd == "repo" else tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == f'pip install -e "{shown}[llm]"'
+
+
+def test_missing_extra_is_an_error_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ocw_hub.errors import MissingExtraError, OCWHubError
+    from ocw_hub.extras import EXTRAS, require
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(MissingExtraError) as caught:
+        require("report", "report")
+    assert isinstance(caught.value, OCWHubError)
+    assert (caught.value.extra, caught.value.module) == ("report", EXTRAS["report"][0])
+    assert "[report]" in str(caught.value) and "\n" not in str(caught.value)

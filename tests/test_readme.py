@@ -107,3 +107,42 @@ def test_ci_requires_the_real_data_and_runs_both_datasets_versions(repo_root: Pa
     assert '"datasets==3.6.0"' in ci
     runs = re.findall(r"^suite (\S+)$", ci, flags=re.M)
     assert runs == [".venv-ds3/bin/python", ".venv/bin/python"]
+
+
+@pytest.fixture(scope="module")
+def fixture_exports(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The export of the OCW fixture, as ``ocw-hub build`` writes it."""
+    from ocw_fixtures import OCW_FIXTURE
+
+    from ocw_hub.data.export import build_export
+
+    out = tmp_path_factory.mktemp("hub")
+    with pytest.warns(UserWarning):  # the fixture is the stand-in: a provenance warning
+        build_export(
+            {"default": OCW_FIXTURE},
+            out,
+            cache_dir=tmp_path_factory.mktemp("cache"),
+            verification_mode="no_checks",
+        )
+    return out
+
+
+@pytest.mark.parametrize("source", ["export", "package"])
+def test_feature_access_snippet(repo_root: Path, fixture_exports: Path, source: str) -> None:
+    """The card's list-feature snippet gives the element types on the datasets version this
+    suite runs on (3.x: ``Sequence``; 4 and later: ``List``), from an export and from the
+    package's builders."""
+    import datasets
+    from ocw_fixtures import OCW_FIXTURE
+
+    import ocw_hub
+
+    if source == "export":
+        walls = datasets.load_dataset(str(fixture_exports / "ocw"), "default", split="test")
+    else:
+        walls = ocw_hub.load_dataset(
+            "default", "test", data_dir=OCW_FIXTURE, verification_mode="no_checks"
+        )
+    namespace = {"walls": walls}
+    exec(_block((repo_root / "README.md").read_text(), "words_type = "), namespace)
+    assert (namespace["words_type"], namespace["scores_type"]) == ("string", "int32")

@@ -39,7 +39,7 @@ _LAZY = {
     "official_splits": "data.builders",
     "load_metric": "scoring.metric",
     "wall": "views.wall",
-    "season_table": "data.export",
+    "season_table": "data.card",
     "evaluate_files": "scoring.runs",
 }
 

@@ -60,3 +60,18 @@ class UnknownSplitError(OCWHubError, ValueError):
         self.config = config
         self.split = split
         self.splits = splits
+
+
+class MissingExtraError(OCWHubError, ImportError):
+    """A feature whose optional extra is not installed.
+
+    Attributes:
+        extra: the extra to install (``baselines``, ``encoders``, ``llm``, ``report``,
+            ``bertscore``).
+        module: the module that could not be imported.
+    """
+
+    def __init__(self, message: str, *, extra: str = "", module: str = "") -> None:
+        super().__init__(message)
+        self.extra = extra
+        self.module = module

@@ -9,7 +9,7 @@ that table, so the 16 runs of the protocol, which only reorder a wall's clues, r
 * :class:`TfidfEncoder` (the default, no download): character n-gram TF-IDF from scikit-learn,
   a *lexical* baseline (clues that share letters end up close), not the paper's model.
 * :class:`SentenceTransformerEncoder`: any ``sentence-transformers`` model, by Hub name or
-  local folder (the optional extra ``ocw-hub[baselines]``), as the paper's PLM baselines.
+  local folder (the optional extra ``encoders``), as the paper's PLM baselines.
 
 ``encode_walls(walls)`` returns, for each wall, a float32 array of shape (16, d): one row per
 clue, in the order of the wall's ``words``. Heavy modules (scikit-learn, torch) are imported
@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..errors import OCWHubError
+from ..extras import install_command
 
 #: The n-gram lengths of the built-in encoder (characters, inside word boundaries).
 TFIDF_NGRAM_RANGE = (2, 4)
@@ -167,7 +168,7 @@ def load_sentence_transformer(model: str, *, device: str | None = "cpu") -> Any:
         from sentence_transformers import SentenceTransformer
     except ImportError:
         raise ModelUnavailableError(
-            model, "sentence-transformers is not installed: pip install 'ocw-hub[baselines]'"
+            model, f"sentence-transformers is not installed: {install_command('encoders')}"
         ) from None
     try:
         if not Path(model).expanduser().exists():

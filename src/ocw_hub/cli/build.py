@@ -30,7 +30,7 @@ PATH_OPTIONS = {"out": "--out", "cache_dir": "--cache-dir"}
 @contextmanager
 def _export_path_errors() -> Iterator[None]:
     """An unsafe export destination: one line naming the option at fault."""
-    from ..data.export import ExportPathError
+    from ..data.staging import ExportPathError
 
     try:
         yield

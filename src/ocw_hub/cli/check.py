@@ -23,10 +23,10 @@ def check(
     """Check that an export works in the Hub viewer and every datasets era (configs resolve,
     Parquet reads, features match the card, no link leaves the folder)."""
     from ..data.hub_check import inspect_export
-    from ..data.hub_files import export_folders
+    from ..data.layout import exports_in
 
     failed = []
-    for folder in export_folders(export_dir):
+    for folder in exports_in(export_dir):
         with user_errors():
             report = inspect_export(folder)
         print_notes(report.differences)

@@ -10,6 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..extras import require
 from . import app
 from ._common import (
     check_choice,
@@ -93,6 +94,7 @@ def parse(
     check_choice("--mode", mode, MODES)
     inputs = [responses, local_path(source)]
     with user_errors():
+        require("llm", "parse")
         out = check_output_file(out, inputs=inputs)
         sidecar = check_output_file(out.with_name(out.name + ".parse.json"), inputs=inputs)
         answers = read_responses(responses)

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from ..extras import require
 from . import app
 from ._common import (
     console,
@@ -27,8 +28,8 @@ METHOD_HELP = (
     "KMeansConstrained into 4 groups of 4, one run per clue order random.Random(s).sample."
 )
 MODEL_HELP = (
-    "embedding: a sentence-transformers model, Hub name or local folder (needs "
-    "`pip install 'ocw-hub\\[baselines]'`). Default: the built-in character n-gram TF-IDF "
+    "embedding: a sentence-transformers model, Hub name or local folder (needs the "
+    "encoders extra). Default: the built-in character n-gram TF-IDF "
     "encoder, a lexical baseline that needs no download (not the paper's model)."
 )
 
@@ -94,6 +95,10 @@ def predict(
     _check_options(method, model, keep_vectors)
     jobs = worker_count(jobs)
     with user_errors():
+        if method == "embedding":
+            require("baselines", "predict --method embedding")
+            if model is not None:
+                require("encoders", "predict --model")
         config = check_ocw_config(config)
         source = data_dir_of(data_dir, config)
         folder = check_predictions_dir(out, runs, keep_vectors=keep_vectors, inputs=[source])

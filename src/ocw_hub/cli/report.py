@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from ..extras import require
 from . import app
 from ._common import console, data_dirs, quiet_datasets, user_errors
 from .options import CacheDir, DataDir, NoChecks
@@ -43,6 +44,7 @@ def report(
 
     dirs = data_dirs(data_dir)
     with user_errors(), quiet_datasets():
+        require("report", "report")
         target = check_output_file(out, [*results, *dirs.values()])
         files = read_results(results)
         walls = load_walls(

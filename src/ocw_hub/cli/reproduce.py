@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from ..extras import require
 from . import app
 from ._common import (
     console,
@@ -56,6 +57,10 @@ def reproduce(
     if dirs:
         fail(f"--data-dir {next(iter(dirs))}=...: reproduce reads default and wote only")
     with user_errors(), quiet_datasets():
+        require("baselines", "reproduce")
+        require("report", "reproduce")
+        if model is not None:
+            require("encoders", "reproduce --model")
         outcomes = run(
             Path(ocw_dir),
             out,

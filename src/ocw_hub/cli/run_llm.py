@@ -9,6 +9,7 @@ from urllib.parse import urlparse
 import typer
 from rich.markup import escape
 
+from ..extras import require
 from . import app
 from ._common import console, err_console, fail, plain_errors, progress
 
@@ -87,6 +88,7 @@ def run_llm(
 
     _check_base_url(base_url)
     with plain_errors():
+        require("llm", "run-llm")
         out = check_output_file(out, inputs=[requests])
         loaded = read_requests(requests)
     server_error: LLMServerError | None = None

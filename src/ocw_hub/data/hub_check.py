@@ -24,7 +24,7 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, RepoCard
 
 from ..configs import PathLike
-from .export import are_prerelease_ids
+from .card import are_prerelease_ids
 from .hub_files import PlannedFile, link_problems, planned_files
 
 #: What reading a card's YAML metadata can raise: bad YAML, a non-mapping block, malformed

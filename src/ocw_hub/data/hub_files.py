@@ -1,5 +1,5 @@
 """The files of a folder an upload sends (hidden files and ``__pycache__`` left out), the
-symbolic links that would leak what lies outside it, and the exports a folder holds."""
+symbolic links that would leak what lies outside it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..configs import PathLike
-from .export import EXPORT_FOLDERS
 
 
 @dataclass(frozen=True)
@@ -59,15 +58,3 @@ def link_problems(folder: PathLike) -> list[str]:
                     "uploaded); replace it by the file itself or remove it"
                 )
     return problems
-
-
-def export_folders(folder: PathLike) -> list[Path]:
-    """The exports a path holds: itself when it has a ``README.md`` (or is no folder), else
-    its export subfolders (``ocw``, ``wote``) written by ``build_export``."""
-    root = Path(folder)
-    if not root.is_dir() or (root / "README.md").is_file():
-        return [root]
-    found = [
-        root / name for name in EXPORT_FOLDERS.values() if (root / name / "README.md").is_file()
-    ]
-    return found or [root]

@@ -16,7 +16,8 @@ from huggingface_hub import DatasetCard, HfApi
 from ..configs import PathLike
 from ..errors import ExportError
 from .hub_check import check_space, inspect_export
-from .hub_files import PlannedFile, export_folders, planned_files
+from .hub_files import PlannedFile, planned_files
+from .layout import exports_in
 
 
 class PrereleaseExportError(ExportError):
@@ -160,7 +161,7 @@ def _checked_files(root: Path, space: bool, force: bool) -> list[PlannedFile]:
     if space:
         problems, prerelease = check_space(root), []
     else:
-        exports = export_folders(root)
+        exports = exports_in(root)
         if exports != [root]:
             listed = ", ".join(str(p) for p in exports)
             raise ExportError(

@@ -28,30 +28,9 @@ from ..configs import PathLike, config_spec
 from ..errors import SourceUnavailableError, UnknownSplitError
 from ..resources import load_sibling
 from .builders import SOURCE_RECORD, get_builder, load_dataset, script_key
-
-#: The splits of every config, in order (the scripts' ``SPLITS``).
-SPLITS: tuple[str, ...] = load_sibling("source_files").SPLITS
+from .layout import SPLITS, export_of, is_export
 
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
-
-
-def is_export_folder(folder: Path) -> bool:
-    """Whether ``folder`` is a Parquet hub layout (a card and a ``data/`` folder of Parquet
-    files) rather than raw source files."""
-    return (
-        folder.is_dir()
-        and (folder / "README.md").is_file()
-        and any((folder / "data").glob("**/*.parquet"))
-    )
-
-
-def _dataset_export(path: Path, config: str) -> Path:
-    """``path`` itself, or its dataset's export inside it when ``path`` is the ``--out`` of
-    ``ocw-hub build`` (which writes one export per dataset: ``OUT/ocw``, ``OUT/wote``)."""
-    from .export import export_folder
-
-    inner = path / export_folder(config)
-    return inner if not is_export_folder(path) and is_export_folder(inner) else path
 
 
 def looks_like_repo_id(text: str) -> bool:
@@ -168,8 +147,8 @@ def load_split(
     if data_dir is not None:
         text = str(data_dir)
         path = Path(text).expanduser()
-        path = _dataset_export(path, spec.name)
-        if is_export_folder(path):
+        path = export_of(path, spec.name)
+        if is_export(path):
             ds = _from_export(str(path), spec.name, split, cache_dir, download_mode)
             return check_split(ds, spec.name, path, split)
         if not path.exists() and looks_like_repo_id(text):
