@@ -57,6 +57,7 @@ def _runs_left(folder: Path, runs: int) -> list[str]:
     return names
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("delay", [0.5, 0.9, 1.5, 3.0])
 def test_ctrl_c_during_predict(tmp_path: Path, ocw_fixture_dir: Path, delay: float) -> None:
     out = tmp_path / "runs"
@@ -76,6 +77,7 @@ def test_ctrl_c_in_the_first_second_is_exit_130(tmp_path: Path, ocw_fixture_dir:
     assert done.returncode == INTERRUPTED_EXIT and not out.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.full_data
 @pytest.mark.parametrize("delay", [4.0, 8.0])
 def test_ctrl_c_while_clustering(tmp_path: Path, ocw_dir: Path, delay: float) -> None:
@@ -88,6 +90,7 @@ def test_ctrl_c_while_clustering(tmp_path: Path, ocw_dir: Path, delay: float) ->
     assert not out.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("delay", [2.0, 5.0])
 def test_reproduce_interrupted_then_run_again(
     tmp_path: Path, ocw_fixture_dir: Path, delay: float
