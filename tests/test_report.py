@@ -372,9 +372,6 @@ def test_report_checks_the_inside_of_a_results_file(
     assert str(path) in str(caught.value) and f"field `{field}`" in str(caught.value)
     out = tmp_path / "r.html"
     result = CliRunner().invoke(app, ["report", str(path), "--out", str(out)])
-    assert (
-        result.exit_code == 1
-        and result.exception is None
-        or isinstance(result.exception, SystemExit)
-    )
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
     assert f"field `{field}`" in result.output and not out.exists()
