@@ -81,7 +81,25 @@ def check_output_file(
             another name) or lies inside an input folder; a parent is an existing file; no file
             can be created in the nearest existing parent.
     """
-    path = Path(out).expanduser()
+    with _os_errors(option, out):
+        return _check_output_file(Path(out).expanduser(), out, inputs, option)
+
+
+@contextmanager
+def _os_errors(option: str, out: PathLike) -> Iterator[None]:
+    """An ``OSError`` while looking at an output path (a folder on the way that this user may
+    not enter) as one line."""
+    try:
+        yield
+    except OSError as err:
+        raise OutputPathError(
+            f"{option} {out}: cannot be used ({err.strerror or err}: {err.filename})"
+        ) from None
+
+
+def _check_output_file(
+    path: Path, out: PathLike, inputs: Iterable[PathLike | None], option: str
+) -> Path:
     kind = _not_regular(path)
     if kind is not None:
         raise OutputPathError(f"{option} {out}: is {kind}, not a regular file; give a file path")
@@ -115,7 +133,13 @@ def check_output_dir(
         OutputPathError: ``out`` is a file or a symlink; it is, holds or lies inside an input;
             the nearest existing parent is not writable.
     """
-    path = Path(out).expanduser()
+    with _os_errors(option, out):
+        return _check_output_dir(Path(out).expanduser(), out, inputs, option)
+
+
+def _check_output_dir(
+    path: Path, out: PathLike, inputs: Iterable[PathLike | None], option: str
+) -> Path:
     if path.is_symlink():
         raise OutputPathError(f"{option} {out}: is a symbolic link; give the real path")
     if path.exists() and not path.is_dir():
