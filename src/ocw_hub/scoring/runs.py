@@ -57,18 +57,29 @@ def align(
         PredictionsError: a predicted id is not in the split (hinting at ``--config`` /
             ``--split`` when none is); an id is missing and ``allow_missing`` is false.
     """
+    import difflib
+
     known = set(gold_ids)
     unknown = [i for i in predicted_ids if i not in known]
-    if unknown:
-        hint = " (is --config / --split right?)" if len(unknown) == len(predicted_ids) else ""
-        raise PredictionsError(f"{path}: {what} not in the split: {listing(unknown)}{hint}")
     predicted = set(predicted_ids)
     missing = [i for i in gold_ids if i not in predicted]
-    if missing and not allow_missing:
-        raise PredictionsError(
-            f"{path}: {what} missing from the predictions: {listing(missing)}; "
-            "pass --allow-missing to score them as wrong"
+    faults = []
+    if unknown:
+        hint = " (is --config / --split right?)" if len(unknown) == len(predicted_ids) else ""
+        nearest = []
+        for wrong in unknown[:10]:
+            close = difflib.get_close_matches(wrong, missing or gold_ids, n=1, cutoff=0.6)
+            nearest.append(f"{wrong} (nearest: {close[0]})" if close else wrong)
+        more = f", … ({len(unknown)} in all)" if len(unknown) > 10 else f" ({len(unknown)})"
+        shown = ", ".join(nearest) + more
+        faults.append(f"{what} not in the split: {shown}{hint}")
+    if missing and (unknown or not allow_missing):
+        faults.append(
+            f"{what} missing from the predictions: {listing(missing)}"
+            + ("" if unknown else "; pass --allow-missing to score them as wrong")
         )
+    if faults:
+        raise PredictionsError(f"{path}: " + "; ".join(faults))
     return set(missing)
 
 
