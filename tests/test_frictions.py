@@ -74,3 +74,21 @@ def test_faults_beyond_the_limit_are_counted(tmp_path: Path) -> None:
     lines = str(caught.value).splitlines()
     assert lines[0].endswith(f"{MAX_FAULTS + 5} faults:")
     assert len(lines) == 1 + MAX_FAULTS + 1 and lines[-1] == "- … and 5 more"
+
+
+def test_build_offline_with_no_option_names_the_options(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["build", "--out", str(tmp_path / "hub")])
+    assert result.exit_code == 1
+    for config in ("default", "ocw_randomized", "ocw_wordnet", "wote"):
+        assert f"--data-dir {config}=DIR" in result.output
+    assert not (tmp_path / "hub").exists()
+
+
+def test_build_with_no_config_builds_what_has_a_source(
+    tmp_path: Path, wote_fixture_dir: Path
+) -> None:
+    args = ["build", "--data-dir", f"wote={wote_fixture_dir}", "--out", str(tmp_path / "hub")]
+    result = runner.invoke(app, [*args, "--no-checks", "--cache-dir", str(tmp_path / "c")])
+    assert result.exit_code == 0, result.output
+    assert "--data-dir default=DIR" in result.output and "--data-dir wote=DIR" not in result.output
+    assert sorted(p.name for p in (tmp_path / "hub").iterdir()) == ["wote"]

@@ -15,8 +15,8 @@ from ._common import (
     check_config,
     console,
     data_dirs,
-    err_console,
     fail,
+    print_notes,
     progress,
     quiet_datasets,
     user_errors,
@@ -38,9 +38,21 @@ def _export_path_errors() -> Iterator[None]:
         fail(f"{PATH_OPTIONS.get(err.parameter, err.parameter)}: {err}")
 
 
+def _offline() -> bool:
+    """Whether downloads are off: ``HF_HUB_OFFLINE`` or ``HF_DATASETS_OFFLINE`` set true, as
+    ``datasets`` reads them."""
+    import os
+
+    return any(
+        os.environ.get(name, "").upper() in ("1", "ON", "YES", "TRUE")
+        for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
+    )
+
+
 def _sources(config: list[str] | None, data_dir: list[str] | None) -> dict[str, str | None]:
     """{config: its --data-dir or None (download)}: the given configs, else those with a
-    ``--data-dir CONFIG=DIR``, else all four."""
+    ``--data-dir CONFIG=DIR``, else (online) all four; a note names the option of each config
+    left out, and offline with no source at all is an error naming them."""
     from ..configs import CONFIGS
 
     dirs = data_dirs(data_dir)
@@ -50,13 +62,14 @@ def _sources(config: list[str] | None, data_dir: list[str] | None) -> dict[str, 
             fail(f"--data-dir {dirs['*']}: name its config (CONFIG=DIR) or give one --config")
         dirs[names[0]] = dirs.pop("*")
     if not names:
-        names = [name for name in CONFIGS if name in dirs] or list(CONFIGS)
-        missing = [name for name in CONFIGS if name not in names]
+        names = [name for name in CONFIGS if name in dirs]
+        if not names and not _offline():
+            names = list(CONFIGS)  # every config from its official download
+        missing = ", ".join(f"--data-dir {name}=DIR" for name in CONFIGS if name not in names)
+        if not names:
+            fail(f"offline, and no config is given a local source: add {missing}")
         if missing:
-            err_console.print(
-                f"[yellow]note:[/] not built: {', '.join(missing)} (add --data-dir CONFIG=DIR)",
-                highlight=False,
-            )
+            print_notes([f"built only {', '.join(names)}; for the others add {missing}"])
     unused = sorted(set(dirs) - set(names))
     if unused:
         name = unused[0]
