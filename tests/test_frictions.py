@@ -4,6 +4,7 @@ in a wall id or several faults, ``build`` offline with no option."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,15 @@ def test_build_with_no_config_builds_what_has_a_source(
     assert result.exit_code == 0, result.output
     assert "--data-dir default=DIR" in result.output and "--data-dir wote=DIR" not in result.output
     assert sorted(p.name for p in (tmp_path / "hub").iterdir()) == ["wote"]
+
+
+def test_jobs_are_capped_at_the_cores(tmp_path: Path, ocw_fixture_dir: Path) -> None:
+    from ocw_hub.cli._common import worker_count
+
+    cores = len(os.sched_getaffinity(0))
+    assert worker_count(None) == cores == worker_count(10_000) and worker_count(1) == 1
+    out = tmp_path / "runs"
+    args = ["predict", "--method", "random", "--runs", "2", "--jobs", "1000", "--no-checks"]
+    result = runner.invoke(app, [*args, "--data-dir", str(ocw_fixture_dir), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"--jobs 1000: {cores} used" in result.output

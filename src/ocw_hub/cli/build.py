@@ -49,11 +49,25 @@ def _offline() -> bool:
     )
 
 
+def _default_configs(dirs: dict[str, str]) -> list[str]:
+    """The configs built when no ``--config`` is given (see :func:`_sources`)."""
+    from ..configs import CONFIGS
+
+    names = [name for name in CONFIGS if name in dirs]
+    if not names and not _offline():
+        names = list(CONFIGS)  # every config from its official download
+    missing = ", ".join(f"--data-dir {name}=DIR" for name in CONFIGS if name not in names)
+    if not names:
+        fail(f"offline, and no config is given a local source: add {missing}")
+    if missing:
+        print_notes([f"built only {', '.join(names)}; for the others add {missing}"])
+    return names
+
+
 def _sources(config: list[str] | None, data_dir: list[str] | None) -> dict[str, str | None]:
     """{config: its --data-dir or None (download)}: the given configs, else those with a
     ``--data-dir CONFIG=DIR``, else (online) all four; a note names the option of each config
     left out, and offline with no source at all is an error naming them."""
-    from ..configs import CONFIGS
 
     dirs = data_dirs(data_dir)
     names = list(dict.fromkeys(check_config(n) for n in config or []))
@@ -61,15 +75,7 @@ def _sources(config: list[str] | None, data_dir: list[str] | None) -> dict[str, 
         if len(names) != 1:
             fail(f"--data-dir {dirs['*']}: name its config (CONFIG=DIR) or give one --config")
         dirs[names[0]] = dirs.pop("*")
-    if not names:
-        names = [name for name in CONFIGS if name in dirs]
-        if not names and not _offline():
-            names = list(CONFIGS)  # every config from its official download
-        missing = ", ".join(f"--data-dir {name}=DIR" for name in CONFIGS if name not in names)
-        if not names:
-            fail(f"offline, and no config is given a local source: add {missing}")
-        if missing:
-            print_notes([f"built only {', '.join(names)}; for the others add {missing}"])
+    names = names or _default_configs(dirs)
     unused = sorted(set(dirs) - set(names))
     if unused:
         name = unused[0]

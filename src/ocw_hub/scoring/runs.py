@@ -44,6 +44,19 @@ WOTE_TASKS = ("spans",)
 Progress = Callable[[int], None]
 
 
+def _with_nearest(unknown: Sequence[str], ids: Sequence[str]) -> str:
+    """Up to 10 unknown ids, each with the nearest of ``ids`` (``difflib``) when one is close:
+    ``a0o2 (nearest: a002), zzzz (2)``."""
+    import difflib
+
+    shown = []
+    for wrong in unknown[:10]:
+        close = difflib.get_close_matches(wrong, ids, n=1, cutoff=0.6)
+        shown.append(f"{wrong} (nearest: {close[0]})" if close else wrong)
+    more = f", … ({len(unknown)} in all)" if len(unknown) > 10 else f" ({len(unknown)})"
+    return ", ".join(shown) + more
+
+
 def align(
     path: PathLike,
     predicted_ids: Sequence[str],
@@ -57,8 +70,6 @@ def align(
         PredictionsError: a predicted id is not in the split (hinting at ``--config`` /
             ``--split`` when none is); an id is missing and ``allow_missing`` is false.
     """
-    import difflib
-
     known = set(gold_ids)
     unknown = [i for i in predicted_ids if i not in known]
     predicted = set(predicted_ids)
@@ -66,12 +77,7 @@ def align(
     faults = []
     if unknown:
         hint = " (is --config / --split right?)" if len(unknown) == len(predicted_ids) else ""
-        nearest = []
-        for wrong in unknown[:10]:
-            close = difflib.get_close_matches(wrong, missing or gold_ids, n=1, cutoff=0.6)
-            nearest.append(f"{wrong} (nearest: {close[0]})" if close else wrong)
-        more = f", … ({len(unknown)} in all)" if len(unknown) > 10 else f" ({len(unknown)})"
-        shown = ", ".join(nearest) + more
+        shown = _with_nearest(unknown, missing or list(gold_ids))
         faults.append(f"{what} not in the split: {shown}{hint}")
     if missing and (unknown or not allow_missing):
         faults.append(
