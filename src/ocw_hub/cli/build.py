@@ -9,7 +9,9 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
+from ..shown import inert
 from . import app
 from ._common import (
     check_config,
@@ -132,7 +134,7 @@ def build(
                 on_config=on_config,
                 on_split=on_split,
             )
-    table = Table(title=f"Hub exports written to {out} (one per dataset)")
+    table = Table(title=Text(f"Hub exports written to {inert(out)} (one per dataset)"))
     for column in ("config", "split", "rows", "answers located", "file"):
         table.add_column(
             column, justify="left" if column in ("config", "split", "file") else "right"

@@ -8,7 +8,9 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
+from ..shown import inert
 from . import app
 from ._common import (
     check_config,
@@ -85,7 +87,7 @@ def evaluate(
             )
     columns = ("task", "figure", "model") + (() if config == "wote" else ("human",))
     shown = ", ".join(map(str, predictions))
-    table = Table(title=f"{config} / {split}: {shown}")
+    table = Table(title=Text(f"{config} / {split}: {inert(shown)}"))
     for column in columns:
         table.add_column(column, justify="left" if column in ("task", "figure") else "right")
     for row in summary_rows(results):
