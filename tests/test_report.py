@@ -80,8 +80,8 @@ def page(files: list, walls: dict) -> str:
         ("[]", "expected a JSON object"),
         ('{"config": "nope", "split": "test"}', "unknown `config` 'nope'"),
         ('{"config": "default", "split": "test", "runs": []}', "`runs` is empty"),
-        ('{"config": "default", "split": "test"}', "`per_wall` must be a JSON list"),
-        ('{"config": "wote", "split": "test", "runs": [{}]}', "runs[0]: `spans` must be"),
+        ('{"config": "default", "split": "test"}', "field `human`: missing"),
+        ('{"config": "wote", "split": "test", "runs": [{}]}', "field `runs[0].spans`: missing"),
     ],
 )
 def test_bad_results_files_name_the_file_and_field(
@@ -382,3 +382,44 @@ def test_help_does_not_import_plotting() -> None:
         "assert not heavy, heavy\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _broken(path: Path, change: str) -> Path:
+    data = json.loads(MODEL_A.read_text(encoding="utf-8"))
+    run = data["runs"][1]
+    if change == "grouping":
+        run["grouping"] = "x"
+    elif change == "per_wall":
+        run["per_wall"] = []
+    elif change == "ami":
+        run["per_wall"][2]["grouping"]["ami"] = "0.5"
+    elif change == "season":
+        run["by_season"]["1"]["human"] = [1]
+    elif change == "wall_id":
+        run["per_wall"][0]["wall_id"] = 7
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ("grouping", "runs[1].grouping"),
+        ("per_wall", "runs[1].per_wall"),
+        ("ami", "runs[1].per_wall[2].grouping.ami"),
+        ("season", "runs[1].by_season.1.human"),
+        ("wall_id", "runs[1].per_wall[0].wall_id"),
+    ],
+)
+def test_report_checks_the_inside_of_a_results_file(
+    tmp_path: Path, change: str, field: str
+) -> None:
+    path = _broken(tmp_path / "bad.json", change)
+    with pytest.raises(ReportError) as caught:
+        read_results([path])
+    assert str(path) in str(caught.value) and f"field `{field}`" in str(caught.value)
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(app, ["report", str(path), "--out", str(out)])
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert f"field `{field}`" in result.output and not out.exists()

@@ -33,9 +33,11 @@ import json
 import os
 import random
 import re
+import signal
 import threading
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import OCWHubError, OutputPathError
-from ..outputs import PathLike, check_output_dir, write_bytes_atomic, write_text_atomic
+from ..outputs import PathLike, check_output_dir, write_files_atomic
 from ..provenance import write_protocol
 from ..resources import load_sibling
 
@@ -253,14 +255,36 @@ def start_workers(jobs: int | None = None) -> threading.Thread | None:
     if jobs == 1:
         return None
 
-    def warm() -> None:
-        from joblib import Parallel, delayed
+    from joblib import Parallel, delayed
 
-        Parallel(n_jobs=jobs)(delayed(_warm_worker)(0.2) for _ in range(jobs))
-
-    thread = threading.Thread(target=warm, name="ocw-hub-warm-workers", daemon=True)
+    with workers_ignore_sigint():  # the pool's processes start here, in the calling thread
+        results = Parallel(n_jobs=jobs, return_as="generator")(
+            delayed(_warm_worker)(0.2) for _ in range(jobs)
+        )
+    thread = threading.Thread(
+        target=lambda: list(results), name="ocw-hub-warm-workers", daemon=True
+    )
     thread.start()
     return thread
+
+
+@contextmanager
+def workers_ignore_sigint() -> Iterator[None]:
+    """Processes started in this block ignore SIGINT (an ignored signal stays ignored through
+    ``exec``, and Python then installs no ``KeyboardInterrupt`` handler): Ctrl-C reaches the
+    command, which stops them (:mod:`ocw_hub.cli`), instead of each worker printing a
+    traceback. A Ctrl-C during the block is held and delivered after it. Nothing outside the
+    main thread (signal handlers are the main thread's)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def label_walls(
@@ -282,7 +306,8 @@ def label_walls(
         from joblib import Parallel, delayed
 
         parallel = Parallel(n_jobs=min(jobs, len(chunks)), return_as="generator")
-        results = parallel(delayed(_label_chunk)(c, runs, seed) for c in chunks)
+        with workers_ignore_sigint():
+            results = parallel(delayed(_label_chunk)(c, runs, seed) for c in chunks)
     labels: list[np.ndarray] = []
     for done in results:
         labels.extend(done)
@@ -544,18 +569,19 @@ def write_baseline(result: BaselineResult, out: PathLike, *, keep_vectors: bool 
     if keep_vectors and not result.vectors:
         raise BaselineError("only the embedding baseline has vectors to keep")
     folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, predictions in zip(run_file_names(len(result.runs)), result.runs, strict=True):
-        write_text_atomic(folder / name, predictions_json(predictions))
-        written.append(folder / name)
+    names = run_file_names(len(result.runs))
+    files = {
+        folder / name: predictions_json(predictions).encode("utf-8")
+        for name, predictions in zip(names, result.runs, strict=True)
+    }
     if keep_vectors:
-        write_bytes_atomic(folder / VECTORS_NPZ, vectors_npz(result.vectors))
         meta = {"model": result.model, "encoder": result.encoder, "clues": result.clues}
-        write_text_atomic(
-            folder / VECTORS_JSON, json.dumps(meta, ensure_ascii=False, indent=1) + "\n"
-        )
-        written += [folder / VECTORS_NPZ, folder / VECTORS_JSON]
+        files[folder / VECTORS_NPZ] = vectors_npz(result.vectors)
+        files[folder / VECTORS_JSON] = (
+            json.dumps(meta, ensure_ascii=False, indent=1) + "\n"
+        ).encode("utf-8")
+    write_files_atomic(files)  # all or none: never a folder of runs half old, half new
+    written = list(files)
     written.append(write_protocol(folder, baseline_protocol(result)))
     return written
 

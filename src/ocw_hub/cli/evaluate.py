@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from ..shown import inert
 from . import app
 from ._common import (
     check_config,
@@ -87,8 +88,8 @@ def evaluate(
             )
     columns = ("task", "figure", "model") + (() if config == "wote" else ("human",))
     shown = ", ".join(map(str, predictions))
-    title = Text("\n".join([f"{config} / {split}: {shown}", *provenance_lines(results)]))
-    table = Table(title=title)
+    lines = [f"{config} / {split}: {inert(shown)}", *map(inert, provenance_lines(results))]
+    table = Table(title=Text("\n".join(lines)))
     for column in columns:
         table.add_column(column, justify="left" if column in ("task", "figure") else "right")
     for row in summary_rows(results):

@@ -22,6 +22,7 @@ from ._common import (
     fail,
     load_split_rows,
     local_path,
+    shown_message,
     user_errors,
 )
 from .options import CacheDir, Config, DataDir, NoChecks, Split, Task
@@ -138,7 +139,7 @@ def parse(
         shown = ", ".join(report["missing"][:5])
         err_console.print(
             f"[yellow]warning:[/] {len(report['missing'])} {unit} of {config}/{split} have no "
-            f"response ({escape(shown)}{', …' if len(report['missing']) > 5 else ''}); "
+            f"response ({shown_message(shown)}{', …' if len(report['missing']) > 5 else ''}); "
             "evaluate scores them as wrong only with --allow-missing",
             highlight=False,
             soft_wrap=True,

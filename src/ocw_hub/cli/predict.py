@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,6 +18,7 @@ from ._common import (
     load_split_rows,
     progress,
     user_errors,
+    worker_count,
 )
 from .options import CacheDir, Config, DataDir, Jobs, NoChecks, Runs, Split
 
@@ -90,9 +90,10 @@ def predict(
         start_workers,
         write_baseline,
     )
+    from ..outputs import exclusive
 
     _check_options(method, model, keep_vectors)
-    jobs = jobs or os.cpu_count() or 1
+    jobs = worker_count(jobs)
     with user_errors():
         if method == "embedding":
             require("baselines", "predict --method embedding")
@@ -101,11 +102,11 @@ def predict(
         config = check_ocw_config(config)
         source = data_dir_of(data_dir, config)
         folder = check_predictions_dir(out, runs, keep_vectors=keep_vectors, inputs=[source])
-    encoder = _encoder(model) if method == "embedding" else None
-    if method == "embedding":
-        start_workers(jobs)  # the worker processes start while the split is read
-    walls = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
-    with user_errors():
+    with user_errors(), exclusive(folder):  # a second predict into the folder is refused
+        encoder = _encoder(model) if method == "embedding" else None
+        if method == "embedding":
+            start_workers(jobs)  # the worker processes start while the split is read
+        walls = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
         result = _run(method, walls, encoder, runs, seed, jobs)
         written = write_baseline(result, folder, keep_vectors=keep_vectors)
     what = f"{method} baseline" + (f" ({result.model})" if result.model else "")

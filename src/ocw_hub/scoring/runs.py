@@ -28,6 +28,7 @@ from typing import Any
 from ..configs import PathLike, config_spec
 from ..errors import PredictionsError
 from ..resources import load_metric_module
+from ..shown import preview
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
 
 #: Placeholder clue of a missing wall scored with ``allow_missing``: never a real clue, so every
@@ -48,6 +49,19 @@ Progress = Callable[[int], None]
 REBUILT_WALLS = frozenset({"ocw_randomized"})
 
 
+def _with_nearest(unknown: Sequence[str], ids: Sequence[str]) -> str:
+    """Up to 10 unknown ids, each with the nearest of ``ids`` (``difflib``) when one is close:
+    ``a0o2 (nearest: a002), zzzz (2)``."""
+    import difflib
+
+    shown = []
+    for wrong in unknown[:10]:
+        close = difflib.get_close_matches(wrong, ids, n=1, cutoff=0.6)
+        shown.append(f"{wrong} (nearest: {close[0]})" if close else wrong)
+    more = f", … ({len(unknown)} in all)" if len(unknown) > 10 else f" ({len(unknown)})"
+    return ", ".join(shown) + more
+
+
 def align(
     path: PathLike,
     predicted_ids: Sequence[str],
@@ -63,16 +77,20 @@ def align(
     """
     known = set(gold_ids)
     unknown = [i for i in predicted_ids if i not in known]
-    if unknown:
-        hint = " (is --config / --split right?)" if len(unknown) == len(predicted_ids) else ""
-        raise PredictionsError(f"{path}: {what} not in the split: {listing(unknown)}{hint}")
     predicted = set(predicted_ids)
     missing = [i for i in gold_ids if i not in predicted]
-    if missing and not allow_missing:
-        raise PredictionsError(
-            f"{path}: {what} missing from the predictions: {listing(missing)}; "
-            "pass --allow-missing to score them as wrong"
+    faults = []
+    if unknown:
+        hint = " (is --config / --split right?)" if len(unknown) == len(predicted_ids) else ""
+        shown = _with_nearest(unknown, missing or list(gold_ids))
+        faults.append(f"{what} not in the split: {shown}{hint}")
+    if missing and (unknown or not allow_missing):
+        faults.append(
+            f"{what} missing from the predictions: {listing(missing)}"
+            + ("" if unknown else "; pass --allow-missing to score them as wrong")
         )
+    if faults:
+        raise PredictionsError(f"{path}: " + "; ".join(faults))
     return set(missing)
 
 
@@ -270,9 +288,10 @@ def _foreign_clues(
             foreign[index] = unknown
     if foreign:
         first = next(iter(foreign))
+        example = ", ".join(preview(c) for c in foreign[first][:3])
         warnings.warn(
             f"{path}: {len(foreign)} of {len(gold.ids)} walls have predicted clues that are not "
-            f"clues of the wall (e.g. wall {gold.ids[first]}: {foreign[first][:3]}); they count "
+            f"clues of the wall (e.g. wall {gold.ids[first]}: {example}); they count "
             "as wrong. A typo, or predictions for another config?",
             UserWarning,
             stacklevel=2,
