@@ -97,19 +97,23 @@ FIGURE = "figure"
 FIGURES = "figures"
 #: A number (not a boolean).
 NUMBER = "number"
+#: The contestants' figures: each a figure, or null where it does not exist (the whole-wall
+#: figures of ``ocw_randomized``, whose test walls no contestant saw).
+HUMAN = "human figures"
+_HUMAN_FIGURE = "figure or null"
 
 _WALL_GROUPING = {"ami": NUMBER, "correct_groups": NUMBER, "*": FIGURE}
-_BREAKDOWN = {"grouping?": FIGURES, "connections?": FIGURES, "human?": FIGURES}
+_BREAKDOWN = {"grouping?": FIGURES, "connections?": FIGURES, "human?": HUMAN}
 
 #: What the report reads of one run, as ``ocw-hub evaluate --out`` writes it: a key ending in
 #: ``?`` may be absent; ``"*": FIGURE`` allows further figures beside the ones named.
 OCW_RUN = {
     "grouping?": FIGURES,
     "connections?": FIGURES,
-    "human": FIGURES,
+    "human": HUMAN,
     "by_season": _Map(_BREAKDOWN),
     "per_wall": _List(
-        {"wall_id": str, "grouping?": _WALL_GROUPING, "connections?": FIGURES, "human?": FIGURES}
+        {"wall_id": str, "grouping?": _WALL_GROUPING, "connections?": FIGURES, "human?": HUMAN}
     ),
 }
 WOTE_RUN = {
@@ -158,10 +162,10 @@ def _check_object(path: Path, value: Any, spec: dict[str, Any], field: str) -> N
 def _check_shape(path: Path, value: Any, spec: Any, field: str) -> None:
     """Check ``value`` against ``spec`` (:data:`OCW_RUN`); errors name the file and the field
     (``runs[0].per_wall[3].grouping.ami``)."""
-    if spec == FIGURES:
-        _check_shape(path, value, {"*": FIGURE}, field)
-    elif spec == FIGURE:
-        if not isinstance(value, (int, float)):
+    if spec in (FIGURES, HUMAN):
+        _check_shape(path, value, {"*": FIGURE if spec == FIGURES else _HUMAN_FIGURE}, field)
+    elif spec in (FIGURE, _HUMAN_FIGURE):
+        if not isinstance(value, (int, float)) and not (spec == _HUMAN_FIGURE and value is None):
             raise _shape_error(path, field, "a number", value)
     elif spec == NUMBER:
         if not _is_number(value):
