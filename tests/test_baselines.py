@@ -410,10 +410,22 @@ def test_cli_errors(tmp_path: Path, ocw_fixture_dir: Path) -> None:
         (["--method", "embedding", "--contextual"], "--contextual applies with --model"),
         (["--method", "embedding", "--model", "m", "--pooling", "max"], "--pooling max"),
         (["--method", "embedding", "--model", "m", "--encoder", "x"], "--encoder x"),
-        (["--method", "embedding", "--model", "m", "--encoder", "sentence-transformers",
-          "--contextual"], "apply to --encoder transformers only"),  # fmt: skip
-        (["--method", "embedding", "--model", "m", "--contextual", "--pooling", "mean"],
-         "not with --contextual"),  # fmt: skip
+        (
+            [
+                "--method",
+                "embedding",
+                "--model",
+                "m",
+                "--encoder",
+                "sentence-transformers",
+                "--contextual",
+            ],
+            "apply to --encoder transformers only",
+        ),  # fmt: skip
+        (
+            ["--method", "embedding", "--model", "m", "--contextual", "--pooling", "mean"],
+            "not with --contextual",
+        ),  # fmt: skip
         (["--method", "embedding", "--vectors", "missing.vec"], "missing.vec: no such file"),
         (["--method", "random", "--config", "wote"], "'wote' is not an OCW config"),
         (["--method", "random", "--split", "dev"], "--split dev"),
