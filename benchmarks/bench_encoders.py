@@ -122,7 +122,8 @@ def main() -> None:
             f"protocol: {len(walls)} walls x {args.runs} runs (shuffle seeds 0..{args.runs - 1}),"
             " KMeansConstrained(4 x 4, random_state=42) on float64, clues lowercased"
         )
-        print(f"{'encoder':42} {'correct groups':>16} {'AMI':>16} {'full':>5}  load/embed/cluster s")
+        head = f"{'encoder':42} {'correct groups':>16} {'AMI':>16} {'full':>5}"
+        print(f"{head}  load/embed/cluster s")
         for label, options in encoders:
             f = _figures(label, options, walls, work, args.runs)
             (c, cs), (a, as_) = f["correct"], f["ami"]

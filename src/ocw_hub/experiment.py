@@ -12,7 +12,8 @@ From the raw OCW release (and WoTe) folders it writes, under ``out``::
 Methods: ``embedding`` (the paper's protocol: each clue embedded on its own, constrained
 k-means into 4 groups of 4, 16 runs over shuffled clue orders; with the built-in lexical
 encoder unless a transformers model is given, embedded as the paper did) and ``random``
-(chance level), on the test split of ``default`` and of ``ocw_randomized``. Each step is the package's own function
+(chance level), on the test split of ``default`` and of ``ocw_randomized``. Each step is the
+package's own function
 (:func:`ocw_hub.data.export.build_export`, :func:`ocw_hub.data.randomize.derive_randomized`,
 :func:`ocw_hub.baselines.protocol.predict`, :func:`ocw_hub.scoring.runs.evaluate_files`,
 :func:`ocw_hub.views.report.build_report`); nothing here computes a figure.
