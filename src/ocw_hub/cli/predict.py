@@ -59,6 +59,11 @@ def _check_options(method: str, keep_vectors: bool, options: dict[str, Any]) -> 
         fail("--model, --vectors and --keep-vectors apply to --method embedding only")
     if options["model"] is not None and options["vectors"] is not None:
         fail("--model and --vectors exclude each other")
+    _check_model_options(options, chosen)
+
+
+def _check_model_options(options: dict[str, Any], chosen: dict[str, Any]) -> None:
+    """--encoder, --pooling and --contextual: known values, with --model, compatible."""
     if options["encoder"] not in (None, "transformers", "sentence-transformers"):
         fail(f"--encoder {options['encoder']}: expected transformers or sentence-transformers")
     if options["pooling"] not in (None, "cls", "mean"):
