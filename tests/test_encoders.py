@@ -115,7 +115,7 @@ def test_contextual_vectors_equal_hand_computed(minilm: Path, hand) -> None:
     tokenizer, states = hand
     words = ["Big Ben", "Squash ball", "Indiana Jones", "Cat"] * 4
     encoder = TransformerEncoder(str(minilm), contextual=True)
-    orders = [run_order(0), run_order(5)]
+    orders = [run_order(0), run_order(1)]
     (array,) = encoder.encode_runs([words], orders)
     assert array.shape == (2, 16, 384)
     for s, order in enumerate(orders):
@@ -128,6 +128,16 @@ def test_contextual_vectors_equal_hand_computed(minilm: Path, hand) -> None:
             position += len(tokenizer.tokenize(clue))
     # the same clue has another vector in another position of the wall
     assert not np.allclose(array[0, 0], array[0, 4], atol=1e-3)
+    # run s clusters its own vectors, already in its order; run 0's are kept in words order
+    result = baselines.cluster_walls([{"wall_id": "c", "words": words}], [array], runs=2, jobs=1)
+    for s, order in enumerate(orders):
+        labels = baselines.cluster(array[s])
+        expected = [[words[i] for i, lab in zip(order, labels, strict=True) if lab == k]
+                    for k in range(4)]  # fmt: skip
+        assert result.runs[s][0]["predicted_groups"] == expected
+    kept = result.vectors["c"]
+    for k, i in enumerate(orders[0]):
+        np.testing.assert_array_equal(kept[i], array[0, k])
 
 
 def test_predict_cli_writes_first_token_vectors(
