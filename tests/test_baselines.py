@@ -148,7 +148,7 @@ def test_runs_match_the_protocol_step_by_step(fixture_walls: list[dict]) -> None
         )
         for s in range(16):
             shuffled = random.Random(s).sample(wall["words"], 16)
-            x = np.stack([vector_of[c.lower()] for c in shuffled])
+            x = np.stack([vector_of[c.lower()] for c in shuffled]).astype(np.float64)
             labels = KMeansConstrained(
                 n_clusters=4, size_min=4, size_max=4, random_state=42
             ).fit_predict(x)
@@ -351,6 +351,7 @@ def test_keep_vectors(tmp_path: Path) -> None:
     assert meta == {
         "model": "tfidf-char_wb-2-4",
         "encoder": "tfidf",
+        "protocol": TfidfEncoder().describe(),
         "clues": {w["wall_id"]: w["words"] for w in walls},
     }
     _, arrays = embed_walls(walls)
@@ -413,8 +414,31 @@ def test_bad_walls_and_counts() -> None:
 def test_cli_errors(tmp_path: Path, ocw_fixture_dir: Path) -> None:
     cases = [
         (["--method", "kmeans"], "--method kmeans: expected random or embedding"),
-        (["--method", "random", "--model", "m"], "--model and --keep-vectors apply to"),
-        (["--method", "random", "--keep-vectors"], "--model and --keep-vectors apply to"),
+        (["--method", "random", "--model", "m"], "--keep-vectors apply to --method embedding"),
+        (["--method", "random", "--keep-vectors"], "--keep-vectors apply to --method embedding"),
+        (["--method", "random", "--vectors", "v.txt"], "apply to --method embedding only"),
+        (["--method", "embedding", "--model", "m", "--vectors", "v"], "exclude each other"),
+        (["--method", "embedding", "--pooling", "cls"], "--pooling applies with --model"),
+        (["--method", "embedding", "--contextual"], "--contextual applies with --model"),
+        (["--method", "embedding", "--model", "m", "--pooling", "max"], "--pooling max"),
+        (["--method", "embedding", "--model", "m", "--encoder", "x"], "--encoder x"),
+        (
+            [
+                "--method",
+                "embedding",
+                "--model",
+                "m",
+                "--encoder",
+                "sentence-transformers",
+                "--contextual",
+            ],
+            "apply to --encoder transformers only",
+        ),  # fmt: skip
+        (
+            ["--method", "embedding", "--model", "m", "--contextual", "--pooling", "mean"],
+            "not with --contextual",
+        ),  # fmt: skip
+        (["--method", "embedding", "--vectors", "missing.vec"], "missing.vec: no such file"),
         (["--method", "random", "--config", "wote"], "'wote' is not an OCW config"),
         (["--method", "random", "--split", "dev"], "--split dev"),
     ]

@@ -40,6 +40,7 @@ PROTOCOL_FIELDS = (
     "model",
     "encoder",
     "pooling",
+    "context",
     "prompt_style",
     "shots",
     "seed",

@@ -32,7 +32,8 @@ def reproduce(
         str | None,
         typer.Option(
             "--model",
-            help="sentence-transformers model name or local path for the embedding baseline "
+            help="transformers model name or local path for the embedding baseline, embedded as "
+            "the paper did (first token of the last layer) "
             "(default: the built-in character n-gram TF-IDF encoder, a lexical baseline).",
         ),
     ] = None,
