@@ -80,6 +80,16 @@ def _check_model_options(options: dict[str, Any], chosen: dict[str, Any]) -> Non
         fail("--pooling applies to clues on their own, not with --contextual")
 
 
+def _require_extras(model: str | None, encoder: str | None) -> None:
+    """The extras ``predict --method embedding`` needs, each a one-line error when missing."""
+    require("baselines", "predict --method embedding")
+    if encoder == "sentence-transformers":
+        needs = ("sentence_transformers", "sentence-transformers")
+        require("encoders", "predict --encoder sentence-transformers", needs)
+    elif model is not None:
+        require("encoders", "predict --model")
+
+
 def _encoder(options: dict[str, Any]) -> Any:
     """The encoder, loaded before the split is read (a bad --model fails fast)."""
     from ..baselines.encoders import ModelUnavailableError, make_encoder
@@ -132,12 +142,8 @@ def predict(
     no_checks: NoChecks = False,
 ) -> None:
     """Write baseline predictions (grouping only), one official-format file per run."""
-    from ..baselines.protocol import (
-        check_ocw_config,
-        check_predictions_dir,
-        start_workers,
-        write_baseline,
-    )
+    from ..baselines.protocol import check_ocw_config, start_workers
+    from ..baselines.run_files import check_predictions_dir, write_baseline
     from ..outputs import exclusive
 
     options = {"model": model, "encoder": encoder, "pooling": pooling,
@@ -146,9 +152,7 @@ def predict(
     jobs = worker_count(jobs)
     with user_errors():
         if method == "embedding":
-            require("baselines", "predict --method embedding")
-            if model is not None:
-                require("encoders", "predict --model")
+            _require_extras(model, encoder)
         config = check_ocw_config(config)
         source = data_dir_of(data_dir, config)
         folder = check_predictions_dir(out, runs, keep_vectors=keep_vectors, inputs=[source])

@@ -143,6 +143,15 @@ def json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)[:200]
 
 
+#: A leaf of a results file's shape: (accepts the value, what it expects, for the message).
+_LEAVES: dict[Any, tuple[Any, str]] = {
+    FIGURE: (lambda v: isinstance(v, (int, float)), "a number"),
+    _HUMAN_FIGURE: (lambda v: v is None or isinstance(v, (int, float)), "a number or null"),
+    NUMBER: (_is_number, "a number"),
+    str: (lambda v: isinstance(v, str), "a string"),
+}
+
+
 def _check_object(path: Path, value: Any, spec: dict[str, Any], field: str) -> None:
     if not isinstance(value, dict):
         raise _shape_error(path, field, "an object", value)
@@ -164,15 +173,10 @@ def _check_shape(path: Path, value: Any, spec: Any, field: str) -> None:
     (``runs[0].per_wall[3].grouping.ami``)."""
     if spec in (FIGURES, HUMAN):
         _check_shape(path, value, {"*": FIGURE if spec == FIGURES else _HUMAN_FIGURE}, field)
-    elif spec in (FIGURE, _HUMAN_FIGURE):
-        if not isinstance(value, (int, float)) and not (spec == _HUMAN_FIGURE and value is None):
-            raise _shape_error(path, field, "a number", value)
-    elif spec == NUMBER:
-        if not _is_number(value):
-            raise _shape_error(path, field, "a number", value)
-    elif spec is str:
-        if not isinstance(value, str):
-            raise _shape_error(path, field, "a string", value)
+    elif isinstance(spec, (str, type)) and spec in _LEAVES:
+        accepts, expected = _LEAVES[spec]
+        if not accepts(value):
+            raise _shape_error(path, field, expected, value)
     elif isinstance(spec, _List):
         if not isinstance(value, list) or not value:
             raise _shape_error(path, field, "a non-empty list", value)
