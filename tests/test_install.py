@@ -118,3 +118,16 @@ def test_wheel_carries_every_file_of_the_metric_folder(installed: Path) -> None:
     assert sorted(p.name for p in copy.iterdir() if p.is_file()) == names
     for name in names:
         assert (copy / name).read_bytes() == (source / name).read_bytes(), name
+
+
+def test_wheel_carries_the_lm_eval_tasks(installed: Path, tmp_path: Path) -> None:
+    # `ocw-hub lm-eval-tasks` prints the installed folder, which holds every task file.
+    source = REPO_ROOT / "src" / "ocw_hub" / "lm_eval_tasks"
+    names = sorted(p.name for p in source.iterdir() if p.suffix in (".yaml", ".py"))
+    assert {"ocw_grouping.yaml", "ocw_connections.yaml", "utils.py"} <= set(names)
+    done = _run(installed, tmp_path, "from ocw_hub.cli import app; app()", "lm-eval-tasks")
+    assert done.returncode == 0, done.stderr
+    folder = Path(done.stdout.strip())
+    assert folder == (installed / "ocw_hub" / "lm_eval_tasks").resolve()
+    for name in names:
+        assert (folder / name).read_bytes() == (source / name).read_bytes(), name
