@@ -186,7 +186,13 @@ def _lm_eval(
     listed = runner.invoke(app, ["lm-eval-tasks"])
     assert listed.exit_code == 0, listed.output
     tasks_dir = listed.output.strip()
-    metadata = {"data_dir": str(walls_dir), "split": "test", "shots": SHOTS, "seed": 42}
+    metadata = {
+        "data_dir": str(walls_dir),
+        "split": "test",
+        "shots": SHOTS,
+        "seed": 42,
+        "no_checks": True,
+    }
     model_args = (
         f"model={model},base_url={base_url}/chat/completions,num_concurrent=1,max_retries=1,"
         "tokenized_requests=False,timeout=600"

@@ -5,8 +5,9 @@ same answers:
 
 * **Docs**: the walls of one split from :func:`ocw_hub.data.sources.load_split` (raw source
   files, an ``ocw-hub build`` export folder of Parquet files, or a Hub repo id), given by
-  ``--metadata '{"data_dir": ..., "split": "test", "shots": 0, "seed": 42}'``; lm-eval
-  always names the evaluated split ``test``.
+  ``--metadata '{"data_dir": ..., "split": "test", "shots": 0, "seed": 42}'`` (and
+  ``"no_checks": true`` as ``--no-checks``: raw files whose split sizes are not the release's);
+  lm-eval always names the evaluated split ``test``.
 * **Prompt**: each doc carries the request that ``ocw-hub prompts`` writes for it
   (:func:`ocw_hub.llm.prompts.build_requests`, the paper's wording): ``system_prompt`` (the
   task's ``description``, sent as the system message with ``--apply_chat_template``) and
@@ -31,10 +32,11 @@ from ocw_hub.scoring.predictions import check_wall_prediction
 CONFIG = "default"
 
 
-def _walls(data_dir: str | None, split: str) -> list[dict[str, Any]]:
+def _walls(data_dir: str | None, split: str, no_checks: bool) -> list[dict[str, Any]]:
     from ocw_hub.data.sources import load_split
 
-    return load_split(CONFIG, split, data_dir).to_list()
+    mode = "no_checks" if no_checks else None
+    return load_split(CONFIG, split, data_dir, verification_mode=mode).to_list()
 
 
 def ocw_dataset(
@@ -43,6 +45,7 @@ def ocw_dataset(
     split: str = "test",
     shots: int = 0,
     seed: int = DEFAULT_SEED,
+    no_checks: bool = False,
     **_other: Any,
 ) -> dict[str, Any]:
     """The docs of ``task`` (``grouping`` or ``connections``): ``{"test": Dataset}``, one
@@ -54,8 +57,8 @@ def ocw_dataset(
     """
     import datasets
 
-    walls = _walls(data_dir, split)
-    train = walls if split == "train" or int(shots) == 0 else _walls(data_dir, "train")
+    walls = _walls(data_dir, split, no_checks)
+    train = walls if split == "train" or int(shots) == 0 else _walls(data_dir, "train", no_checks)
     requests = build_requests(walls, train, task=task, shots=int(shots), seed=int(seed))
     rows = []
     for wall, request in zip(walls, requests, strict=True):
