@@ -137,7 +137,7 @@ def test_read_responses_both_shapes(tmp_path: Path) -> None:
     ("records", "message"),
     [
         (["{oops"], r"r.jsonl, line 1: not valid JSON"),
-        ([{"id": 1}], r"line 1: expected a batch output line"),
+        ([{"key": 1}], r"line 1: expected a batch output line"),
         ([{"wall_id": "a", "text": 3}], r"line 1 \(wall a\): field text: expected a string"),
         (
             [{"custom_id": "a", "response": {"status_code": 200, "body": {}}, "error": None}],
@@ -421,6 +421,7 @@ def test_reasoning_truncation_and_line_breaks(tmp_path: Path) -> None:
         "reasoning_only": 1, "truncated": 2, "unclosed_reasoning": 1,
     }  # fmt: skip
     assert predictions[1]["predicted_groups"] == [EMPTY] * 4
+    assert [w["reasoning"] for w in report["walls"]][:2] == ["Hammer goes with Wrench", None]
     predictions, report = parse_responses(responses, walls, allow_truncated=True)
     assert report["counts"]["truncated"] == 2 and report["allow_truncated"] is True
     assert predictions[1]["predicted_groups"] == GOLD
