@@ -9,7 +9,7 @@ from . import app
 
 @app.command("lm-eval-tasks")
 def lm_eval_tasks() -> None:
-    """Print the folder of the lm-evaluation-harness tasks ocw_grouping and ocw_connections.
+    """Print the folder of the lm-evaluation-harness tasks ocw_grouping, ocw_connections, wote.
 
     Use: lm_eval --include_path "$(ocw-hub lm-eval-tasks)" --tasks ocw_grouping
     --apply_chat_template --metadata '{"data_dir": ..., "shots": 0}' (see docs/experiment.md).

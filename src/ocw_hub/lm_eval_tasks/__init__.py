@@ -1,5 +1,6 @@
-"""lm-evaluation-harness tasks ``ocw_grouping`` and ``ocw_connections``: YAML files and the
-:mod:`.utils` hooks they name. ``lm_eval --include_path $(ocw-hub lm-eval-tasks)`` finds them."""
+"""lm-evaluation-harness tasks ``ocw_grouping``, ``ocw_connections`` and ``wote``: YAML files
+and the :mod:`.utils` hooks they name; ``lm_eval --include_path $(ocw-hub lm-eval-tasks)``
+finds them."""
 
 from __future__ import annotations
 

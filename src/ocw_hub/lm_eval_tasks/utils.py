@@ -1,4 +1,5 @@
-"""Hooks of the lm-evaluation-harness tasks (``!function utils.…`` in the YAML files).
+"""Hooks of the lm-evaluation-harness tasks ``ocw_grouping``, ``ocw_connections`` and ``wote``
+(``!function utils.…`` in the YAML files).
 
 The tasks reuse this package end to end, so their figures equal ``ocw-hub evaluate``'s on the
 same answers:
@@ -9,12 +10,14 @@ same answers:
   ``"no_checks": true`` as ``--no-checks``: raw files whose split sizes are not the release's);
   lm-eval always names the evaluated split ``test``.
 * **Prompt**: each doc carries the request that ``ocw-hub prompts`` writes for it
-  (:func:`ocw_hub.llm.prompts.build_requests`, the paper's wording): ``system_prompt`` (the
+  (:func:`ocw_hub.llm.prompts.build_requests`, the paper's wording;
+  :func:`ocw_hub.llm.wote.build_wote_requests` for WoTe): ``system_prompt`` (the
   task's ``description``, sent as the system message with ``--apply_chat_template``) and
   ``user_message`` (the K in-context examples inside it, as the paper laid them out).
 * **Answer**: parsed as ``ocw-hub parse`` does (robust mode, :func:`ocw_hub.llm.responses.
   parse_wall`), shape-checked as ``ocw-hub evaluate`` reads a predictions file, and scored
-  by the metric's own per-wall code; lm-eval's ``mean`` of the per-wall figures is the
+  by the metric's own per-wall code (WoTe: :func:`ocw_hub.llm.wote.parse_wote_answer` and
+  the metric's SQuAD scores per question); lm-eval's ``mean`` of the per-wall figures is the
   metric's mean, and :func:`total` sums the counts (full walls, correct groups).
 """
 
@@ -32,11 +35,24 @@ from ocw_hub.scoring.predictions import check_wall_prediction
 CONFIG = "default"
 
 
-def _walls(data_dir: str | None, split: str, no_checks: bool) -> list[dict[str, Any]]:
+def _walls(
+    data_dir: str | None, split: str, no_checks: bool, config: str = CONFIG
+) -> list[dict[str, Any]]:
     from ocw_hub.data.sources import load_split
 
     mode = "no_checks" if no_checks else None
-    return load_split(CONFIG, split, data_dir, verification_mode=mode).to_list()
+    return load_split(config, split, data_dir, verification_mode=mode).to_list()
+
+
+def _with_messages(rows: list[dict[str, Any]], requests: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{"test": Dataset}`` of the rows, each with its request's two messages added."""
+    import datasets
+
+    docs = []
+    for row, request in zip(rows, requests, strict=True):
+        system, user = request["body"]["messages"]
+        docs.append({**row, "system_prompt": system["content"], "user_message": user["content"]})
+    return {"test": datasets.Dataset.from_list(docs)}
 
 
 def ocw_dataset(
@@ -55,16 +71,26 @@ def ocw_dataset(
         ocw_hub.llm.prompts.PromptError: more shots than the train split has.
         SourceUnavailableError, UnknownSplitError: the split cannot be had.
     """
-    import datasets
-
     walls = _walls(data_dir, split, no_checks)
     train = walls if split == "train" or int(shots) == 0 else _walls(data_dir, "train", no_checks)
     requests = build_requests(walls, train, task=task, shots=int(shots), seed=int(seed))
-    rows = []
-    for wall, request in zip(walls, requests, strict=True):
-        system, user = request["body"]["messages"]
-        rows.append({**wall, "system_prompt": system["content"], "user_message": user["content"]})
-    return {"test": datasets.Dataset.from_list(rows)}
+    return _with_messages(walls, requests)
+
+
+def wote_dataset(
+    data_dir: str | None = None, split: str = "test", no_checks: bool = False, **_other: Any
+) -> dict[str, Any]:
+    """The WoTe docs: ``{"test": Dataset}``, one row per question of ``split`` with the
+    messages of ``ocw-hub prompts --config wote`` added.
+
+    Raises:
+        ocw_hub.llm.prompts.PromptError: a malformed row.
+        SourceUnavailableError, UnknownSplitError: the split cannot be had.
+    """
+    from ocw_hub.llm.wote import build_wote_requests
+
+    rows = _walls(data_dir, split, no_checks, config="wote")
+    return _with_messages(rows, build_wote_requests(rows))
 
 
 def grouping_target(doc: dict[str, Any]) -> str:
@@ -111,6 +137,25 @@ def process_connections(doc: dict[str, Any], results: Sequence[str]) -> dict[str
     )
     item = scores["per_item"][0]
     return {"exact_match": float(item["exact_match"]), "rouge1": float(item["rouge1"])}
+
+
+def wote_target(doc: dict[str, Any]) -> str:
+    """The first gold answer (logged by lm-eval as the target; scoring takes every answer)."""
+    return doc["answers"]["text"][0]
+
+
+def process_wote(doc: dict[str, Any], results: Sequence[str]) -> dict[str, float]:
+    """Per-question WoTe figures of one answer: SQuAD ``exact_match`` and ``f1`` (0-100,
+    max over the gold answers), the answer read as ``ocw-hub parse --config wote`` does."""
+    from ocw_hub.llm.wote import parse_wote_answer
+
+    prediction = parse_wote_answer(results[0]).prediction_text
+    load_metric_module("inputs").validate_span_prediction(prediction, "prediction_text")
+    scores = load_metric_module("spans").span_scores(
+        [prediction], [list(doc["answers"]["text"])], return_per_item=True
+    )
+    item = scores["per_item"][0]
+    return {"exact_match": float(item["exact_match"]), "f1": float(item["f1"])}
 
 
 def total(items: Sequence[float]) -> float:
