@@ -229,9 +229,10 @@ def _lm_eval(
                                 "no_checks": True}  # fmt: skip
     if task != "spans":
         metadata.update(shots=SHOTS, seed=42)
+    # eos_string: lm-eval's stop list is otherwise empty, which transformers serve answers 500
     model_args = (
         f"model={model},base_url={base_url}/chat/completions,num_concurrent=1,max_retries=1,"
-        "tokenized_requests=False,timeout=600"
+        "tokenized_requests=False,timeout=600,eos_string=<|im_end|>"
     )
     command = [
         sys.executable, "-m", "lm_eval", "run", "--model", "local-chat-completions",
