@@ -272,7 +272,8 @@ def test_lm_eval_figures_equal_evaluate(
         for sample in samples:
             (text,) = sample["resps"][0]
             assert isinstance(text, str)
-            sent = json.loads(sample["arguments"]["gen_args_0"]["arg_0"])
+            (context,) = sample["arguments"]["gen_args_0"]["arg_0"]  # the messages as JSON
+            sent = json.loads(context)
             assert sent == asked[sample["doc"][key]]  # the same messages as ocw-hub prompts'
             handle.write(json.dumps({key: sample["doc"][key], "text": text}) + "\n")
     predictions, _, figures = _parse_and_evaluate(responses, task, data_dirs, tmp_path)
