@@ -39,7 +39,7 @@ FIXTURE = Path(__file__).parent / "data" / "llm" / "ocw"
 WOTE_FIXTURE = Path(__file__).parent / "data" / "wote"
 #: Walls (questions) of the test split asked: the first ones of the fixture's test split.
 N_WALLS = 2
-MAX_TOKENS = 96
+MAX_TOKENS = 64
 SHOTS = 1
 runner = CliRunner()
 
