@@ -190,7 +190,8 @@ def test_prompts_run_llm_parse_evaluate(
     assert len(asked) == N_WALLS
     responses = tmp_path / "responses.jsonl"
     _ocw("run-llm", tmp_path / "requests.jsonl", "--base-url", base_url, "--model", model,
-         "--out", responses, "--concurrency", "1")  # fmt: skip
+         "--out", responses, "--concurrency", "1", "--timeout", "600",
+         "--max-retries", "1")  # fmt: skip
 
     log = [json.loads(line) for line in responses.read_text(encoding="utf-8").splitlines()]
     assert sorted(r["custom_id"] for r in log) == sorted(asked)
@@ -241,7 +242,7 @@ def _lm_eval(
         "--gen_kwargs", f"max_gen_toks={MAX_TOKENS}", "--log_samples", "--output_path", str(out),
     ]  # fmt: skip
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1800)
     assert done.returncode == 0, done.stderr[-3000:]
     (results_file,) = out.rglob("results_*.json")
     (samples_file,) = out.rglob(f"samples_{name}_*.jsonl")
