@@ -266,3 +266,16 @@ def test_missing_extra_is_an_error_naming_it(monkeypatch: pytest.MonkeyPatch) ->
     assert isinstance(caught.value, OCWHubError)
     assert (caught.value.extra, caught.value.module) == ("report", EXTRAS["report"][0])
     assert "[report]" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_wheel_carries_the_lm_eval_tasks(installed: Path, tmp_path: Path) -> None:
+    # `ocw-hub lm-eval-tasks` prints the installed folder, which holds every task file.
+    source = REPO_ROOT / "src" / "ocw_hub" / "lm_eval_tasks"
+    names = sorted(p.name for p in source.iterdir() if p.suffix in (".yaml", ".py"))
+    assert {"ocw_grouping.yaml", "ocw_connections.yaml", "utils.py"} <= set(names)
+    done = _run(installed, tmp_path, "from ocw_hub.cli import app; app()", "lm-eval-tasks")
+    assert done.returncode == 0, done.stderr
+    folder = Path(done.stdout.strip())
+    assert folder == (installed / "ocw_hub" / "lm_eval_tasks").resolve()
+    for name in names:
+        assert (folder / name).read_bytes() == (source / name).read_bytes(), name

@@ -55,6 +55,7 @@ from . import (  # noqa: E402,F401
     derive,
     evaluate,
     infos,
+    lm_eval_tasks,
     parse,
     predict,
     prompts,
