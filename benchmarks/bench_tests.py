@@ -57,6 +57,7 @@ def main() -> None:
     lines = done.stdout.strip().splitlines()
     if "--durations" in " ".join(sys.argv[1:]):
         print("\n".join(line for line in lines if line[:1].isdigit() and "s " in line[:12]))
+    print("\n".join(line for line in lines if line.startswith(("FAILED", "ERROR"))))
     print(lines[-1] if lines else done.stderr.strip()[-500:])
     print(f"default pytest from a plain clone: {seconds:.1f} s wall, {os.cpu_count()} cores")
     sys.exit(done.returncode)

@@ -227,6 +227,7 @@ def test_wote_breakdown(files: list) -> None:
     assert em_by_type.get_ylim() == (0, 105)
 
 
+@pytest.mark.slow
 def test_hardest_walls_and_embeddings(files: list, walls: dict) -> None:
     group = files[:2]
     hard = hardest_walls(group, n=3)
@@ -258,6 +259,7 @@ def test_hardest_walls_and_embeddings(files: list, walls: dict) -> None:
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_page_is_self_contained(page: str) -> None:
     assert page.startswith("<!DOCTYPE html>") and "<script" not in page.lower()
     references = re.findall(r"""\b(?:src|href|xlink:href)\s*=\s*["']([^"']*)""", page)
@@ -270,12 +272,14 @@ def test_page_is_self_contained(page: str) -> None:
         assert section in page
 
 
+@pytest.mark.slow
 def test_page_escapes_data(page: str) -> None:
     assert page.count('class="ocw-wall"') == 24  # every wall of default and ocw_randomized
     assert "<script>" not in page and "&lt;script&gt;" in page  # wall a012's clue
     assert "&lt;b&gt;Tags&lt;/b&gt;" in page
 
 
+@pytest.mark.slow
 def test_hostile_labels_and_run_names(tmp_path: Path) -> None:
     data = _json(MODEL_A)
     for run in data["runs"]:
@@ -288,6 +292,7 @@ def test_hostile_labels_and_run_names(tmp_path: Path) -> None:
     assert "give the config's data" in page  # no walls: listed, not drawn
 
 
+@pytest.mark.slow
 def test_report_cli(tmp_path: Path) -> None:
     out = tmp_path / "r" / "report.html"
     args = ["report", *map(str, ALL), "--out", str(out), "--no-checks", "--hardest", "2"]

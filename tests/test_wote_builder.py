@@ -373,6 +373,7 @@ def test_locate_answer() -> None:
     assert wote.locate_answer("400 degrees F", "Heat to 400°F.") == ("400 degrees F", -1)
 
 
+@pytest.mark.slow
 def test_fold_case_over_every_cased_character() -> None:
     """One character in, one out; a character and its upper, lower, title and swapped case
     fold alike; characters that fold alike match under re.IGNORECASE."""
@@ -410,6 +411,7 @@ def _case_changed(text: str, choices: list[int]) -> str:
     bounds=st.tuples(st.integers(0, 60), st.integers(1, 60)),
     choices=st.lists(st.integers(0, 3), min_size=60, max_size=60),
 )
+@pytest.mark.slow
 def test_locate_answer_property(context: str, bounds: tuple, choices: list[int]) -> None:
     start = bounds[0] % len(context)
     end = min(len(context), start + bounds[1])
@@ -516,6 +518,7 @@ def test_history_with_a_long_run_of_spaces() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_locate_answer_in_a_context_of_several_megabytes() -> None:
     filler = "Stir the soup gently, it doesn't burn. " * 80_000  # 3.1 MB
     context = f"{filler}Add the jalape&ntilde;o.\n{' ' * 1_000_000}End."
@@ -536,6 +539,7 @@ def test_locate_answer_in_a_context_of_several_megabytes() -> None:
     assert wote.locate_answer(needle.upper(), "a" * 3_000_000 + needle) == (needle, 3_000_000)
 
 
+@pytest.mark.slow
 def test_read_questions_with_a_field_of_several_megabytes(tmp_path: Path) -> None:
     row = synthetic_question(1, "train")
     step = "Whisk the eggs and fold in the flour, then whisk again. " * 100_000  # 5.7 MB
