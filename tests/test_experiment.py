@@ -50,6 +50,7 @@ def test_every_step_writes_its_files(outcome: tuple) -> None:
     assert manifest["runs"] == 2 and len(manifest["outcomes"]) == 3
 
 
+@pytest.mark.slow
 def test_results_are_the_scores_of_the_written_predictions(
     outcome: tuple, ocw_fixture_dir: Path
 ) -> None:
