@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from ..extras import require
 from . import app
 from ._common import (
     check_config,
@@ -66,6 +67,8 @@ def evaluate(
     if rouge_tokenizer not in tokenizers:
         fail(f"--rouge-tokenizer {rouge_tokenizer}: expected one of {list(tokenizers)}")
     with user_errors():
+        if bertscore:
+            require("bertscore", "evaluate --bertscore")
         if out is not None:
             out = check_output_file(out, [*predictions, source])
         with quiet_datasets(), progress() as bar:
