@@ -14,7 +14,7 @@ import re
 import unicodedata
 import warnings
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -289,7 +289,7 @@ def _warn_quirks(raw: Mapping[str, Any], groups: Mapping[str, Any], where: Where
             f"clue {number} is a JSON number, not a string; loaded as {text!r} "
             f"(in {', '.join(fields)})"
         )
-        warnings.warn(where.describe(None, message), OCWDataWarning, stacklevel=4)
+        warnings.warn(where.describe(None, message), OCWDataWarning, stacklevel=5)
     for found in _repeated_clues(groups):
         spellings = list(dict.fromkeys(clue for clue, _ in found))
         variants = ""
@@ -300,10 +300,10 @@ def _warn_quirks(raw: Mapping[str, Any], groups: Mapping[str, Any], where: Where
             f"clue {spellings[0]!r} appears {len(found)} times in the wall{variants} "
             f"(at {', '.join(field for _, field in found)}); kept as is"
         )
-        warnings.warn(where.describe(None, message), OCWDataWarning, stacklevel=4)
+        warnings.warn(where.describe(None, message), OCWDataWarning, stacklevel=5)
 
 
-def _normalise_wall(raw: Any, path: Path, index: int) -> dict[str, Any]:
+def _normalise_wall(raw: Any, path: object, index: int) -> dict[str, Any]:
     """Validate one raw wall and return it in the shape of ``FEATURES`` of ``OCW.py``."""
     where = OCWWhere(path, _wall_label(raw, index))
     if not isinstance(raw, dict):
@@ -388,6 +388,10 @@ def read_walls(path: str | Path, split: str) -> list[dict[str, Any]]:
     """
     path = Path(path)
     raw_walls = _walls_list(load_json(path, f"split {split!r}", OCWWhere), path, split)
+    return _checked_walls(raw_walls, path, split)
+
+
+def _checked_walls(raw_walls: Sequence[Any], path: object, split: str) -> list[dict[str, Any]]:
     walls: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for index, raw in enumerate(raw_walls):
@@ -400,6 +404,26 @@ def read_walls(path: str | Path, split: str) -> list[dict[str, Any]]:
         seen[wall_id] = index
         walls.append(wall)
     return walls
+
+
+def check_rows(rows: Sequence[Mapping[str, Any]], source: object, split: str) -> None:
+    """Check rows that were not built from the raw files here (an export, the ``datasets``
+    cache, a Hub repo) with :func:`read_walls`' checks, so that every source is held to the
+    same rules before anything is scored or parsed. The kept quirks are not warned again.
+
+    Args:
+        rows: the split's rows, in the shape of ``FEATURES``.
+        source: where they were read (named in messages as the file).
+        split: the split name, used in messages only.
+
+    Raises:
+        OCWFormatError: as :func:`read_walls` (the same message: the wall and the field).
+    """
+    if not rows:
+        raise OCWWhere(source).error(None, f"split {split!r} has no walls")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OCWDataWarning)
+        _checked_walls(rows, source, split)
 
 
 def read_all_splits(files: Mapping[str, Path]) -> dict[str, list[dict[str, Any]]]:

@@ -40,6 +40,9 @@ _EXTRACTED_FOLDER = "ocw_extracted"  # under the downloads cache: <source_digest
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SHOWN_CHARS = 80  # characters of a value shown in an error message
+#: The largest split file extracted from an archive (the release's largest is about 1.3 MB);
+#: a larger member is refused before anything is extracted.
+MAX_MEMBER_BYTES = 64 * 2**20
 
 
 class Where:
@@ -394,6 +397,44 @@ def _unsafe_member(member: tarfile.TarInfo) -> str | None:
     return None
 
 
+def _is_split_candidate(name: str) -> bool:
+    """Whether an archive member could be a split file: a ``.json`` file, not hidden, not under
+    ``__MACOSX`` (what :func:`find_split_files` looks at)."""
+    parts = [part for part in re.split(r"[/\\]", name) if part and part != "."]
+    return (
+        bool(parts)
+        and parts[-1].lower().endswith(".json")
+        and not any(part.startswith(".") or part == "__MACOSX" for part in parts)
+    )
+
+
+def _split_members(members: list[tarfile.TarInfo]) -> list[tarfile.TarInfo]:
+    """The members that can be split files (:func:`_is_split_candidate`): regular files, and
+    links to a regular file of the archive with that file before them."""
+    files = {posixpath.normpath(m.name): m for m in members if m.isfile()}
+    chosen: dict[str, tarfile.TarInfo] = {}
+    for member in members:
+        if not _is_split_candidate(member.name):
+            continue
+        if member.issym() or member.islnk():
+            base = posixpath.dirname(member.name) if member.issym() else ""
+            target = files.get(posixpath.normpath(posixpath.join(base, member.linkname)))
+            if target is None:
+                continue
+            chosen.setdefault(target.name, target)
+        chosen.setdefault(member.name, member)
+    return [m for m in chosen.values() if m.isfile() or m.issym() or m.islnk()]
+
+
+def _check_size(archive: str, name: str, size: int, where: type[Where]) -> None:
+    if size > MAX_MEMBER_BYTES:
+        raise where(archive, f"member {name!r}").error(
+            None,
+            f"refused: {size} bytes, more than the {MAX_MEMBER_BYTES} a split file may have "
+            "(MAX_MEMBER_BYTES); nothing extracted",
+        )
+
+
 def _unpack_tar(archive: str, local: Path, dest: Path, where: type[Where]) -> None:
     with tarfile.open(local) as tar:
         members = tar.getmembers()  # reads the whole archive: a truncated one fails here
@@ -403,6 +444,10 @@ def _unpack_tar(archive: str, local: Path, dest: Path, where: type[Where]) -> No
                 raise where(archive, f"member {member.name!r}").error(
                     None, f"refused: {problem}; nothing extracted"
                 )
+        members = _split_members(members)
+        for member in members:
+            if member.isfile():
+                _check_size(archive, member.name, member.size, where)
         if hasattr(tarfile, "data_filter"):  # Python 3.12+, and 3.8-3.11 security releases
             tar.extractall(dest, members=members, filter="data")
         else:  # pragma: no cover - older Pythons; every member was checked above
@@ -411,13 +456,18 @@ def _unpack_tar(archive: str, local: Path, dest: Path, where: type[Where]) -> No
 
 def _unpack_zip(archive: str, local: Path, dest: Path, where: type[Where]) -> None:
     with zipfile.ZipFile(local) as zipped:
-        for info in zipped.infolist():
+        infos = zipped.infolist()
+        for info in infos:
             problem = _unsafe_name(info.filename)
             if problem is not None:
                 raise where(archive, f"member {info.filename!r}").error(
                     None, f"refused: {problem}; nothing extracted"
                 )
-        zipped.extractall(dest)
+        infos = [i for i in infos if not i.is_dir() and _is_split_candidate(i.filename)]
+        for info in infos:
+            _check_size(archive, info.filename, info.file_size, where)
+        for info in infos:  # a member longer than its declared size fails its CRC check
+            zipped.extract(info, dest)
 
 
 def _unpack(archive: str, local: Path, dest: Path, where: type[Where]) -> None:
@@ -468,8 +518,11 @@ def extract_archive(
 
     Raises:
         where.error_type: the archive is truncated, not a tar or zip archive, or holds a member
-            with an absolute path, a ``..`` part, a link out of the folder or a device; the
-            message names ``archive``.
+            with an absolute path, a ``..`` part, a link out of the folder or a device, or a
+            split file larger than :data:`MAX_MEMBER_BYTES`; the message names ``archive``.
+
+    Only the members that can be split files are extracted (``.json`` files, not hidden, not
+    under ``__MACOSX``); anything else in the archive stays in it.
     """
     target = Path(cache_dir) / _EXTRACTED_FOLDER / source_digest(Path(local))
     if target.is_dir() and not force:

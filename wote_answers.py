@@ -217,9 +217,28 @@ def _source_span(text: str, first: int, last: int) -> tuple[int, int]:
     return start, len(text)
 
 
+def _bounded(needle: str) -> re.Pattern[str]:
+    """A search for ``needle`` as written that is not inside a word: where ``needle`` starts
+    (ends) with a word character (``\\w``), the text before (after) the hit is not one."""
+    head = r"(?<!\w)" if re.match(r"\w", needle) else ""
+    tail = r"(?!\w)" if re.search(r"\w\Z", needle) else ""
+    return re.compile(head + re.escape(needle) + tail)
+
+
+def _find_word(needle: str, text: str) -> int:
+    """The offset of the leftmost hit of :func:`_bounded` ``(needle)`` in ``text``, or -1.
+    Linear for any needle that begins with a word character (the look-behind fails at once
+    inside a word); ``str.find`` first, so a text without the needle costs one scan."""
+    first = text.find(needle)
+    if first < 0:
+        return -1
+    found = _bounded(needle).search(text, first)
+    return found.start() if found else -1
+
+
 def _locate_normalised(answer: str, context: str) -> tuple[str, int] | None:
     needle = _normalise(answer).strip()
-    found = _normalise(context).find(needle) if needle else -1
+    found = _find_word(needle, _normalise(context)) if needle else -1
     if found < 0:
         return None
     start, end = _source_span(context, found, found + len(needle) - 1)
@@ -241,6 +260,8 @@ def locate_answer(answer: str, context: str) -> tuple[str, int]:
        whitespace runs collapsed, lower case; the answer also stripped), e.g.
        ``"jalapeno"`` finds ``"jalape&ntilde;o"`` and ``"doesnt"`` finds ``"doesn't"``.
 
+    Each step finds whole words only: where ``answer`` starts (ends) with a word character,
+    the hit is not preceded (followed) by one, so ``"no"`` is never found inside ``"not"``.
     No paraphrase or fuzzy matching: ``"400 degrees Fahrenheit"`` does not find
     ``"400°F"``. Time and memory are linear in the lengths of ``answer`` and ``context``.
 
@@ -261,10 +282,10 @@ def locate_answer(answer: str, context: str) -> tuple[str, int]:
         candidates.append(answer.replace("\\n", "\n"))
     folded_context = None
     for candidate in candidates:
-        start = context.find(candidate)
+        start = _find_word(candidate, context)
         if start < 0:
             folded_context = folded_context or _fold_case(context)
-            start = folded_context.find(_fold_case(candidate))
+            start = _find_word(_fold_case(candidate), folded_context)
         if start >= 0:
             return context[start : start + len(candidate)], start
     return _locate_normalised(candidates[-1], context) or (answer, -1)

@@ -412,3 +412,55 @@ def check_unique_ids(rows: dict[str, list[dict[str, Any]]], files: dict[str, str
                 raise WoTeWhere(files[split], _question_label(row, index)).error(
                     "id", f"id {row['id']!r} also occurs in split {other!r}"
                 )
+
+
+#: The string fields of a row (the raw fields the builder keeps as they are, and the derived).
+_ROW_STRINGS = tuple(f for f in RAW_FIELDS if f not in ("task_data", "history", "question_type"))
+_ROW_STRINGS += ("id", "context")
+
+
+def _check_row(row: Any, where: Where) -> None:
+    """One row (the builder's shape) as the builder would have made it from its raw fields."""
+    if not isinstance(row, dict):
+        raise where.error(None, f"expected a question object, got {type(row).__name__}")
+    for field in _ROW_STRINGS:
+        if not isinstance(row.get(field), str):
+            raise where.error(field, f"expected a string, got {type(row.get(field)).__name__}")
+        check_text(row[field], where, field)
+    for field in ("conversation_id", "question_id"):
+        check_name(row[field], where, field)
+    if row["id"] != f"{row['conversation_id']}/{row['question_id']}":
+        raise where.error("id", f"expected conversation_id/question_id, got {short(row['id'])}")
+    task = row.get("task_data")
+    parts = ("title", "description", "ingredients", "steps")
+    if not isinstance(task, dict) or any(key not in task for key in parts):
+        raise where.error("task_data", f"expected an object with {list(parts)}")
+    if row["context"] != render_context(task):
+        raise where.error("context", "differs from the context rendered from task_data")
+    text, start = locate_answer(row["extracted_answer"], row["context"])
+    if row.get("answers") != {"text": [text], "answer_start": [start]}:
+        raise where.error(
+            "answers",
+            f"expected {{'text': [{short(text)}], 'answer_start': [{start}]}} (the "
+            f"extracted_answer located in the context), got {short(row.get('answers'))}",
+        )
+
+
+def check_rows(rows: list[dict[str, Any]], source: object, split: str) -> None:
+    """Check rows that were not built from the raw files here (an export, the ``datasets``
+    cache, a Hub repo) as the builder makes them: string fields valid, ids not blank, ``id``
+    made of the two ids and unique, ``context`` rendered from ``task_data``, ``answers`` the
+    ``extracted_answer`` located in the context.
+
+    Raises:
+        WoTeFormatError: the message names ``source``, the question and the field.
+    """
+    if not rows:
+        raise WoTeWhere(source).error(None, f"split {split!r} has no questions")
+    seen: dict[str, int] = {}
+    for index, row in enumerate(rows):
+        where = WoTeWhere(source, _question_label(row, index))
+        _check_row(row, where)
+        if row["id"] in seen:
+            raise where.error("id", f"id {row['id']!r} repeats question #{seen[row['id']]}")
+        seen[row["id"]] = index

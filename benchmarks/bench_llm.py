@@ -12,8 +12,9 @@ Figures printed:
   missing group, a duplicate), then the ``ocw-hub parse`` command end to end (start-up and
   the split read from the prepared cache included);
 * ``run-llm``: the 494 requests sent to the fake server of the tests on 127.0.0.1, which
-  takes ``--delay`` seconds per answer, at concurrency 1, 4 and 16 (requests per second; the
-  ceiling is concurrency / delay).
+  takes ``--delay`` seconds per answer, at concurrency 1, 4 and 16, and spread over 3 such
+  servers at concurrency 4 each (requests per second; the ceiling is servers x concurrency /
+  delay).
 
 The paper's notebook has no counterpart to time here (it called the OpenAI API one wall at
 a time through ``guidance``).
@@ -101,22 +102,27 @@ def bench_run_llm(test: list[dict], train: list[dict], delay: float, work: Path)
 
     requests = build_requests(test, train, task="grouping", shots=3)
     figures = {}
-    for concurrency in (1, 4, 16):
-        server = FakeServer(lambda body: "a, b, c, d", key=lambda body: "all", delay=delay)
+    for n_servers, concurrency in ((1, 1), (1, 4), (1, 16), (3, 4)):
+        servers = [
+            FakeServer(lambda body: "a, b, c, d", key=lambda body: "all", delay=delay)
+            for _ in range(n_servers)
+        ]
         try:
             start = time.perf_counter()
             summary = run_requests(
                 requests,
-                work / f"log-{concurrency}.jsonl",
-                base_url=server.url,
+                work / f"log-{n_servers}-{concurrency}.jsonl",
+                base_url=[server.url for server in servers],
                 model="fake",
                 concurrency=concurrency,
             )
             seconds = time.perf_counter() - start
         finally:
-            server.close()
+            for server in servers:
+                server.close()
         assert summary.succeeded == len(requests)
-        figures[concurrency] = (seconds, len(requests) / seconds, server.max_active)
+        active = max(server.max_active for server in servers)
+        figures[n_servers, concurrency] = (seconds, len(requests) / seconds, active)
     return figures
 
 
@@ -148,13 +154,13 @@ def main() -> None:
             )
         command_s = bench_parse_command(test, args.shared, work)
         print(f"ocw-hub parse (robust), whole command: {command_s:.2f} s")
-        for concurrency, (seconds, rate, active) in bench_run_llm(
-            test, train, args.delay, work
-        ).items():
+        runs = bench_run_llm(test, train, args.delay, work)
+        for (n_servers, concurrency), (seconds, rate, active) in runs.items():
+            ceiling = n_servers * concurrency / args.delay
             print(
-                f"run-llm, {args.delay * 1000:.0f} ms an answer, concurrency {concurrency}: "
-                f"{seconds:.2f} s, {rate:.0f} requests/s (ceiling {concurrency / args.delay:.0f}), "
-                f"at most {active} in flight"
+                f"run-llm, {args.delay * 1000:.0f} ms an answer, {n_servers} server(s) at "
+                f"concurrency {concurrency}: {seconds:.2f} s, {rate:.0f} requests/s (ceiling "
+                f"{ceiling:.0f}), at most {active} in flight on a server"
             )
 
 

@@ -19,7 +19,8 @@ Phases, each in its own process:
   extract the model, load it, and embed the 6,159 distinct lowercased clues of the test split
   on the CPU (:class:`ocw_hub.baselines.encoders.SentenceTransformerEncoder`), then the predict
   command
-  with ``--model`` on that folder.
+  with ``--model`` on that folder and ``--encoder sentence-transformers`` (the figures of each
+  encoder side by side: ``bench_encoders.py``).
 
 The upstream scripts (``scripts/prediction.py``: flair, models downloaded at run time) cannot
 run offline here, so their figures are the ones of issue 9, printed beside ours: one process,
@@ -150,6 +151,7 @@ def bench_st(python: str, data: Path, work: Path) -> dict[str, float]:
     figures = json.loads(out.stdout.strip().splitlines()[-1])
     folder = figures.pop("folder")
     cmd = [*_cli(python), "predict", "--method", "embedding", "--model", folder,
+           "--encoder", "sentence-transformers",
            "--data-dir", str(data), "--cache-dir", str(work / "st-cache"),
            "--out", str(work / "st-runs")]  # fmt: skip
     figures["predict_st_s"] = _timed(cmd, "st")

@@ -82,7 +82,7 @@ def ocw_fixture_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def wote_fixture_dir() -> Path:
-    """The WoTe fixture: 3 / 3 / 4 synthetic questions in the release shape."""
+    """The WoTe fixture: 3 / 3 / 5 synthetic questions in the release shape."""
     return WOTE_FIXTURE
 
 

@@ -4,7 +4,7 @@ Fixture files (see ``tests/data/README.md`` for where they come from):
 
 * ``tests/data/ocw/dataset/{train,validation,test}.json``: 4 / 3 / 6 real OCW walls in the
   release layout, including the three walls with known defects (:data:`QUIRK_WALLS`);
-* ``tests/data/wote/{train,validation,test}.json``: 3 / 3 / 4 synthetic WoTe questions in the
+* ``tests/data/wote/{train,validation,test}.json``: 3 / 3 / 5 synthetic WoTe questions in the
   release shape (written for these tests, not taken from the release).
 
 The real ``OCW_randomized.tar.gz`` and ``OCW_wordnet.tar.gz`` cannot be downloaded here;
@@ -35,7 +35,7 @@ OCW_FIXTURE = DATA / "ocw" / "dataset"
 WOTE_FIXTURE = DATA / "wote"
 #: Walls (OCW) and questions (WoTe) per split in the fixtures.
 OCW_FIXTURE_SIZES = {"train": 4, "validation": 3, "test": 6}
-WOTE_FIXTURE_SIZES = {"train": 3, "validation": 3, "test": 4}
+WOTE_FIXTURE_SIZES = {"train": 3, "validation": 3, "test": 5}
 
 #: Walls per split in the ablation stand-ins written by :func:`write_ablation`.
 SIZES = {"train": 3, "validation": 2, "test": 4}

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+import ocw_hub
 from ocw_hub.baselines import protocol as baselines
 from ocw_hub.baselines.encoders import (
     ModelUnavailableError,
@@ -149,7 +150,7 @@ def test_runs_match_the_protocol_step_by_step(fixture_walls: list[dict]) -> None
         )
         for s in range(16):
             shuffled = random.Random(s).sample(wall["words"], 16)
-            x = np.stack([vector_of[c.lower()] for c in shuffled])
+            x = np.stack([vector_of[c.lower()] for c in shuffled]).astype(np.float64)
             labels = KMeansConstrained(
                 n_clusters=4, size_min=4, size_max=4, random_state=42
             ).fit_predict(x)
@@ -251,7 +252,18 @@ def test_cli_writes_valid_identical_runs(
         out = tmp_path / name
         result = runner.invoke(app, ["predict", *common, *extra, "--out", str(out)])
         assert result.exit_code == 0, result.output
-        assert sorted(p.name for p in out.iterdir()) == run_file_names(4)
+        assert sorted(p.name for p in out.iterdir()) == sorted(
+            [*run_file_names(4), "protocol.json"]
+        )
+        protocol = json.loads((out / "protocol.json").read_text())
+        method = extra[1]
+        assert protocol == {
+            "method": method,
+            **({"model": "tfidf-char_wb-2-4", "encoder": "tfidf"} if method == "embedding" else {}),
+            "seed": 43 if "--seed" in extra else 42,
+            "runs": 4,
+            "package_version": ocw_hub.__version__,
+        }
         texts[name] = [(out / f).read_bytes() for f in run_file_names(4)]
         for text in texts[name]:
             predictions = json.loads(text)
@@ -336,7 +348,7 @@ def test_keep_vectors(tmp_path: Path) -> None:
     result = embedding_baseline(walls, runs=2, jobs=1)
     written = write_baseline(result, tmp_path / "out", keep_vectors=True)
     assert [p.name for p in written] == [
-        "run-00.json", "run-01.json", "embeddings.npz", "embeddings.json"
+        "run-00.json", "run-01.json", "embeddings.npz", "embeddings.json", "protocol.json"
     ]  # fmt: skip
     modes = {p.stat().st_mode & 0o777 for p in written}
     assert len(modes) == 1  # the vectors get the permissions of the run files
@@ -345,6 +357,7 @@ def test_keep_vectors(tmp_path: Path) -> None:
     assert meta == {
         "model": "tfidf-char_wb-2-4",
         "encoder": "tfidf",
+        "protocol": TfidfEncoder().describe(),
         "clues": {w["wall_id"]: w["words"] for w in walls},
     }
     _, arrays = embed_walls(walls)
@@ -407,8 +420,31 @@ def test_bad_walls_and_counts() -> None:
 def test_cli_errors(tmp_path: Path, ocw_fixture_dir: Path) -> None:
     cases = [
         (["--method", "kmeans"], "--method kmeans: expected random or embedding"),
-        (["--method", "random", "--model", "m"], "--model and --keep-vectors apply to"),
-        (["--method", "random", "--keep-vectors"], "--model and --keep-vectors apply to"),
+        (["--method", "random", "--model", "m"], "--keep-vectors apply to --method embedding"),
+        (["--method", "random", "--keep-vectors"], "--keep-vectors apply to --method embedding"),
+        (["--method", "random", "--vectors", "v.txt"], "apply to --method embedding only"),
+        (["--method", "embedding", "--model", "m", "--vectors", "v"], "exclude each other"),
+        (["--method", "embedding", "--pooling", "cls"], "--pooling applies with --model"),
+        (["--method", "embedding", "--contextual"], "--contextual applies with --model"),
+        (["--method", "embedding", "--model", "m", "--pooling", "max"], "--pooling max"),
+        (["--method", "embedding", "--model", "m", "--encoder", "x"], "--encoder x"),
+        (
+            [
+                "--method",
+                "embedding",
+                "--model",
+                "m",
+                "--encoder",
+                "sentence-transformers",
+                "--contextual",
+            ],
+            "apply to --encoder transformers only",
+        ),  # fmt: skip
+        (
+            ["--method", "embedding", "--model", "m", "--contextual", "--pooling", "mean"],
+            "not with --contextual",
+        ),  # fmt: skip
+        (["--method", "embedding", "--vectors", "missing.vec"], "missing.vec: no such file"),
         (["--method", "random", "--config", "wote"], "'wote' is not an OCW config"),
         (["--method", "random", "--split", "dev"], "--split dev"),
     ]

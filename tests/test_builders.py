@@ -2,7 +2,7 @@
 ``DatasetBuilderTestCase`` does: split sizes, features and a few exact values per config.
 
 Sources: ``default`` and ``wote`` read ``tests/data/ocw/dataset`` (4 / 3 / 6 real walls) and
-``tests/data/wote`` (3 / 3 / 4 synthetic questions); ``ocw_randomized`` and ``ocw_wordnet``
+``tests/data/wote`` (3 / 3 / 5 synthetic questions); ``ocw_randomized`` and ``ocw_wordnet``
 read stand-ins of 3 / 2 / 4 walls that :func:`ocw_fixtures.write_ablation` builds from the
 fixture walls. Each config is built once per module through :func:`ocw_hub.get_builder` into
 a temporary cache, with ``verification_mode="no_checks"`` (the fixtures are not the official
@@ -209,6 +209,8 @@ def _check_wote(built: Built) -> None:
     # not found: free text and a paraphrase keep the raw answer with -1
     assert answers[f"{prefix}diy-902/diy-902-0"] == (["You are done"], [-1])
     assert answers[f"{prefix}diy-908/diy-908-3"] == (["Vaseline"], [-1])
+    # whole words only: "no" is the "No" of step 2, not the "no" inside "not" before it
+    assert answers[f"{prefix}diy-909/diy-909-1"] == (["No"], [110])
     # the release's literal backslash-n join of two ingredient lines
     joined = rows[f"{prefix}food-903/food-903-2"]
     assert joined["extracted_answer"] == "1 tablespoon rice vinegar\\n1 teaspoon sugar"

@@ -34,6 +34,7 @@ def test_every_step_writes_its_files(outcome: tuple) -> None:
     assert [(o.config, o.method) for o in outcomes] == list(RUNS_OF)
     assert (out / "hub" / "ocw" / "README.md").is_file()
     assert sorted(p.name for p in (out / "ocw_randomized").iterdir()) == [
+        "derived.json",
         "test.json",
         "train.json",
         "validation.json",

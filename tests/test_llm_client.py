@@ -1,22 +1,16 @@
-"""ocw-hub run-llm against a fake chat-completions server on 127.0.0.1 (never another address).
-
-The server answers canned completions, fails chosen requests with 500/429/400/404 first,
-counts what it receives and how many requests are in flight at once.
-"""
+"""ocw-hub run-llm against a scripted chat-completions server on 127.0.0.1 (never another
+address; :mod:`chat_server`): retries, the log, resuming, bad request files, the command."""
 
 from __future__ import annotations
 
 import json
 import socket
-import threading
-import time
-from collections import Counter
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from chat_server import ChatServer, echo, last_user_message  # noqa: F401 (imported from here too)
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
@@ -32,116 +26,8 @@ from ocw_hub.llm.client import (
 )
 
 runner = CliRunner()
-
-
-def last_user_message(body: dict[str, Any]) -> str:
-    return body["messages"][-1]["content"]
-
-
-class FakeServer:
-    """An OpenAI-style ``POST /v1/chat/completions`` server in a thread on 127.0.0.1.
-
-    Args:
-        answer: request body -> the completion's text.
-        failures: key -> HTTP statuses served (in order) before the request succeeds; 429
-            answers carry ``retry-after-ms: 10``, 500 answers no header (the client's own
-            exponential backoff); 0 is a 200 answer whose body is not JSON.
-        key: request body -> key of ``failures`` and ``count`` (default: last user message).
-        delay: seconds each answer takes (to see requests in flight together).
-    """
-
-    def __init__(
-        self,
-        answer: Callable[[dict[str, Any]], str],
-        failures: dict[str, list[int]] | None = None,
-        key: Callable[[dict[str, Any]], str] = last_user_message,
-        delay: float = 0.0,
-    ) -> None:
-        self.answer, self.key, self.delay = answer, key, delay
-        self.failures = {k: list(v) for k, v in (failures or {}).items()}
-        self.count: Counter[str] = Counter()
-        self.bodies: list[dict[str, Any]] = []
-        self.auth: list[str | None] = []
-        self.active = self.max_active = 0
-        self.lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self.thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    def _reply(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
-        key = self.key(body)
-        with self.lock:
-            self.count[key] += 1
-            planned = self.failures.get(key, [])
-            status = planned.pop(0) if planned else 200
-        if status == 0:  # a 200 answer whose body is not JSON
-            return 200, None, {}
-        if status != 200:
-            headers = {"retry-after-ms": "10"} if status == 429 else {}
-            error = {"error": {"message": f"fake {status}", "type": "fake", "code": None}}
-            return status, error, headers
-        completion = {
-            "id": f"chatcmpl-{self.count[key]}",
-            "object": "chat.completion",
-            "created": 0,
-            "model": body["model"],
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": self.answer(body)},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-        }
-        return 200, completion, {}
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length", 0))
-                body = json.loads(self.rfile.read(length))
-                with server.lock:
-                    server.bodies.append(body)
-                    server.auth.append(self.headers.get("authorization"))
-                    server.active += 1
-                    server.max_active = max(server.max_active, server.active)
-                try:
-                    if server.delay:
-                        time.sleep(server.delay)
-                    if self.path != "/v1/chat/completions":
-                        status, payload, headers = 404, {"error": {"message": "no route"}}, {}
-                    else:
-                        status, payload, headers = server._reply(body)
-                finally:
-                    with server.lock:
-                        server.active -= 1
-                data = b"<html>oops</html>" if payload is None else json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-        return Handler
+#: The scripted server under its former name (other tests and benchmarks import it).
+FakeServer = ChatServer
 
 
 @pytest.fixture(autouse=True)
@@ -155,11 +41,11 @@ def _local_only(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def fake_server() -> Iterator[Callable[..., FakeServer]]:
-    servers: list[FakeServer] = []
+def fake_server() -> Iterator[Callable[..., ChatServer]]:
+    servers: list[ChatServer] = []
 
-    def start(*args: Any, **kwargs: Any) -> FakeServer:
-        servers.append(FakeServer(*args, **kwargs))
+    def start(*args: Any, **kwargs: Any) -> ChatServer:
+        servers.append(ChatServer(*args, **kwargs))
         return servers[-1]
 
     yield start
@@ -185,10 +71,6 @@ def make_requests(n: int, model: str = "gpt-3.5-turbo") -> list[dict[str, Any]]:
         }
         for i in range(n)
     ]
-
-
-def echo(body: dict[str, Any]) -> str:
-    return "answer to " + last_user_message(body)
 
 
 def log_lines(path: Path) -> list[dict[str, Any]]:
@@ -339,7 +221,7 @@ def test_unreachable_server(tmp_path: Path) -> None:
     with pytest.raises(LLMServerError, match="cannot connect") as info:
         run_requests(make_requests(3), log, base_url=url, model="m", max_retries=0)
     assert info.value.base_url == url and info.value.status_code is None
-    assert not log.exists() or log.read_text() == ""
+    assert not log.exists()
 
 
 def test_unknown_model_is_fatal(tmp_path: Path, fake_server) -> None:

@@ -1317,3 +1317,34 @@ def test_force_redownload_extracts_again(ocw, tmp_path, clean_walls):
     builder = ocw.OCW(config_name="default", data_dir=str(archive), cache_dir=str(cache))
     builder.download_and_prepare(download_mode="force_redownload", verification_mode="no_checks")
     assert builder.as_dataset()["test"]["wall_id"] == ["s004", "s005"]
+
+
+def test_archive_yields_only_the_split_files(ocw, tmp_path, clean_walls):
+    """Members that cannot be split files (here 8 MB of zeros, a hidden JSON file) stay in the
+    archive: the extraction holds the split files only."""
+    zeros = _member("dataset/zeros.bin", data=bytes(8 * 2**20))
+    hidden = _member("dataset/.hidden.json", data=b"{}")
+    archive = _tar_with(tmp_path, clean_walls, lambda tar: (zeros(tar), hidden(tar)))
+    ds = build(ocw, tmp_path / "cache", data_dir=str(archive))
+    assert ds["test"].num_rows == 2
+    (folder,) = (tmp_path / "cache" / "downloads" / "ocw_extracted").iterdir()
+    extracted = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    assert extracted == ["dataset/test.json", "dataset/train.json", "dataset/validation.json"]
+
+
+@pytest.mark.parametrize("kind", ["tar", "zip"])
+def test_a_split_file_over_the_cap_is_refused_and_nothing_kept(
+    tmp_path, clean_walls, monkeypatch, kind
+):
+    monkeypatch.setattr(source_files, "MAX_MEMBER_BYTES", 4000)
+    big = json.dumps({"dataset": [], "pad": "x" * 5000}).encode()
+    if kind == "tar":
+        archive = _tar_with(tmp_path, clean_walls, _member("dataset/OCW.json", data=big))
+    else:
+        archive = tmp_path / "OCW.zip"
+        with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zipped:
+            zipped.writestr("dataset/OCW.json", big)
+    cache = tmp_path / "cache"
+    with pytest.raises(ocw_walls.OCWFormatError, match=r"member 'dataset/OCW\.json'.*4000"):
+        source_files.extract_archive(str(archive), archive, cache, where=ocw_walls.OCWWhere)
+    assert [p for p in cache.rglob("*") if p.is_file()] == []

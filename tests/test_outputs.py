@@ -103,4 +103,77 @@ def test_one_writer_per_folder(tmp_path: Path) -> None:
                 pass
     with exclusive(tmp_path / "runs"):  # released, and the lock file gone
         pass
-    assert list((tmp_path / "runs").iterdir()) == []
+    assert not (tmp_path / "runs").exists()  # made by the call and left empty: removed
+    (tmp_path / "kept").mkdir()
+    with exclusive(tmp_path / "kept"):
+        pass
+    assert list((tmp_path / "kept").iterdir()) == []
+
+
+FIXTURES = Path(__file__).parent / "data"
+
+
+def _writer_args(tmp_path: Path, data: Path, out: Path) -> dict[str, list[str]]:
+    """Every command that writes, with ``out`` as its output (file or folder)."""
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    predictions = inputs / "p.json"
+    predictions.write_text("[]")
+    responses = inputs / "responses.jsonl"
+    responses.write_text("")
+    requests = inputs / "requests.jsonl"
+    requests.write_text("")
+    d = ["--data-dir", str(data), "--no-checks"]
+    o = ["--out", str(out)]
+    return {
+        "evaluate": ["evaluate", str(predictions), *d, *o],
+        "parse": ["parse", str(responses), *d, *o],
+        "report": ["report", str(FIXTURES / "report" / "model-a.json"), *o],
+        "prompts": ["prompts", "--task", "grouping", "--shots", "0", *d, *o],
+        "run-llm": ["run-llm", str(requests), "--base-url", "http://127.0.0.1:9/v1"]
+        + ["--model", "m", *o],
+        "predict": ["predict", "--method", "random", "--runs", "1", *d, *o],
+        "reproduce": ["reproduce", *d, *o],
+        "build": ["build", "--config", "default", *d, *o],
+        "derive": ["derive", "randomized", "--data-dir", str(data), *o],
+    }
+
+
+WRITERS = ("evaluate", "parse", "report", "prompts", "run-llm", "predict", "reproduce")
+WRITERS += ("build", "derive")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+@pytest.mark.parametrize("command", WRITERS)
+def test_every_writer_refuses_a_fifo_or_device(
+    tmp_path: Path, kind: str, command: str, ocw_fixture_dir: Path
+) -> None:
+    out = KINDS[kind](tmp_path / "out")
+    before = out.lstat()
+    args = _writer_args(tmp_path, ocw_fixture_dir, out)[command]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    after = out.lstat()
+    assert (after.st_mode, after.st_rdev, after.st_ino) == (
+        before.st_mode,
+        before.st_rdev,
+        before.st_ino,
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["inputs", "out"]
+
+
+def test_a_second_predict_into_a_held_folder_is_refused(
+    tmp_path: Path, ocw_fixture_dir: Path
+) -> None:
+    """Two ``predict`` into one folder never mix their runs: the second is refused."""
+    folder = tmp_path / "runs"
+    args = ["predict", "--method", "random", "--runs", "2", "--no-checks"]
+    args += ["--data-dir", str(ocw_fixture_dir), "--out", str(folder)]
+    with exclusive(folder):
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 1 and "--out" in result.output
+        assert sorted(p.name for p in folder.iterdir()) == [".ocw-hub.lock"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in folder.iterdir()) == ["run-00.json", "run-01.json"]

@@ -156,6 +156,7 @@ def test_full_scale_bytes_equal_the_upstream_output(
             ocw_dir / f"{split}.json"
         ).read_bytes()
     assert sorted(p.name for p in derived_full.iterdir()) == [
+        "derived.json",
         "test.json",
         "train.json",
         "validation.json",

@@ -25,6 +25,7 @@ from ocw_hub.views.plots import (
     plot_runs,
     plot_wote_breakdown,
 )
+from ocw_hub.views.plotting import legend_entries
 from ocw_hub.views.report import build_report, headline_rows
 from ocw_hub.views.report_data import (
     PredictionsCache,
@@ -79,8 +80,8 @@ def page(files: list, walls: dict) -> str:
         ("[]", "expected a JSON object"),
         ('{"config": "nope", "split": "test"}', "unknown `config` 'nope'"),
         ('{"config": "default", "split": "test", "runs": []}', "`runs` is empty"),
-        ('{"config": "default", "split": "test"}', "`per_wall` must be a JSON list"),
-        ('{"config": "wote", "split": "test", "runs": [{}]}', "runs[0]: `spans` must be"),
+        ('{"config": "default", "split": "test"}', "field `human`: missing"),
+        ('{"config": "wote", "split": "test", "runs": [{}]}', "field `runs[0].spans`: missing"),
     ],
 )
 def test_bad_results_files_name_the_file_and_field(
@@ -209,7 +210,10 @@ def test_runs_side_by_side_and_ablation(files: list) -> None:
     assert plot_runs(files[1:2]) is None  # one run of one model: the headline says it all
     ablation = plot_ablation(files)
     _check_labelled(ablation)
-    assert "ocw_randomized" in " ".join(t.get_text() for t in ablation.figure.legends[0].texts)
+    assert "randomized-a (ocw_randomized)" in [
+        label for label, _ in legend_entries(ablation.figure)
+    ]
+    assert not ablation.figure.legends  # the legend is HTML text beside the SVG
     assert plot_ablation(files[:2]) is None
 
 
@@ -228,18 +232,25 @@ def test_wote_breakdown(files: list) -> None:
 
 
 @pytest.mark.slow
-def test_hardest_walls_and_embeddings(files: list, walls: dict) -> None:
-    group = files[:2]
-    hard = hardest_walls(group, n=3)
-    amis: dict[str, list[float]] = {}
-    for f in group:
+def test_hardest_walls_per_results_file_and_embeddings(files: list, walls: dict, page: str) -> None:
+    for f in files[:2]:  # model-a (3 runs), model-b (1 run): ranked each on its own runs
+        hard = hardest_walls(f, n=3)
+        amis: dict[str, list[float]] = {}
         for run in f.runs:
             for wall in run["per_wall"]:
                 amis.setdefault(wall["wall_id"], []).append(wall["grouping"]["ami"])
-    expected = sorted(amis, key=lambda w: (np.mean(amis[w]), w))[:3]
-    assert [h.wall_id for h in hard] == expected
-    assert hard[0].mean_ami == pytest.approx(np.mean(amis[expected[0]]))
-    assert hard[0].worst[2] == min(amis[expected[0]])
+        expected = sorted(amis, key=lambda w: (np.mean(amis[w]), w))[:3]
+        assert [h.wall_id for h in hard] == expected
+        assert {h.n_runs for h in hard} == {len(f.runs)}
+        assert {h.worst[0].label for h in hard} == {f.label}
+        assert hard[0].mean_ami == pytest.approx(np.mean(amis[expected[0]]))
+        assert hard[0].worst[2] == min(amis[expected[0]])
+    section = page[page.index('id="hardest-default-test"') :]
+    section = section[: section.index("</section>")]
+    assert re.findall(r'<h4 data-label="([^"]+)"', section) == ["model-a", "model-b"]
+    tables = [part[: part.index("</table>")] for part in section.split("<h4")[1:]]
+    runs_column = [set(re.findall(r'± [0-9.]+</td><td class="num">(\d+)</td>', t)) for t in tables]
+    assert runs_column == [{"3"}, {"1"}]  # no row pools the runs of the two files
 
     rows = {r["wall_id"]: r for r in walls[("default", "test")]}
     plot = plot_embeddings(files[0], rows, "a001", [], PredictionsCache())
@@ -252,11 +263,46 @@ def test_hardest_walls_and_embeddings(files: list, walls: dict) -> None:
         tuple(int(GROUP_COLOURS[1][i : i + 2], 16) / 255 for i in (1, 3, 5))
     )
     assert plot_embeddings(files[1], rows, None, ["a001"], PredictionsCache()) is None  # no vectors
+    # no two clue labels of a projection overlap (boxes as drawn, in pixels)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(plot.figure).get_renderer()
+    for ax in plot.figure.axes:
+        boxes = [t.get_window_extent(renderer) for t in ax.texts]
+        assert len(boxes) == 16
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1 :]:
+                assert not a.overlaps(b), (a, b)
+    svg = plot.html()
+    assert len(re.findall(r'<g id="clue-[0-9a-f]{10}-[01]-\d+">', svg)) == 32
 
 
 # --------------------------------------------------------------------------------------
 # The page
 # --------------------------------------------------------------------------------------
+
+
+def test_labels_in_any_script_are_html_text(tmp_path: Path, walls: dict) -> None:
+    """A CJK run label: every legend is HTML text beside the SVG (drawn by the page's fonts),
+    no plot draws the label, and matplotlib warns of no missing glyph."""
+    import warnings
+
+    root = tmp_path / "report"
+    shutil.copytree(DATA, root)
+    label = "模型-甲"
+    (root / "model-a.json").rename(root / f"{label}.json")
+    files = read_results([root / f"{label}.json", root / "model-b.json", root / "wote-spans.json"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        page = build_report(files, walls=walls)
+    assert [str(w.message) for w in caught if "Glyph" in str(w.message)] == []
+    svgs = re.findall(r"<svg.*?</svg>", page, re.DOTALL)
+    drawn = [svg[svg.index(">") :] for svg in svgs]  # the drawing, without the aria-label
+    assert len(svgs) >= 4 and not any(label in svg for svg in drawn)
+    legends = re.findall(r'<ul class="legend">(.*?)</ul>', page)
+    with_label = [item for item in legends if f"</span>{label}</li>" in item]
+    assert len(with_label) == 3  # by season, distributions, runs side by side
+    assert all("<li>" in item for item in legends) and len(legends) == len(svgs)
 
 
 @pytest.mark.slow
@@ -274,7 +320,8 @@ def test_page_is_self_contained(page: str) -> None:
 
 @pytest.mark.slow
 def test_page_escapes_data(page: str) -> None:
-    assert page.count('class="ocw-wall"') == 24  # every wall of default and ocw_randomized
+    # every wall of ocw_randomized, and of default once per results file (model-a, model-b)
+    assert page.count('class="ocw-wall"') == 36
     assert "<script>" not in page and "&lt;script&gt;" in page  # wall a012's clue
     assert "&lt;b&gt;Tags&lt;/b&gt;" in page
 
@@ -300,7 +347,8 @@ def test_report_cli(tmp_path: Path) -> None:
     result = runner.invoke(app, [*args, "--data-dir", f"default={OCW_DIR}"])
     assert result.exit_code == 0, result.output
     first = out.read_text()
-    assert first.count('class="ocw-wall"') == 2  # default drawn; ocw_randomized has no walls
+    # default drawn, 2 per results file; ocw_randomized has no walls
+    assert first.count('class="ocw-wall"') == 4
     again = runner.invoke(app, [*args, "--data-dir", f"default={OCW_DIR}"])
     assert again.exit_code == 0 and out.read_text() == first  # reproducible byte for byte
 
@@ -339,3 +387,44 @@ def test_help_does_not_import_plotting() -> None:
         "assert not heavy, heavy\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _broken(path: Path, change: str) -> Path:
+    data = json.loads(MODEL_A.read_text(encoding="utf-8"))
+    run = data["runs"][1]
+    if change == "grouping":
+        run["grouping"] = "x"
+    elif change == "per_wall":
+        run["per_wall"] = []
+    elif change == "ami":
+        run["per_wall"][2]["grouping"]["ami"] = "0.5"
+    elif change == "season":
+        run["by_season"]["1"]["human"] = [1]
+    elif change == "wall_id":
+        run["per_wall"][0]["wall_id"] = 7
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ("grouping", "runs[1].grouping"),
+        ("per_wall", "runs[1].per_wall"),
+        ("ami", "runs[1].per_wall[2].grouping.ami"),
+        ("season", "runs[1].by_season.1.human"),
+        ("wall_id", "runs[1].per_wall[0].wall_id"),
+    ],
+)
+def test_report_checks_the_inside_of_a_results_file(
+    tmp_path: Path, change: str, field: str
+) -> None:
+    path = _broken(tmp_path / "bad.json", change)
+    with pytest.raises(ReportError) as caught:
+        read_results([path])
+    assert str(path) in str(caught.value) and f"field `{field}`" in str(caught.value)
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(app, ["report", str(path), "--out", str(out)])
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert f"field `{field}`" in result.output and not out.exists()

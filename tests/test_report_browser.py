@@ -98,6 +98,11 @@ def open_in_chromium(report: Path, screenshot: Path | None = None) -> dict[str, 
                 " rows: [...t.querySelectorAll('tbody tr')].map("
                 "r => [...r.children].map(c => c.textContent))}))",
             )
+            seen["clue_boxes"] = page.eval_on_selector_all(
+                "g[id^='clue-']",
+                "gs => gs.map(g => { const r = g.getBoundingClientRect();"
+                " return [g.id.replace(/-\\d+$/, ''), r.left, r.top, r.right, r.bottom]; })",
+            )
             if screenshot is not None:
                 screenshot.parent.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(screenshot), full_page=True)
@@ -136,8 +141,21 @@ def _expected(results: dict[str, Any]) -> dict[tuple[str, str], tuple[list[float
     return out
 
 
+def _overlapping_labels(boxes: list[list[Any]]) -> list[tuple[Any, Any]]:
+    """Pairs of clue labels of one projection whose boxes, as Chromium drew them, overlap."""
+    out = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            width = min(a[3], b[3]) - max(a[1], b[1])
+            height = min(a[4], b[4]) - max(a[2], b[2])
+            if a[0] == b[0] and width > 0.5 and height > 0.5:
+                out.append((a, b))
+    return out
+
+
 def check_page(seen: dict[str, Any], results: dict[str, dict[str, Any]]) -> None:
     """Assertions shared by the browser tests (``results``: label -> results JSON)."""
+    assert _overlapping_labels(seen["clue_boxes"]) == []
     assert seen["errors"] == []
     assert seen["blocked"] == [] and len(set(seen["requests"])) == 1  # the file itself only
     assert seen["sizes"], "no svg or img in the page"
@@ -147,9 +165,10 @@ def check_page(seen: dict[str, Any], results: dict[str, dict[str, Any]]) -> None
     for table in seen["tables"]:
         header, rows = table["header"], {(r[0], r[1]): r for r in table["rows"]}
         for label, data in results.items():
-            if label not in header or data["config"] != table["config"]:
+            shown_as = f"{label} (stand-in)" if data.get("source", {}).get("stand_in") else label
+            if shown_as not in header or data["config"] != table["config"]:
                 continue
-            column = header.index(label)
+            column = header.index(shown_as)
             for key, (values, decimals) in _expected(data).items():
                 assert key in rows, (label, key)
                 shown = _numbers(rows[key][column])
@@ -179,6 +198,7 @@ def test_fixture_report_in_chromium(tmp_path: Path) -> None:
     seen = open_in_chromium(out)
     check_page(seen, {Path(f).stem: json.loads((DATA / f).read_text()) for f in files})
     assert len(seen["tables"]) == 3
+    assert len(seen["clue_boxes"]) == 32  # model-a's clue embeddings: 16 labels, 2 projections
 
 
 def _wote_runs(folder: Path, wote_dir: Path, n_runs: int) -> None:
@@ -241,7 +261,9 @@ def test_stand_in_report_in_chromium(stand_in_report: tuple[Path, dict]) -> None
     assert results["random"]["n_runs"] == 16 and results["random"]["n_walls"] == 494
     page = report.read_text()
     assert 'id="embeddings-embedding-' in page  # the kept vectors are plotted
-    assert page.count('class="ocw-wall"') == 5  # the hardest walls, drawn
+    assert page.count('class="ocw-wall"') == 10  # the 5 hardest walls of each OCW file, drawn
+    assert page.count('data-stand-in="true"><strong>stand-in</strong>') == 2  # random, embedding
     seen = open_in_chromium(report, SCREENSHOT)
     check_page(seen, results)
+    assert len(seen["clue_boxes"]) == 32  # one wall's 16 clue labels in 2 projections
     assert SCREENSHOT.stat().st_size > 10_000

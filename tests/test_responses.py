@@ -16,6 +16,7 @@ from test_llm_client import FakeServer, last_user_message
 from test_parsing import CONNECTIONS, EMPTY, GOLD, WORDS, lines
 from typer.testing import CliRunner
 
+import ocw_hub
 from ocw_hub.cli import app
 from ocw_hub.errors import PredictionsError
 from ocw_hub.llm.connections import robust_connections
@@ -138,7 +139,7 @@ def test_read_responses_both_shapes(tmp_path: Path) -> None:
     ("records", "message"),
     [
         (["{oops"], r"r.jsonl, line 1: not valid JSON"),
-        ([{"id": 1}], r"line 1: expected a batch output line"),
+        ([{"key": 1}], r"line 1: expected a batch output line"),
         ([{"wall_id": "a", "text": 3}], r"line 1 \(wall a\): field text: expected a string"),
         (
             [{"custom_id": "a", "response": {"status_code": 200, "body": {}}, "error": None}],
@@ -309,6 +310,17 @@ def test_end_to_end_grouping(
     assert results["grouping"]["correct_groups"] == correct_groups
     assert results["grouping"]["correct_groups_rate"] == correct_groups / 16
     assert "connections" not in results or results["connections"] is None
+    # the protocol recorded by prompts, run-llm (its --model replaces the requests') and parse
+    assert results["protocol"] == {
+        "method": "llm",
+        "task": "grouping",
+        "model": "fake",
+        "prompt_style": "paper",
+        "shots": 1,
+        "seed": 42,
+        "parse_mode": mode,
+        "package_version": ocw_hub.__version__,
+    }
 
 
 @pytest.mark.parametrize(("mode", "exact"), [("robust", 4 + 0 + 4 + 2), ("paper", 4 + 0 + 0 + 1)])
@@ -422,6 +434,7 @@ def test_reasoning_truncation_and_line_breaks(tmp_path: Path) -> None:
         "reasoning_only": 1, "truncated": 2, "unclosed_reasoning": 1,
     }  # fmt: skip
     assert predictions[1]["predicted_groups"] == [EMPTY] * 4
+    assert [w["reasoning"] for w in report["walls"]][:2] == ["Hammer goes with Wrench", None]
     predictions, report = parse_responses(responses, walls, allow_truncated=True)
     assert report["counts"]["truncated"] == 2 and report["allow_truncated"] is True
     assert predictions[1]["predicted_groups"] == GOLD

@@ -283,7 +283,9 @@ def test_show_unknown_id_is_one_line(tmp_path: Path) -> None:
     assert result.exit_code == 1
     # the data warnings of a first preparation (order of the tests) may come before it
     errors = [line for line in result.output.splitlines() if line.startswith("error:")]
-    assert errors == ["error: wall 'nope' is not in config 'default', split 'test'"]
+    assert errors == [
+        "error: wall 'nope' is not in config 'default', split 'test', nor in the other splits"
+    ]
     assert "Traceback" not in result.output
     other = tmp_path / "other.json"
     other.write_text(json.dumps([]))

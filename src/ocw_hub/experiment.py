@@ -11,8 +11,9 @@ From the raw OCW release (and WoTe) folders it writes, under ``out``::
 
 Methods: ``embedding`` (the paper's protocol: each clue embedded on its own, constrained
 k-means into 4 groups of 4, 16 runs over shuffled clue orders; with the built-in lexical
-encoder unless a sentence-transformers model is given) and ``random`` (chance level), on the
-test split of ``default`` and of ``ocw_randomized``. Each step is the package's own function
+encoder unless a transformers model is given, embedded as the paper did) and ``random``
+(chance level), on the test split of ``default`` and of ``ocw_randomized``. Each step is the
+package's own function
 (:func:`ocw_hub.data.export.build_export`, :func:`ocw_hub.data.randomize.derive_randomized`,
 :func:`ocw_hub.baselines.protocol.predict`, :func:`ocw_hub.scoring.runs.evaluate_files`,
 :func:`ocw_hub.views.report.build_report`); nothing here computes a figure.
@@ -87,7 +88,8 @@ def reproduce(
         ocw_dir: the OCW release (the ``dataset/`` folder or ``OCW.tar.gz``).
         out: the folder to write (new, empty, or a previous run's).
         wote_dir: the WoTe release folder, exported beside OCW when given.
-        model: a sentence-transformers model name or local path for the embedding method
+        model: a transformers model name or local path for the embedding method (the paper's
+            first-token path, :class:`ocw_hub.baselines.transformer.TransformerEncoder`)
             (default: the built-in character n-gram TF-IDF encoder, a lexical baseline).
         runs: runs per method (the paper: 16).
         jobs: processes for the clustering (default: every core).

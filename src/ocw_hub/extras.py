@@ -24,7 +24,7 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 #: extra -> the PyPI package whose import it is checked by (``module``, ``package``).
 EXTRAS: dict[str, tuple[str, str]] = {
     "baselines": ("k_means_constrained", "k-means-constrained"),
-    "encoders": ("sentence_transformers", "sentence-transformers"),
+    "encoders": ("transformers", "transformers"),
     "llm": ("openai", "openai"),
     "report": ("matplotlib", "matplotlib"),
     "bertscore": ("bert_score", "bert-score"),

@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import IO
 
 from .configs import PathLike
 from .errors import OutputPathError
@@ -80,7 +81,25 @@ def check_output_file(
             another name) or lies inside an input folder; a parent is an existing file; no file
             can be created in the nearest existing parent.
     """
-    path = Path(out).expanduser()
+    with _os_errors(option, out):
+        return _check_output_file(Path(out).expanduser(), out, inputs, option)
+
+
+@contextmanager
+def _os_errors(option: str, out: PathLike) -> Iterator[None]:
+    """An ``OSError`` while looking at an output path (a folder on the way that this user may
+    not enter) as one line."""
+    try:
+        yield
+    except OSError as err:
+        raise OutputPathError(
+            f"{option} {out}: cannot be used ({err.strerror or err}: {err.filename})"
+        ) from None
+
+
+def _check_output_file(
+    path: Path, out: PathLike, inputs: Iterable[PathLike | None], option: str
+) -> Path:
     kind = _not_regular(path)
     if kind is not None:
         raise OutputPathError(f"{option} {out}: is {kind}, not a regular file; give a file path")
@@ -114,7 +133,13 @@ def check_output_dir(
         OutputPathError: ``out`` is a file or a symlink; it is, holds or lies inside an input;
             the nearest existing parent is not writable.
     """
-    path = Path(out).expanduser()
+    with _os_errors(option, out):
+        return _check_output_dir(Path(out).expanduser(), out, inputs, option)
+
+
+def _check_output_dir(
+    path: Path, out: PathLike, inputs: Iterable[PathLike | None], option: str
+) -> Path:
     if path.is_symlink():
         raise OutputPathError(f"{option} {out}: is a symbolic link; give the real path")
     if path.exists() and not path.is_dir():
@@ -145,16 +170,43 @@ def write_text_atomic(path: PathLike, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
-def write_bytes_atomic(path: PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder, renamed over
-    ``path`` only when complete, with the permissions of an ordinary new file (the umask
-    applied); the temporary file is removed on any failure.
+def write_files_atomic(files: dict[Path, bytes]) -> None:
+    """Write several files as one: each is written to a temporary file beside it, and only when
+    all are complete are they renamed into place, with Ctrl-C held for the renames (so a
+    folder of runs is never left half old, half new). Each path as :func:`write_bytes_atomic`.
 
     Raises:
-        OutputPathError: ``path`` exists and is no regular file (checked again just before the
-            rename); the folder cannot be written.
+        OutputPathError: as :func:`write_bytes_atomic`; nothing is replaced then.
     """
-    path = Path(path)
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, data in files.items():
+            staged.append((_staged_file(Path(path), data), Path(path)))
+        _held_sigint(lambda: [_replace_regular(tmp, path) for tmp, path in staged])
+    except BaseException:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _held_sigint(step: Callable[[], object]) -> None:
+    """``step()`` with SIGINT held until it is done (in the main thread; elsewhere as is)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        step()
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        step()
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _staged_file(path: Path, data: bytes) -> str:
+    """A complete temporary copy of ``data`` beside ``path``, with an ordinary file's
+    permissions; its name."""
     kind = _not_regular(path)
     if kind is not None:
         raise OutputPathError(f"{path}: is {kind}, not a regular file; not replaced")
@@ -169,13 +221,46 @@ def write_bytes_atomic(path: PathLike, data: bytes) -> None:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; the result is an ordinary file
-        kind = _not_regular(path)
-        if kind is not None:
-            raise OutputPathError(f"{path}: is {kind}, not a regular file; not replaced")
-        os.replace(tmp, path)
+    except OSError as err:
+        Path(tmp).unlink(missing_ok=True)
+        raise OutputPathError(f"{path}: cannot be written ({err.strerror})") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return tmp
+
+
+def _replace_regular(tmp: str, path: Path) -> None:
+    kind = _not_regular(path)
+    if kind is not None:
+        raise OutputPathError(f"{path}: is {kind}, not a regular file; not replaced")
+    os.replace(tmp, path)
+
+
+def write_bytes_atomic(path: PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder, renamed over
+    ``path`` only when complete, with the permissions of an ordinary new file (the umask
+    applied); the temporary file is removed on any failure.
+
+    Raises:
+        OutputPathError: ``path`` exists and is no regular file (checked again just before the
+            rename); the folder cannot be written.
+    """
+    path = Path(path)
+    tmp = _staged_file(path, data)
+    try:
+        _replace_regular(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _same_inode(handle: IO[str], path: Path) -> bool:
+    """Whether the open file ``handle`` is still the file at ``path``."""
+    try:
+        return os.path.samestat(os.fstat(handle.fileno()), os.stat(path))
+    except FileNotFoundError:
+        return False
 
 
 #: The lock file that :func:`exclusive` holds in an output folder.
@@ -187,7 +272,8 @@ def exclusive(folder: PathLike, *, option: str = "--out") -> Iterator[None]:
     """Hold ``folder`` (created if missing) for this process: a second writer of the same
     folder fails at once instead of mixing its files with this one's. The lock is an
     ``fcntl.flock`` on ``folder/.ocw-hub.lock`` (released when the process ends, even killed);
-    the file is removed on exit.
+    the file is removed on exit, and the folder too when this call made it and it stayed
+    empty (a failed or interrupted run leaves nothing).
 
     Raises:
         OutputPathError: another process holds the folder.
@@ -195,22 +281,39 @@ def exclusive(folder: PathLike, *, option: str = "--out") -> Iterator[None]:
     import fcntl
 
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    lock = folder / LOCK_NAME
-    if _not_regular(lock) is not None:
-        raise OutputPathError(f"{option} {folder}: {LOCK_NAME} is not a regular file")
-    handle = open(lock, "a+")  # noqa: SIM115 (held for the whole block)
+    created = not folder.exists()
     try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise OutputPathError(f"{option} {folder}: cannot be created ({err.strerror})") from None
+    lock = folder / LOCK_NAME
+    while True:
+        if _not_regular(lock) is not None:
+            raise OutputPathError(f"{option} {folder}: {LOCK_NAME} is not a regular file")
+        try:
+            handle = open(lock, "a+")  # noqa: SIM115 (held for the whole block)
+        except OSError as err:
+            raise OutputPathError(
+                f"{option} {folder}: cannot be written ({err.strerror})"
+            ) from None
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            handle.close()
             raise OutputPathError(
                 f"{option} {folder}: another ocw-hub run is writing this folder; wait for it "
                 "or choose another folder"
             ) from None
+        if _same_inode(handle, lock):
+            break
+        handle.close()  # the holder removed the file between our open and our lock: again
+    try:
         try:
             yield
         finally:
             lock.unlink(missing_ok=True)
+            if created:
+                with suppress(OSError):  # left only when the block wrote nothing into it
+                    folder.rmdir()
     finally:
         handle.close()

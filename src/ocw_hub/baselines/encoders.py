@@ -1,19 +1,27 @@
 """Clue encoders for the embedding baseline: each clue of a wall becomes one vector.
 
-Both encoders follow the paper's protocol for static embeddings (upstream
-``scripts/prediction.py`` with ``utils.get_embeddings_static``): every clue is embedded
-**lowercased and on its own**, never in the context of its wall. Each distinct lowercased clue
-of the split is embedded once (one call for the whole split), and a wall's vectors are rows of
-that table, so the 16 runs of the protocol, which only reorder a wall's clues, reuse them.
+The encoders follow the paper's protocol (upstream ``scripts/prediction.py`` with
+``utils.get_embeddings_static``): every clue is embedded **lowercased and on its own**. Each
+distinct lowercased clue of the split is embedded once (one call for the whole split), and a
+wall's vectors are rows of that table, so the 16 runs of the protocol, which only reorder a
+wall's clues, reuse them. The one exception is the paper's contextual mode
+(``TransformerEncoder(contextual=True)``), where a clue's vector depends on the other clues of
+its wall and their order, so each run is embedded on its own (``encode_runs``).
 
 * :class:`TfidfEncoder` (the default, no download): character n-gram TF-IDF from scikit-learn,
   a *lexical* baseline (clues that share letters end up close), not the paper's model.
-* :class:`SentenceTransformerEncoder`: any ``sentence-transformers`` model, by Hub name or
-  local folder (the optional extra ``encoders``), as the paper's PLM baselines.
+* :class:`ocw_hub.baselines.transformer.TransformerEncoder`: a Hugging Face transformers model
+  as the paper embedded it through flair 0.9 (first token of the last layer; ``mean`` pooling
+  and the contextual mode as options).
+* :class:`SentenceTransformerEncoder`: a ``sentence-transformers`` model's ``encode`` (its
+  own pooling and normalisation), a named alternative, not the paper's path.
+* :class:`ocw_hub.baselines.vectors.WordVectorsEncoder`: static word vectors (GloVe,
+  word2vec/FastText ``.vec``) from a local text file, mean of a clue's words.
 
 ``encode_walls(walls)`` returns, for each wall, a float32 array of shape (16, d): one row per
-clue, in the order of the wall's ``words``. Heavy modules (scikit-learn, torch) are imported
-inside the methods.
+clue, in the order of the wall's ``words``; ``describe()`` the encoder's protocol as a dict.
+Heavy modules (scikit-learn, torch) are imported inside the methods; the extra ``encoders``
+brings transformers, torch and sentence-transformers, ``baselines`` segtok.
 """
 
 from __future__ import annotations
@@ -32,22 +40,24 @@ TFIDF_NGRAM_RANGE = (2, 4)
 
 
 class ModelUnavailableError(OCWHubError, OSError):
-    """A sentence-transformers model that cannot be loaded: ``sentence-transformers`` is not
-    installed, or the name is neither a local model folder nor a model in the Hugging Face cache
-    (and the Hub cannot be reached).
+    """A model that cannot be loaded: its package (``transformers``, ``sentence-transformers``)
+    is not installed, or the name is neither a local model folder nor a model in the Hugging
+    Face cache (and the Hub cannot be reached).
 
     Attributes:
         model: the name or path that was given.
         reason: what went wrong, in one line.
+        kind: the encoder kind (``transformers`` or ``sentence-transformers``).
     """
 
-    def __init__(self, model: str, reason: str) -> None:
+    def __init__(self, model: str, reason: str, kind: str = "sentence-transformers") -> None:
         super().__init__(
             f"model {model!r} cannot be loaded ({reason}); give the local path of a "
-            "sentence-transformers model folder instead"
+            f"{kind} model folder instead"
         )
         self.model = model
         self.reason = reason
+        self.kind = kind
 
 
 class Encoder(Protocol):
@@ -55,11 +65,16 @@ class Encoder(Protocol):
 
     #: The model's name (a Hub name, a local path, or the built-in encoder's name).
     model: str
-    #: The kind of encoder: ``tfidf`` or ``sentence-transformers``.
+    #: The kind of encoder: ``tfidf``, ``transformers``, ``sentence-transformers`` or
+    #: ``word-vectors``.
     kind: str
 
     def encode_walls(self, walls: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """One float32 array of shape (16, d) per wall, rows in the order of its clues."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """The encoder's protocol (kind, model, pooling, context, ...), JSON-serialisable."""
         ...
 
 
@@ -68,7 +83,7 @@ def distinct_clues(walls: Sequence[Sequence[str]]) -> list[str]:
     return sorted({str(clue).lower() for words in walls for clue in words})
 
 
-def _rows(walls: Sequence[Sequence[str]], clues: list[str]) -> list[list[int]]:
+def rows_of(walls: Sequence[Sequence[str]], clues: list[str]) -> list[list[int]]:
     """For each wall, the row of each of its clues in the table of :func:`distinct_clues`."""
     index = {clue: row for row, clue in enumerate(clues)}
     return [[index[str(clue).lower()] for clue in words] for words in walls]
@@ -94,6 +109,17 @@ class TfidfEncoder:
         self.ngram_range = ngram_range
         self.model = f"tfidf-char_wb-{ngram_range[0]}-{ngram_range[1]}"
 
+    def describe(self) -> dict[str, Any]:
+        """The encoder's protocol, for a results file's provenance."""
+        return {
+            "encoder": self.kind,
+            "model": self.model,
+            "context": "clue",
+            "ngram_range": list(self.ngram_range),
+            "lowercase": True,
+            "normalised": True,
+        }
+
     def encode_walls(self, walls: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """One float32 array of shape (16, d_wall) per wall (see the class docstring)."""
         from sklearn.feature_extraction.text import TfidfVectorizer
@@ -111,7 +137,7 @@ class TfidfEncoder:
 
             table = csr_matrix((len(clues), 0), dtype=np.float32)
         arrays = []
-        for rows in _rows(walls, clues):
+        for rows in rows_of(walls, clues):
             wall = table[rows]
             columns = np.unique(wall.indices)
             if columns.size == 0:  # no n-gram at all (e.g. 16 one-character clues): one column
@@ -140,6 +166,17 @@ class SentenceTransformerEncoder:
         self.batch_size = batch_size
         self._st = load_sentence_transformer(self.model, device=device)
 
+    def describe(self) -> dict[str, Any]:
+        """The encoder's protocol, for a results file's provenance."""
+        return {
+            "encoder": self.kind,
+            "model": self.model,
+            "context": "clue",
+            "pooling": "the model's own (SentenceTransformer.encode)",
+            "lowercase": True,
+            "normalised": "as the model's modules do",
+        }
+
     def encode_walls(self, walls: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """One float32 array of shape (16, d) per wall, d the model's dimension."""
         clues = distinct_clues(walls)
@@ -154,7 +191,7 @@ class SentenceTransformerEncoder:
             ),
             dtype=np.float32,
         )
-        return [table[rows] for rows in _rows(walls, clues)]
+        return [table[rows] for rows in rows_of(walls, clues)]
 
 
 def load_sentence_transformer(model: str, *, device: str | None = "cpu") -> Any:
@@ -184,13 +221,47 @@ def load_sentence_transformer(model: str, *, device: str | None = "cpu") -> Any:
         raise ModelUnavailableError(model, reason) from err
 
 
-def make_encoder(model: str | None = None) -> Encoder:
-    """The built-in :class:`TfidfEncoder` when ``model`` is None, else a
-    :class:`SentenceTransformerEncoder` of ``model`` (Hub name or local path).
+#: The encoders of a model given by name or folder (``make_encoder(encoder=...)``).
+MODEL_ENCODERS = ("transformers", "sentence-transformers")
+
+
+def make_encoder(
+    model: str | None = None,
+    *,
+    encoder: str = "transformers",
+    pooling: str = "cls",
+    contextual: bool = False,
+    vectors: str | Path | None = None,
+) -> Encoder:
+    """The encoder of the embedding baseline.
+
+    * ``vectors`` (a word-vectors file): :class:`ocw_hub.baselines.vectors.WordVectorsEncoder`;
+    * ``model`` with ``encoder="transformers"`` (the default, the paper's path):
+      :class:`ocw_hub.baselines.transformer.TransformerEncoder` with ``pooling`` and
+      ``contextual``; with ``encoder="sentence-transformers"``:
+      :class:`SentenceTransformerEncoder`;
+    * neither: the built-in :class:`TfidfEncoder`.
 
     Raises:
-        ModelUnavailableError: see :class:`SentenceTransformerEncoder`.
+        ModelUnavailableError: the model cannot be loaded.
+        ValueError: ``model`` and ``vectors`` together, an unknown encoder or pooling,
+            ``pooling``/``contextual`` with sentence-transformers.
+        ocw_hub.baselines.vectors.VectorsFileError: a vectors file that cannot be read.
     """
+    if encoder not in MODEL_ENCODERS:
+        raise ValueError(f"encoder {encoder!r}: expected one of {list(MODEL_ENCODERS)}")
+    if vectors is not None:
+        if model is not None:
+            raise ValueError("a model and a vectors file exclude each other")
+        from .vectors import WordVectorsEncoder
+
+        return WordVectorsEncoder(vectors)
     if model is None:
         return TfidfEncoder()
-    return SentenceTransformerEncoder(model)
+    if encoder == "sentence-transformers":
+        if pooling != "cls" or contextual:
+            raise ValueError("pooling and contextual apply to the transformers encoder only")
+        return SentenceTransformerEncoder(model)
+    from .transformer import TransformerEncoder
+
+    return TransformerEncoder(model, pooling=pooling, contextual=contextual)

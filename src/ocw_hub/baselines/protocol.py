@@ -12,10 +12,13 @@ connections.
   the 4 predicted groups with probability 4 / C(16, 4) = 1/455); a full wall: 1 in 2,627,625.
 * ``embedding`` (:func:`embedding_baseline`), the protocol of the paper (Naeini et al.,
   NeurIPS 2023; upstream ``scripts/prediction.py`` and ``utils.py``): each clue is embedded
-  lowercased and on its own (:mod:`ocw_hub.baselines.encoders`); the 16 vectors of a wall are
+  lowercased and on its own (:mod:`ocw_hub.baselines.encoders`; in the paper's contextual
+  mode, in the context of its wall in the run's order); the 16 vectors of a wall are
   clustered by
   ``KMeansConstrained(n_clusters=4, size_min=4, size_max=4, random_state=seed)`` (package
-  ``k-means-constrained``, its defaults otherwise: ``n_init=10``, k-means++), seed 42; the
+  ``k-means-constrained``, its defaults otherwise: ``n_init=10``, k-means++), seed 42, on the
+  vectors as float64 (upstream hands it a torch tensor, which its ``check_array`` converts to
+  float64; a float32 array would be clustered in float32); the
   predicted groups are the clusters, in cluster-label order, each clue in its original spelling,
   in the run's clue order. There are 16 runs, s = 0..15: run s feeds the clues in the order
   ``random.Random(s).sample(words, 16)``, which is what changes between runs (the clustering is
@@ -33,9 +36,11 @@ import json
 import os
 import random
 import re
+import signal
 import threading
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,7 +48,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import OCWHubError, OutputPathError
-from ..outputs import PathLike, check_output_dir, write_bytes_atomic, write_text_atomic
+from ..outputs import PathLike, check_output_dir, write_files_atomic
+from ..provenance import write_protocol
 from ..resources import load_sibling
 
 if TYPE_CHECKING:
@@ -83,9 +89,11 @@ class BaselineResult:
             format (``predicted_connections`` None).
         model: the encoder's model (embedding only): a sentence-transformers name or path, or
             the built-in encoder's name (``tfidf-char_wb-2-4``).
-        encoder: ``tfidf`` or ``sentence-transformers`` (embedding only).
+        encoder: the encoder's kind (embedding only): ``tfidf``, ``transformers``,
+            ``sentence-transformers`` or ``word-vectors``.
+        protocol: the encoder's ``describe()`` (embedding only).
         vectors: wall id -> float32 array of shape (16, d), one row per clue in the order of the
-            wall's ``words`` (embedding only).
+            wall's ``words`` (embedding only; contextual vectors: those of run 0).
         clues: wall id -> the wall's 16 clues in that order (embedding only).
     """
 
@@ -94,6 +102,7 @@ class BaselineResult:
     runs: list[list[dict[str, Any]]]
     model: str | None = None
     encoder: str | None = None
+    protocol: dict[str, Any] = field(default_factory=dict)
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
     clues: dict[str, list[str]] = field(default_factory=dict)
 
@@ -195,21 +204,26 @@ def random_baseline(
 
 def cluster(vectors: np.ndarray, seed: int = SEED) -> np.ndarray:
     """Cluster labels (0-3, four of each) of 16 vectors, shape (16, d), with the paper's
-    ``KMeansConstrained(n_clusters=4, size_min=4, size_max=4, random_state=seed)``."""
+    ``KMeansConstrained(n_clusters=4, size_min=4, size_max=4, random_state=seed)`` on the
+    vectors as float64 (as upstream's torch tensor reaches it)."""
     from k_means_constrained import KMeansConstrained
 
     model = KMeansConstrained(
         n_clusters=N_GROUPS, size_min=GROUP_SIZE, size_max=GROUP_SIZE, random_state=seed
     )
-    return np.asarray(model.fit_predict(vectors))
+    return np.asarray(model.fit_predict(np.asarray(vectors, dtype=np.float64)))
 
 
 def wall_labels(vectors: np.ndarray, runs: int = RUNS, seed: int = SEED) -> np.ndarray:
     """The labels of every run of one wall, shape (runs, 16): row s holds the label of each
     position of run s's clue order (:func:`run_order`), from :func:`cluster` on the vectors in
-    that order. ``vectors`` has shape (16, d), rows in the order of the wall's ``words``."""
-    n = vectors.shape[0]
-    return np.stack([cluster(vectors[run_order(s, n)], seed) for s in range(runs)]).astype(np.int8)
+    that order. ``vectors`` has shape (16, d), rows in the order of the wall's ``words``, or
+    (runs, 16, d) with row s already in run s's order (contextual vectors)."""
+    if vectors.ndim == 3:
+        inputs = [vectors[s] for s in range(runs)]
+    else:
+        inputs = [vectors[run_order(s, vectors.shape[0])] for s in range(runs)]
+    return np.stack([cluster(x, seed) for x in inputs]).astype(np.int8)
 
 
 def groups_from_labels(
@@ -252,14 +266,36 @@ def start_workers(jobs: int | None = None) -> threading.Thread | None:
     if jobs == 1:
         return None
 
-    def warm() -> None:
-        from joblib import Parallel, delayed
+    from joblib import Parallel, delayed
 
-        Parallel(n_jobs=jobs)(delayed(_warm_worker)(0.2) for _ in range(jobs))
-
-    thread = threading.Thread(target=warm, name="ocw-hub-warm-workers", daemon=True)
+    with workers_ignore_sigint():  # the pool's processes start here, in the calling thread
+        results = Parallel(n_jobs=jobs, return_as="generator")(
+            delayed(_warm_worker)(0.2) for _ in range(jobs)
+        )
+    thread = threading.Thread(
+        target=lambda: list(results), name="ocw-hub-warm-workers", daemon=True
+    )
     thread.start()
     return thread
+
+
+@contextmanager
+def workers_ignore_sigint() -> Iterator[None]:
+    """Processes started in this block ignore SIGINT (an ignored signal stays ignored through
+    ``exec``, and Python then installs no ``KeyboardInterrupt`` handler): Ctrl-C reaches the
+    command, which stops them (:mod:`ocw_hub.cli`), instead of each worker printing a
+    traceback. A Ctrl-C during the block is held and delivered after it. Nothing outside the
+    main thread (signal handlers are the main thread's)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def label_walls(
@@ -281,7 +317,8 @@ def label_walls(
         from joblib import Parallel, delayed
 
         parallel = Parallel(n_jobs=min(jobs, len(chunks)), return_as="generator")
-        results = parallel(delayed(_label_chunk)(c, runs, seed) for c in chunks)
+        with workers_ignore_sigint():
+            results = parallel(delayed(_label_chunk)(c, runs, seed) for c in chunks)
     labels: list[np.ndarray] = []
     for done in results:
         labels.extend(done)
@@ -321,7 +358,7 @@ def embedding_baseline(
             below 1.
     """
     _check_counts(runs, jobs)
-    encoder, arrays = embed_walls(walls, encoder)
+    encoder, arrays = embed_walls(walls, encoder, runs=runs)
     return cluster_walls(
         walls,
         arrays,
@@ -331,15 +368,17 @@ def embedding_baseline(
         on_progress=on_progress,
         model=encoder.model,
         encoder=encoder.kind,
+        protocol=encoder.describe(),
     )
 
 
 def embed_walls(
-    walls: Sequence[dict[str, Any]], encoder: Encoder | None = None
+    walls: Sequence[dict[str, Any]], encoder: Encoder | None = None, *, runs: int = RUNS
 ) -> tuple[Encoder, list[np.ndarray]]:
     """The encoder used (default: the built-in TF-IDF) and each wall's vectors: a float32 array
     of shape (16, d) per wall, rows in the order of its ``words``, each distinct clue embedded
-    once, lowercased.
+    once, lowercased; for a contextual encoder (``encoder.contextual``), shape (runs, 16, d),
+    row s the wall embedded in run s's clue order (:func:`run_order`).
 
     Raises:
         BaselineError: a wall without 16 string clues, a repeated wall id.
@@ -348,7 +387,20 @@ def embed_walls(
 
     _check_walls(walls)
     encoder = encoder if encoder is not None else TfidfEncoder()
-    return encoder, encoder.encode_walls([w["words"] for w in walls])
+    words = [w["words"] for w in walls]
+    if getattr(encoder, "contextual", False):
+        return encoder, encoder.encode_runs(words, [run_order(s) for s in range(runs)])
+    return encoder, encoder.encode_walls(words)
+
+
+def _words_order(array: np.ndarray) -> np.ndarray:
+    """(16, d) float32 rows in the order of the wall's ``words``: ``array`` itself, or run 0 of
+    contextual vectors (runs, 16, d) put back in that order."""
+    if array.ndim == 2:
+        return np.asarray(array, dtype=np.float32)
+    rows = np.empty(array.shape[1:], dtype=np.float32)
+    rows[run_order(0, array.shape[1])] = array[0]
+    return rows
 
 
 def cluster_walls(
@@ -361,10 +413,11 @@ def cluster_walls(
     on_progress: Callable[[int], None] | None = None,
     model: str | None = None,
     encoder: str | None = None,
+    protocol: dict[str, Any] | None = None,
 ) -> BaselineResult:
     """The runs of the embedding baseline from the walls' vectors (:func:`embed_walls`):
-    :func:`label_walls`, then each run's groups by :func:`groups_from_labels`. ``model`` and
-    ``encoder`` are recorded in the result.
+    :func:`label_walls`, then each run's groups by :func:`groups_from_labels`. ``model``,
+    ``encoder`` and ``protocol`` are recorded in the result.
 
     Raises:
         BaselineError: a wall without 16 string clues, a repeated wall id, vectors that are not
@@ -375,11 +428,13 @@ def cluster_walls(
     if len(arrays) != len(walls):
         raise BaselineError(f"{len(arrays)} vector arrays for {len(walls)} walls")
     for wall, array in zip(walls, arrays, strict=True):
-        if np.ndim(array) != 2 or len(array) != N_CLUES:
+        shape = np.shape(array)
+        if not (len(shape) == 2 and shape[0] == N_CLUES) and shape[:2] != (runs, N_CLUES):
             raise BaselineError(
-                f"wall {wall['wall_id']}: vectors of shape {np.shape(array)}, expected (16, d)"
+                f"wall {wall['wall_id']}: vectors of shape {shape}, expected (16, d) or "
+                f"({runs}, 16, d)"
             )
-    arrays = [np.asarray(a, dtype=np.float32) for a in arrays]  # as upstream: torch .float()
+    arrays = [np.asarray(a) for a in arrays]
     labels = label_walls(arrays, runs=runs, seed=seed, jobs=jobs, on_progress=on_progress)
     orders = [run_order(s) for s in range(runs)]
     return BaselineResult(
@@ -394,7 +449,8 @@ def cluster_walls(
         ],
         model=model,
         encoder=encoder,
-        vectors={w["wall_id"]: a for w, a in zip(walls, arrays, strict=True)},
+        protocol=dict(protocol or {}),
+        vectors={w["wall_id"]: _words_order(a) for w, a in zip(walls, arrays, strict=True)},
         clues={w["wall_id"]: list(w["words"]) for w in walls},
     )
 
@@ -428,6 +484,7 @@ def predict(
     *,
     method: str = "embedding",
     model: str | None = None,
+    encoder_options: dict[str, Any] | None = None,
     runs: int = RUNS,
     seed: int = SEED,
     jobs: int | None = None,
@@ -440,8 +497,10 @@ def predict(
     Args:
         config, split, data_dir, cache_dir, verification_mode: as for ``load_split``.
         method: ``random`` or ``embedding``.
-        model: embedding only: a sentence-transformers model name or local path (default: the
-            built-in character n-gram TF-IDF encoder).
+        model: embedding only: a transformers model name or local path, embedded as the
+            paper did (default: the built-in character n-gram TF-IDF encoder).
+        encoder_options: embedding only: ``encoder``, ``pooling``, ``contextual``, ``vectors``
+            of :func:`ocw_hub.baselines.encoders.make_encoder`.
         runs, seed, jobs, on_progress: see :func:`embedding_baseline`.
 
     Raises:
@@ -454,11 +513,11 @@ def predict(
 
     if method not in METHODS:
         raise BaselineError(f"unknown method {method!r}; expected one of {list(METHODS)}")
-    if method == "random" and model is not None:
+    if method == "random" and (model is not None or encoder_options):
         raise BaselineError("a model applies to the embedding method only")
     config = check_ocw_config(config)
     _check_counts(runs, jobs)
-    encoder = make_encoder(model) if method == "embedding" else None
+    encoder = make_encoder(model, **(encoder_options or {})) if method == "embedding" else None
     walls = load_split(
         config, split, data_dir, cache_dir=cache_dir, verification_mode=verification_mode
     ).to_list()
@@ -529,7 +588,8 @@ def write_baseline(result: BaselineResult, out: PathLike, *, keep_vectors: bool 
     """Write ``run-00.json`` ... (one predictions file per run) into ``out``, each whole or not
     at all; with ``keep_vectors`` (embedding only) also ``embeddings.npz`` (wall id -> float32
     array (16, d), rows in the order of the wall's ``words``) and ``embeddings.json``
-    (``{"model", "encoder", "clues": {wall_id: [16 clues in that order]}}``).
+    (``{"model", "encoder", "protocol", "clues": {wall_id: [16 clues in that order]}}``); and
+    ``protocol.json``, the runs' protocol record (:func:`baseline_protocol`).
 
     Check ``out`` first with :func:`check_predictions_dir`.
 
@@ -542,16 +602,38 @@ def write_baseline(result: BaselineResult, out: PathLike, *, keep_vectors: bool 
     if keep_vectors and not result.vectors:
         raise BaselineError("only the embedding baseline has vectors to keep")
     folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, predictions in zip(run_file_names(len(result.runs)), result.runs, strict=True):
-        write_text_atomic(folder / name, predictions_json(predictions))
-        written.append(folder / name)
+    names = run_file_names(len(result.runs))
+    files = {
+        folder / name: predictions_json(predictions).encode("utf-8")
+        for name, predictions in zip(names, result.runs, strict=True)
+    }
     if keep_vectors:
-        write_bytes_atomic(folder / VECTORS_NPZ, vectors_npz(result.vectors))
-        meta = {"model": result.model, "encoder": result.encoder, "clues": result.clues}
-        write_text_atomic(
-            folder / VECTORS_JSON, json.dumps(meta, ensure_ascii=False, indent=1) + "\n"
-        )
-        written += [folder / VECTORS_NPZ, folder / VECTORS_JSON]
+        meta = {
+            "model": result.model,
+            "encoder": result.encoder,
+            "protocol": result.protocol,
+            "clues": result.clues,
+        }
+        files[folder / VECTORS_NPZ] = vectors_npz(result.vectors)
+        files[folder / VECTORS_JSON] = (
+            json.dumps(meta, ensure_ascii=False, indent=1) + "\n"
+        ).encode("utf-8")
+    write_files_atomic(files)  # all or none: never a folder of runs half old, half new
+    written = list(files)
+    written.append(write_protocol(folder, baseline_protocol(result)))
     return written
+
+
+def baseline_protocol(result: BaselineResult) -> dict[str, Any]:
+    """The protocol fields of a baseline's runs (:mod:`ocw_hub.provenance`): method, model,
+    encoder, pooling and context (as the encoder's ``describe()`` names them), seed, runs."""
+    described = result.protocol or {}
+    return {
+        "method": result.method,
+        "model": result.model,
+        "encoder": result.encoder,
+        "pooling": described.get("pooling"),
+        "context": described.get("context"),
+        "seed": result.seed,
+        "runs": len(result.runs),
+    }

@@ -10,9 +10,22 @@ Errors a user can fix end with a one-line message and exit code 1 (see
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
-app = typer.Typer(
+from ..interrupts import run_interruptible
+
+
+class _App(typer.Typer):
+    """The ``ocw-hub`` program: Ctrl-C at any moment ends it with one line and exit code 130,
+    no traceback (:mod:`ocw_hub.interrupts`)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return run_interruptible(lambda: super(_App, self).__call__(*args, **kwargs))
+
+
+app = _App(
     help="Load, export, score and publish the OCW and WoTe benchmarks.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,

@@ -17,19 +17,55 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 
-console = Console()
-err_console = Console(stderr=True)
+from ..shown import inert
+
+#: Columns of an output that is not a terminal (a file, a pipe): no table is cut to fit.
+UNBOUNDED_COLUMNS = 10_000
+
+
+class _Console(Console):
+    """A ``rich`` console as wide as the terminal it writes to, and unbounded when it writes to
+    a file or a pipe (``rich`` would take 80 columns, or the width of another terminal the
+    process has); ``COLUMNS`` and an explicit width win."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        size = super().size
+        if self._width is None and not self.is_terminal and "COLUMNS" not in self._environ:
+            return ConsoleDimensions(UNBOUNDED_COLUMNS, size.height)
+        return size
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        self._width, self._height = new_size
+
+
+console = _Console()
+err_console = _Console(stderr=True)
+
+#: Characters of one line of an error, note or warning (each echoed value is also cut where it
+#: is written, see :func:`ocw_hub.shown.preview`): the terminal's wrapping stays cheap.
+MESSAGE_LINE_CHARS = 2000
 
 #: The environment variable ``datasets`` reads on import to hide its progress bars.
 _NO_BARS = "HF_DATASETS_DISABLE_PROGRESS_BARS"
 
 
+def shown_message(message: str) -> str:
+    """A message as printed: data text in it made inert (:func:`ocw_hub.shown.inert`, newlines
+    kept), each line cut to :data:`MESSAGE_LINE_CHARS`, ``rich`` markup escaped."""
+    lines = message.split("\n")
+    return escape("\n".join(inert(line, limit=MESSAGE_LINE_CHARS) for line in lines))
+
+
 def fail(message: str) -> None:
     """Print ``error: message`` on stderr and exit 1."""
-    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    err_console.print(
+        f"[bold red]error:[/] {shown_message(message)}", highlight=False, soft_wrap=True
+    )
     raise typer.Exit(1)
 
 
@@ -42,7 +78,9 @@ def _source_message(err: Any) -> str:
 def print_notes(notes: list[str]) -> None:
     """Each note on stderr, as ``note: ...``."""
     for note in notes:
-        err_console.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
+        err_console.print(
+            f"[yellow]note:[/] {shown_message(note)}", highlight=False, soft_wrap=True
+        )
 
 
 def _datasets_error(err: Exception) -> str | None:
@@ -120,7 +158,9 @@ def quiet_datasets() -> Iterator[None]:
             for warning in caught:
                 if issubclass(warning.category, UserWarning):
                     err_console.print(
-                        f"[yellow]warning:[/] {escape(str(warning.message))}", highlight=False
+                        f"[yellow]warning:[/] {shown_message(str(warning.message))}",
+                        highlight=False,
+                        soft_wrap=True,
                     )
 
 
@@ -142,6 +182,16 @@ def progress(transient: bool = True) -> Any:
         console=err_console,
         transient=transient,
     )
+
+
+def worker_count(jobs: int | None) -> int:
+    """``--jobs`` capped at the cores this process may use (default: all of them); a note says
+    when it is cut."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = cores or 1
+    if jobs is not None and jobs > cores:
+        print_notes([f"--jobs {jobs}: {cores} used (the cores available)"])
+    return min(jobs or cores, cores)
 
 
 def check_config(name: str) -> str:

@@ -9,14 +9,16 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
+from ..shown import inert
 from . import app
 from ._common import (
     check_config,
     console,
     data_dirs,
-    err_console,
     fail,
+    print_notes,
     progress,
     quiet_datasets,
     user_errors,
@@ -38,10 +40,36 @@ def _export_path_errors() -> Iterator[None]:
         fail(f"{PATH_OPTIONS.get(err.parameter, err.parameter)}: {err}")
 
 
+def _offline() -> bool:
+    """Whether downloads are off: ``HF_HUB_OFFLINE`` or ``HF_DATASETS_OFFLINE`` set true, as
+    ``datasets`` reads them."""
+    import os
+
+    return any(
+        os.environ.get(name, "").upper() in ("1", "ON", "YES", "TRUE")
+        for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
+    )
+
+
+def _default_configs(dirs: dict[str, str]) -> list[str]:
+    """The configs built when no ``--config`` is given (see :func:`_sources`)."""
+    from ..configs import CONFIGS
+
+    names = [name for name in CONFIGS if name in dirs]
+    if not names and not _offline():
+        names = list(CONFIGS)  # every config from its official download
+    missing = ", ".join(f"--data-dir {name}=DIR" for name in CONFIGS if name not in names)
+    if not names:
+        fail(f"offline, and no config is given a local source: add {missing}")
+    if missing:
+        print_notes([f"built only {', '.join(names)}; for the others add {missing}"])
+    return names
+
+
 def _sources(config: list[str] | None, data_dir: list[str] | None) -> dict[str, str | None]:
     """{config: its --data-dir or None (download)}: the given configs, else those with a
-    ``--data-dir CONFIG=DIR``, else all four."""
-    from ..configs import CONFIGS
+    ``--data-dir CONFIG=DIR``, else (online) all four; a note names the option of each config
+    left out, and offline with no source at all is an error naming them."""
 
     dirs = data_dirs(data_dir)
     names = list(dict.fromkeys(check_config(n) for n in config or []))
@@ -49,14 +77,7 @@ def _sources(config: list[str] | None, data_dir: list[str] | None) -> dict[str, 
         if len(names) != 1:
             fail(f"--data-dir {dirs['*']}: name its config (CONFIG=DIR) or give one --config")
         dirs[names[0]] = dirs.pop("*")
-    if not names:
-        names = [name for name in CONFIGS if name in dirs] or list(CONFIGS)
-        missing = [name for name in CONFIGS if name not in names]
-        if missing:
-            err_console.print(
-                f"[yellow]note:[/] not built: {', '.join(missing)} (add --data-dir CONFIG=DIR)",
-                highlight=False,
-            )
+    names = names or _default_configs(dirs)
     unused = sorted(set(dirs) - set(names))
     if unused:
         name = unused[0]
@@ -113,7 +134,7 @@ def build(
                 on_config=on_config,
                 on_split=on_split,
             )
-    table = Table(title=f"Hub exports written to {out} (one per dataset)")
+    table = Table(title=Text(f"Hub exports written to {inert(out)} (one per dataset)"))
     for column in ("config", "split", "rows", "answers located", "file"):
         table.add_column(
             column, justify="left" if column in ("config", "split", "file") else "right"

@@ -8,8 +8,10 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from ..extras import require
+from ..shown import inert
 from . import app
 from ._common import (
     check_config,
@@ -58,6 +60,7 @@ def evaluate(
 ) -> None:
     """Score predictions exactly as the paper did; print a table, optionally write JSON."""
     from ..outputs import check_output_file, write_text_atomic
+    from ..provenance import provenance_lines
     from ..resources import load_metric_module
     from ..scoring.runs import evaluate_files, summary_rows
 
@@ -88,7 +91,8 @@ def evaluate(
             )
     columns = ("task", "figure", "model") + (() if config == "wote" else ("human",))
     shown = ", ".join(map(str, predictions))
-    table = Table(title=f"{config} / {split}: {shown}")
+    lines = [f"{config} / {split}: {inert(shown)}", *map(inert, provenance_lines(results))]
+    table = Table(title=Text("\n".join(lines)))
     for column in columns:
         table.add_column(column, justify="left" if column in ("task", "figure") else "right")
     for row in summary_rows(results):

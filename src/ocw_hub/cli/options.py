@@ -37,11 +37,5 @@ Jobs = Annotated[
 Runs = Annotated[
     int, typer.Option("--runs", min=1, help="Runs, one file each (the paper: 16), s = 0..runs-1.")
 ]
-Task = Annotated[
-    str,
-    typer.Option(
-        "--task",
-        "-t",
-        help="grouping (task 1: the 16 clues into 4 groups) or connections (task 2).",
-    ),
-]
+TASK_HELP = "grouping (task 1: the 16 clues into 4 groups) or connections (task 2)."
+Task = Annotated[str, typer.Option("--task", "-t", help=TASK_HELP)]

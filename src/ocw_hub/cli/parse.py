@@ -1,4 +1,5 @@
-"""``ocw-hub parse``: LLM answers turned into a predictions file, with a report of repairs."""
+"""``ocw-hub parse``: LLM answers turned into a predictions file, with a report of repairs
+(walls for the OCW configs, ``{id, prediction_text}`` spans for ``--config wote``)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,14 @@ from ..extras import require
 from . import app
 from ._common import (
     check_choice,
-    check_ocw,
+    check_config,
     console,
     data_dir_of,
     err_console,
+    fail,
     load_split_rows,
     local_path,
+    shown_message,
     user_errors,
 )
 from .options import CacheDir, Config, DataDir, NoChecks, Split, Task
@@ -33,7 +36,7 @@ def _write_json(path: Path, value: Any) -> None:
 
 def _parse_table(report: dict[str, Any]) -> Table:
     table = Table(title=f"parse ({report['task']}, {report['mode']} mode)")
-    table.add_column("walls")
+    table.add_column("questions" if "questions" in report else "walls")
     table.add_column("count", justify="right")
     for status, count in report["counts"].items():
         table.add_row(status.replace("_", " "), str(count))
@@ -41,6 +44,8 @@ def _parse_table(report: dict[str, Any]) -> Table:
         table.add_row(f"  repair: {kind}", str(count))
     for reason, count in report["unrecoverable"].items():
         table.add_row(f"  unrecoverable: {reason.replace('_', ' ')}", str(count))
+    if "in_context" in report:
+        table.add_row("span found in the task text", str(report["in_context"]))
     return table
 
 
@@ -49,7 +54,8 @@ def parse(
     responses: Annotated[
         Path,
         typer.Argument(
-            help="Responses JSONL: the run-llm log (batch output lines) or {wall_id, text} lines."
+            help="Responses JSONL: the run-llm log (batch output lines), or {wall_id, text} "
+            "lines ({id, text} for WoTe)."
         ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Predictions JSON file to write.")],
@@ -69,8 +75,9 @@ def parse(
         typer.Option(
             "--allow-truncated",
             help="Robust mode: read answers cut at the token limit (finish_reason length) "
-            "without their last line, completing a fourth group from 3 stated; counted "
-            "apart as truncated. Default: such answers are unrecoverable.",
+            "without their last line, completing a fourth group from 3 stated (WoTe: the cut "
+            "span as it stands); counted apart as truncated. Default: such answers are "
+            "unrecoverable.",
         ),
     ] = False,
     data_dir: DataDir = None,
@@ -82,40 +89,57 @@ def parse(
     Robust mode never invents a partition: a wall is clean, repaired (each repair
     unambiguous and recorded) or unrecoverable (with the reason). Also writes
     <out>.parse.json: per wall its status, reason, the repairs made and the raw answer.
+
+    --config wote: {id, prediction_text} per question, the span the answer states (robust
+    mode only; --task is not used). An unrecoverable answer (empty, reasoning only,
+    truncated, a refusal) gets prediction_text "" (scored 0) and is counted apart.
     """
     from ..llm.prompts import TASKS
     from ..llm.responses import MODES, parse_responses, read_responses
     from ..outputs import check_output_file
+    from ..provenance import write_protocol
 
-    config = check_ocw(config)
+    config = check_config(config)
     source = data_dir_of(data_dir, config)
     check_choice("--task", task, TASKS)
     check_choice("--mode", mode, MODES)
+    if config == "wote" and mode != "robust":
+        fail(f"--mode {mode}: WoTe answers are parsed in robust mode only")
     inputs = [responses, local_path(source)]
     with user_errors():
         require("llm", "parse")
         out = check_output_file(out, inputs=inputs)
         sidecar = check_output_file(out.with_name(out.name + ".parse.json"), inputs=inputs)
         answers = read_responses(responses)
-    walls = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
+    rows = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
     with user_errors():
-        predictions, report = parse_responses(
-            answers,
-            walls,
-            task=task,
-            mode=mode,
-            allow_truncated=allow_truncated,
-            source=str(responses),
-        )
+        if config == "wote":
+            from ..llm.wote import parse_wote_responses
+
+            predictions, report = parse_wote_responses(
+                answers, rows, allow_truncated=allow_truncated, source=str(responses)
+            )
+        else:
+            predictions, report = parse_responses(
+                answers,
+                rows,
+                task=task,
+                mode=mode,
+                allow_truncated=allow_truncated,
+                source=str(responses),
+            )
     report = {"responses": str(responses), "config": config, "split": split, **report}
     _write_json(out, predictions)
     _write_json(sidecar, report)
+    task_done = "spans" if config == "wote" else task
+    write_protocol(out, {"task": task_done, "parse_mode": mode}, inputs=[responses])
     console.print(_parse_table(report))
     if report["missing"]:
+        unit = "questions" if config == "wote" else "walls"
         shown = ", ".join(report["missing"][:5])
         err_console.print(
-            f"[yellow]warning:[/] {len(report['missing'])} walls of {config}/{split} have no "
-            f"response ({escape(shown)}{', …' if len(report['missing']) > 5 else ''}); "
+            f"[yellow]warning:[/] {len(report['missing'])} {unit} of {config}/{split} have no "
+            f"response ({shown_message(shown)}{', …' if len(report['missing']) > 5 else ''}); "
             "evaluate scores them as wrong only with --allow-missing",
             highlight=False,
             soft_wrap=True,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,6 +18,7 @@ from ._common import (
     load_split_rows,
     progress,
     user_errors,
+    worker_count,
 )
 from .options import CacheDir, Config, DataDir, Jobs, NoChecks, Runs, Split
 
@@ -28,31 +28,75 @@ METHOD_HELP = (
     "KMeansConstrained into 4 groups of 4, one run per clue order random.Random(s).sample."
 )
 MODEL_HELP = (
-    "embedding: a sentence-transformers model, Hub name or local folder (needs the "
-    "encoders extra). Default: the built-in character n-gram TF-IDF "
-    "encoder, a lexical baseline that needs no download (not the paper's model)."
+    "embedding: a transformers model, Hub name or local folder (needs "
+    "the encoders extra), embedded as the paper did through flair 0.9: each "
+    "lowercased clue on its own, the first token's vector of the last layer, not normalised. "
+    "Default: the built-in character n-gram TF-IDF encoder, a lexical baseline that needs no "
+    "download (not the paper's model)."
+)
+ENCODER_HELP = (
+    "With --model: transformers (the paper's path, see --pooling, --contextual) or "
+    "sentence-transformers (the model's own encode: its pooling and normalisation)."
+)
+POOLING_HELP = (
+    "transformers, each clue on its own: cls (the paper's: the first token of the last layer) "
+    "or mean (the mean of the last layer over all tokens, flair's pooling='mean')."
+)
+CONTEXTUAL_HELP = (
+    "transformers: the paper's contextual mode, each clue embedded in the sentence of its "
+    "wall's clues in the run's order (flair 0.9's TransformerWordEmbeddings defaults)."
+)
+VECTORS_HELP = (
+    "embedding: static word vectors from a local text file (GloVe .txt, word2vec/FastText .vec "
+    "with a header line); a clue's vector is the mean of its words' vectors, unknown words zero."
 )
 
 
-def _check_options(method: str, model: str | None, keep_vectors: bool) -> None:
+def _check_options(method: str, keep_vectors: bool, options: dict[str, Any]) -> None:
     if method not in ("random", "embedding"):
         fail(f"--method {method}: expected random or embedding")
-    if method == "random" and (model is not None or keep_vectors):
-        fail("--model and --keep-vectors apply to --method embedding only")
+    chosen = {k: v for k, v in options.items() if v not in (None, False)}
+    if method == "random" and (chosen or keep_vectors):
+        fail("--model, --vectors and --keep-vectors apply to --method embedding only")
+    if options["model"] is not None and options["vectors"] is not None:
+        fail("--model and --vectors exclude each other")
+    _check_model_options(options, chosen)
 
 
-def _encoder(model: str | None) -> Any:
+def _check_model_options(options: dict[str, Any], chosen: dict[str, Any]) -> None:
+    """--encoder, --pooling and --contextual: known values, with --model, compatible."""
+    if options["encoder"] not in (None, "transformers", "sentence-transformers"):
+        fail(f"--encoder {options['encoder']}: expected transformers or sentence-transformers")
+    if options["pooling"] not in (None, "cls", "mean"):
+        fail(f"--pooling {options['pooling']}: expected cls or mean")
+    model_only = [k for k in ("encoder", "pooling", "contextual") if k in chosen]
+    if model_only and options["model"] is None:
+        fail(f"--{model_only[0]} applies with --model only")
+    if options["encoder"] == "sentence-transformers" and (
+        options["pooling"] is not None or options["contextual"]
+    ):
+        fail("--pooling and --contextual apply to --encoder transformers only")
+    if options["contextual"] and options["pooling"] is not None:
+        fail("--pooling applies to clues on their own, not with --contextual")
+
+
+def _encoder(options: dict[str, Any]) -> Any:
     """The encoder, loaded before the split is read (a bad --model fails fast)."""
     from ..baselines.encoders import ModelUnavailableError, make_encoder
+    from ..baselines.vectors import VectorsFileError
 
+    model = options["model"]
+    kwargs = {k: v for k, v in options.items() if k != "model" and v is not None}
     try:
         with err_console.status(f"loading {model}") if model else nullcontext():
-            return make_encoder(model)
+            return make_encoder(model, **kwargs)
     except ModelUnavailableError as err:
         fail(
             f"--model {err.model}: cannot be loaded ({err.reason}); give the local path of a "
-            "sentence-transformers model folder: --model /path/to/all-MiniLM-L6-v2"
+            f"{err.kind} model folder: --model /path/to/all-MiniLM-L6-v2"
         )
+    except VectorsFileError as err:
+        fail(f"--vectors {err}")
 
 
 @app.command()
@@ -65,6 +109,10 @@ def predict(
     split: Split = "test",
     data_dir: DataDir = None,
     model: Annotated[str | None, typer.Option("--model", help=MODEL_HELP)] = None,
+    encoder: Annotated[str | None, typer.Option("--encoder", help=ENCODER_HELP)] = None,
+    pooling: Annotated[str | None, typer.Option("--pooling", help=POOLING_HELP)] = None,
+    contextual: Annotated[bool, typer.Option("--contextual", help=CONTEXTUAL_HELP)] = False,
+    vectors: Annotated[Path | None, typer.Option("--vectors", help=VECTORS_HELP)] = None,
     runs: Runs = 16,
     seed: Annotated[
         int,
@@ -90,9 +138,12 @@ def predict(
         start_workers,
         write_baseline,
     )
+    from ..outputs import exclusive
 
-    _check_options(method, model, keep_vectors)
-    jobs = jobs or os.cpu_count() or 1
+    options = {"model": model, "encoder": encoder, "pooling": pooling,
+               "contextual": contextual, "vectors": vectors}  # fmt: skip
+    _check_options(method, keep_vectors, options)
+    jobs = worker_count(jobs)
     with user_errors():
         if method == "embedding":
             require("baselines", "predict --method embedding")
@@ -101,14 +152,14 @@ def predict(
         config = check_ocw_config(config)
         source = data_dir_of(data_dir, config)
         folder = check_predictions_dir(out, runs, keep_vectors=keep_vectors, inputs=[source])
-    encoder = _encoder(model) if method == "embedding" else None
-    if method == "embedding":
-        start_workers(jobs)  # the worker processes start while the split is read
-    walls = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
-    with user_errors():
-        result = _run(method, walls, encoder, runs, seed, jobs)
+    with user_errors(), exclusive(folder):  # a second predict into the folder is refused
+        chosen = _encoder(options) if method == "embedding" else None
+        if method == "embedding":
+            start_workers(jobs)  # the worker processes start while the split is read
+        walls = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
+        result = _run(method, walls, chosen, runs, seed, jobs)
         written = write_baseline(result, folder, keep_vectors=keep_vectors)
-    what = f"{method} baseline" + (f" ({result.model})" if result.model else "")
+    what = f"{method} baseline" + (f" ({_protocol_line(result.protocol)})" if result.model else "")
     console.print(
         f"{what}: {len(result.runs)} runs x {len(walls)} walls written to {folder} "
         f"({written[0].name} ... {written[len(result.runs) - 1].name}"
@@ -118,13 +169,19 @@ def predict(
     )
 
 
+def _protocol_line(protocol: dict[str, Any]) -> str:
+    """The encoder's protocol in one line: ``transformers NAME, first token, last layer, ...``."""
+    keys = ("encoder", "model", "context", "pooling")
+    return ", ".join(str(protocol[k]) for k in keys if protocol.get(k) is not None)
+
+
 def _run(method: str, walls: list, encoder: Any, runs: int, seed: int, jobs: int) -> Any:
     from ..baselines.protocol import cluster_walls, embed_walls, random_baseline
 
     if method == "random":
         return random_baseline(walls, runs=runs, seed=seed)
     with err_console.status(f"embedding the clues of {len(walls)} walls ({encoder.model})"):
-        encoder, arrays = embed_walls(walls, encoder)
+        encoder, arrays = embed_walls(walls, encoder, runs=runs)
     with progress() as bar:
         task = bar.add_task("clustering", total=len(walls) * runs)
         return cluster_walls(
@@ -136,4 +193,5 @@ def _run(method: str, walls: list, encoder: Any, runs: int, seed: int, jobs: int
             on_progress=lambda n: bar.advance(task, n),
             model=encoder.model,
             encoder=encoder.kind,
+            protocol=encoder.describe(),
         )

@@ -1,9 +1,10 @@
-"""``ocw-hub prompts``: the paper's few-shot chat-completion requests, one per wall."""
+"""``ocw-hub prompts``: the paper's few-shot chat-completion requests, one per wall; for
+``--config wote``, our extractive requests, one per question."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -12,29 +13,71 @@ from ..llm.prompts import DEFAULT_MODEL
 from . import app
 from ._common import (
     check_choice,
-    check_ocw,
+    check_config,
     console,
     data_dir_of,
+    fail,
     load_split_rows,
     local_path,
     user_errors,
 )
-from .options import CacheDir, Config, DataDir, NoChecks, Split, Task
+from .options import TASK_HELP, CacheDir, Config, DataDir, NoChecks, Split
+
+
+def _report(count: int, what: str, out: Path) -> None:
+    console.print(f"{count} {what} written to {escape(str(out))}", highlight=False, soft_wrap=True)
+
+
+def _wote_prompts(
+    split: str,
+    options: dict[str, Any],
+    model: str,
+    out: Path,
+    *,
+    source: str | None,
+    cache_dir: Path | None,
+    no_checks: bool,
+) -> None:
+    """``prompts --config wote``: one request per question (:mod:`ocw_hub.llm.wote`)."""
+    from ..llm.prompts import requests_jsonl
+    from ..llm.wote import build_wote_requests
+    from ..outputs import check_output_file, write_text_atomic
+    from ..provenance import write_protocol
+
+    if options["task"] is not None:
+        fail(f"--task {options['task']}: --config wote has one task (a span per question)")
+    if options["shots"]:
+        fail(f"--shots {options['shots']}: WoTe requests have no in-context examples")
+    if options["prompt_style"] not in (None, "ours"):
+        fail(f"--prompt-style {options['prompt_style']}: WoTe has only our prompt (ours)")
+    with user_errors():
+        out = check_output_file(out, inputs=[local_path(source)])
+    rows = load_split_rows("wote", split, source, cache_dir=cache_dir, no_checks=no_checks)
+    with user_errors():
+        requests = build_wote_requests(rows, model=model)
+    write_text_atomic(out, requests_jsonl(requests))
+    write_protocol(
+        out, {"method": "llm", "task": "spans", "model": model, "prompt_style": "ours", "shots": 0}
+    )
+    _report(len(requests), f"wote requests (wote/{split}, our extractive prompt)", out)
 
 
 @app.command()
 def prompts(
-    task: Task,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Requests JSONL file to write.")],
+    task: Annotated[
+        str | None,
+        typer.Option("--task", "-t", help=TASK_HELP + " Required except with --config wote."),
+    ] = None,
     shots: Annotated[
-        int,
+        int | None,
         typer.Option(
             "--shots",
             "-k",
             help="In-context examples: whole train walls, the same for every wall (the paper "
-            "ran 0, 1, 3, 5 and 10).",
+            "ran 0, 1, 3, 5 and 10). Required except with --config wote (none there).",
         ),
-    ],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Requests JSONL file to write.")],
+    ] = None,
     config: Config = "default",
     split: Split = "test",
     seed: Annotated[int, typer.Option("--seed", help="Seed of the in-context example draw.")] = 42,
@@ -47,13 +90,14 @@ def prompts(
         ),
     ] = DEFAULT_MODEL,
     prompt_style: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--prompt-style",
-            help="paper: the notebook's messages and parameters byte for byte; ours: our own "
-            "wording of the same instructions (same examples and wall layout).",
+            help="paper (the default): the notebook's messages and parameters byte for byte; "
+            "ours: our own wording of the same instructions (same examples and wall layout). "
+            "WoTe: ours only.",
         ),
-    ] = "paper",
+    ] = None,
     data_dir: DataDir = None,
     cache_dir: CacheDir = None,
     no_checks: NoChecks = False,
@@ -64,12 +108,26 @@ def prompts(
     random.Random(seed).sample(train walls, K), written one group per line with its
     connection. With --split train a wall is never its own example: its draw is made from
     the other train walls. --prompt-style ours is our own wording, not the paper's.
+
+    --config wote: one request per question (custom_id its id) with our extractive prompt
+    (GRILLBot's prompt is not available): the task text, the conversation so far and the
+    question; answer with a span copied from the task text. Temperature 0, at most 256 new
+    tokens; no --task, no --shots.
     """
     from ..llm.prompts import STYLES, TASKS, build_requests, requests_jsonl
     from ..outputs import check_output_file, write_text_atomic
+    from ..provenance import write_protocol
 
-    config = check_ocw(config)
+    config = check_config(config)
     source = data_dir_of(data_dir, config)
+    if config == "wote":
+        options = {"task": task, "shots": shots, "prompt_style": prompt_style}
+        _wote_prompts(split, options, model, out, source=source, cache_dir=cache_dir,
+                      no_checks=no_checks)  # fmt: skip
+        return
+    if task is None or shots is None:
+        fail(f"--config {config}: --task and --shots are required")
+    prompt_style = prompt_style or "paper"
     check_choice("--task", task, TASKS)
     check_choice("--prompt-style", prompt_style, STYLES)
     with user_errors():
@@ -83,10 +141,10 @@ def prompts(
             walls, train, task=task, shots=shots, seed=seed, model=model, style=prompt_style
         )
     write_text_atomic(out, requests_jsonl(requests))
-    console.print(
-        f"{len(requests)} {task} requests ({config}/{split}, {shots} shots, seed {seed}, "
-        f"{prompt_style} prompts) "
-        f"written to {escape(str(out))}",
-        highlight=False,
-        soft_wrap=True,
-    )
+    write_protocol(
+        out,
+        {"method": "llm", "task": task, "model": model, "prompt_style": prompt_style,
+         "shots": shots, "seed": seed},
+    )  # fmt: skip
+    what = f"{task} requests ({config}/{split}, {shots} shots, seed {seed}, {prompt_style} prompts)"
+    _report(len(requests), what, out)

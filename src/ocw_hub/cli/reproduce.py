@@ -10,7 +10,15 @@ from rich.table import Table
 
 from ..extras import require
 from . import app
-from ._common import console, data_dirs, err_console, fail, quiet_datasets, user_errors
+from ._common import (
+    console,
+    data_dirs,
+    err_console,
+    fail,
+    quiet_datasets,
+    user_errors,
+    worker_count,
+)
 from .options import CacheDir, DataDir, Jobs, NoChecks, Runs
 
 
@@ -24,7 +32,8 @@ def reproduce(
         str | None,
         typer.Option(
             "--model",
-            help="sentence-transformers model name or local path for the embedding baseline "
+            help="transformers model name or local path for the embedding baseline, embedded as "
+            "the paper did (first token of the last layer) "
             "(default: the built-in character n-gram TF-IDF encoder, a lexical baseline).",
         ),
     ] = None,
@@ -59,7 +68,7 @@ def reproduce(
             wote_dir=None if wote_dir is None else Path(wote_dir),
             model=model,
             runs=runs,
-            jobs=jobs,
+            jobs=worker_count(jobs),
             cache_dir=cache_dir,
             verification_mode="no_checks" if no_checks else None,
             on_step=lambda text: err_console.print(f"[bold]·[/] {text}", highlight=False),

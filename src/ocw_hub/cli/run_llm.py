@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlparse
@@ -10,8 +11,16 @@ import typer
 from rich.markup import escape
 
 from ..extras import require
+from ..llm.client import CLIENT_ERRORS_TO_STOP
 from . import app
 from ._common import console, err_console, fail, plain_errors, progress
+
+
+class MaxTokensField(str, Enum):
+    """The names a chat-completion body may give its token limit."""
+
+    max_tokens = "max_tokens"
+    max_completion_tokens = "max_completion_tokens"
 
 
 def _check_base_url(base_url: str) -> None:
@@ -35,6 +44,9 @@ def _report_run(summary: Any, out: Path) -> None:
         highlight=False,
         soft_wrap=True,
     )
+    if len(summary.answered_by) > 1:
+        shares = ", ".join(f"{url} {n}" for url, n in sorted(summary.answered_by.items()))
+        console.print(f"answered by server: {escape(shares)}", highlight=False, soft_wrap=True)
     if summary.failures:
         for custom_id, message in summary.failures[:5]:
             err_console.print(
@@ -46,47 +58,106 @@ def _report_run(summary: Any, out: Path) -> None:
         )
 
 
-@app.command("run-llm")
+TIMEOUTS_AND_RETRIES = f"""
+Each try of a request must bring its whole answer within --timeout seconds (a deadline, not a
+per-read window). A try that meets a passing fault (the connection closed before the whole
+answer, the deadline passed, 408, 409, 429, 5xx) is tried again up to --max-retries times,
+after 0.5 s doubling up to 8 s (less up to 25 % jitter) or the server's Retry-After: a hung
+server costs at most (1 + max retries) x timeout per request. A 200 that is no chat
+completion (not JSON, no choices, an error body) and a 4xx (400, 401, 403, 404, 422) are
+logged as failures at once, and {CLIENT_ERRORS_TO_STOP} such 4xx in a row stop the run. A
+server that refuses the connection is left alone for the same backoff while the others take
+its requests; after 1 + --max-retries refusals in a row it is given up, and when every server is,
+the run stops. Failed requests are logged with their error and sent again by a re-run.
+"""
+
+
+def _report_switch(summary: Any) -> None:
+    if summary.switched_max_tokens_field:
+        err_console.print(
+            f"[yellow]note:[/] the server asked for {summary.max_tokens_field}: the token "
+            "limit was sent under that name (recorded in the log's lines)",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+def _server_failure(err: Any, out: Path) -> None:
+    if err.status_code == 404:
+        option, value = "--model", err.model
+    elif err.status_code in (401, 403):
+        option, value = "OPENAI_API_KEY for --base-url", err.base_url
+    else:
+        option, value = "--base-url", err.base_url
+    kept = f"answers so far are kept in {out}" if out.exists() else f"{out} not written"
+    fail(f"{option} {value}: {err.reason} ({kept})")
+
+
+@app.command("run-llm", epilog=TIMEOUTS_AND_RETRIES)
 def run_llm(
     requests: Annotated[Path, typer.Argument(help="Requests JSONL (written by ocw-hub prompts).")],
     base_url: Annotated[
-        str,
+        list[str],
         typer.Option(
             "--base-url",
             help="OpenAI-compatible API root: http://localhost:8000/v1 (vLLM), "
-            "http://localhost:8080/v1 (llama.cpp), https://api.openai.com/v1.",
+            "http://localhost:8080/v1 (llama.cpp), https://api.openai.com/v1. Repeat it for "
+            "several servers of one model (one per GPU node): the requests are spread over "
+            "them, and a server that goes away leaves its requests to the others.",
         ),
     ],
     model: Annotated[str, typer.Option("--model", help="Model name sent in every request.")],
     out: Annotated[
         Path,
-        typer.Option("--out", "-o", help="Response log JSONL: created, or resumed when it exists."),
+        typer.Option(
+            "--out",
+            "-o",
+            help="Response log JSONL: created at the first answer, or resumed when it exists; "
+            "one run at a time.",
+        ),
     ],
     concurrency: Annotated[
-        int, typer.Option("--concurrency", min=1, help="Requests in flight.")
+        int, typer.Option("--concurrency", min=1, help="Requests in flight on each server.")
     ] = 4,
     max_retries: Annotated[
         int,
         typer.Option(
             "--max-retries",
             min=0,
-            help="Retries of a request after a connection error, 408, 409, 429 or 5xx, with "
-            "exponential backoff.",
+            help="Tries after the first of a request that met a passing fault (connection "
+            "closed, deadline, 408, 409, 429, 5xx), with exponential backoff; also refusals in "
+            "a row, plus one, before a server is given up. See below.",
         ),
     ] = 5,
     timeout: Annotated[
-        float, typer.Option("--timeout", min=1.0, help="Seconds per answer.")
+        float,
+        typer.Option(
+            "--timeout", min=1.0, help="Seconds within which the whole answer of a try arrives."
+        ),
     ] = 600.0,
+    max_tokens_field: Annotated[
+        MaxTokensField | None,
+        typer.Option(
+            "--max-tokens-field",
+            help="Send the token limit as max_tokens or max_completion_tokens (newer OpenAI "
+            "models accept only the latter). Default: as the requests name it, switched when "
+            "the server answers 400 asking for the other name.",
+        ),
+    ] = None,
 ) -> None:
-    """Send the requests to an OpenAI-compatible server; append each answer to the log.
+    """Send the requests to OpenAI-compatible servers; append each answer to the log.
 
     The key comes from OPENAI_API_KEY (a dummy for local servers when unset). A re-run with
     the same --out sends only the requests the log has no answer to.
     """
     from ..llm.client import LLMServerError, read_requests, run_requests
     from ..outputs import check_output_file
+    from ..provenance import write_protocol
 
-    _check_base_url(base_url)
+    for url in base_url:
+        _check_base_url(url)
+    if len(set(base_url)) != len(base_url):
+        fail(f"--base-url: a server is given twice ({', '.join(base_url)})")
     with plain_errors():
         require("llm", "run-llm")
         out = check_output_file(out, inputs=[requests])
@@ -110,15 +181,14 @@ def run_llm(
                 concurrency=concurrency,
                 max_retries=max_retries,
                 timeout=timeout,
+                max_tokens_field=None if max_tokens_field is None else max_tokens_field.value,
                 on_start=on_start,
                 on_result=on_result,
             )
         except LLMServerError as err:
             server_error = err
+    write_protocol(out, {"model": model}, inputs=[requests])
     if server_error is not None:
-        err = server_error
-        option, value = (
-            ("--model", err.model) if err.status_code == 404 else ("--base-url", err.base_url)
-        )
-        fail(f"{option} {value}: {err.reason} (answers so far are kept in {out})")
+        _server_failure(server_error, out)
+    _report_switch(summary)
     _report_run(summary, out)

@@ -340,6 +340,38 @@ def provenance_notice(configs: Iterable[str]) -> str:
     )
 
 
+def provenance_markdown(sources: Mapping[str, Mapping[str, Any]]) -> str:
+    """The card's ``## Built from`` section: per config, what it was built from (the official
+    release, the ``stand-in``, a copy derived by ``ocw-hub derive`` and from what) and the
+    SHA-256 of that content (``source_digest``), from
+    :func:`ocw_hub.provenance.source_provenance`."""
+    from ..provenance import package_version
+
+    lines = [
+        "## Built from",
+        "",
+        f"Built by `ocw-hub build` (ocw-hub {package_version()}) from:",
+        "",
+        "| config | source | SHA-256 of the source |",
+        "|---|---|---|",
+    ]
+    for name, source in sources.items():
+        what = str(source.get("release"))
+        derived = source.get("derived")
+        if isinstance(derived, Mapping):
+            what = (
+                f"derived: `ocw-hub derive {derived.get('derived')}` (seed {derived.get('seed')}) "
+                f"of the {derived.get('from_release')} with SHA-256 `{derived.get('from_sha256')}`"
+            )
+        elif source.get("kind") == "cache":
+            what += " (the official download)"
+        if source.get("stand_in") and source.get("release") != "stand-in":
+            what += " (stand-in)"
+        sha = source.get("sha256")
+        lines.append(f"| `{name}` | {what} | {f'`{sha}`' if sha else '-'} |")
+    return "\n".join(lines) + "\n"
+
+
 def _card_data(spec: DatasetCardSpec, infos: Mapping[str, datasets.DatasetInfo]) -> Any:
     """The card's YAML: the dataset's metadata, ``configs`` (one ``data_files`` entry per
     split; ``default``, else the first config, marked default) and ``dataset_info`` with the

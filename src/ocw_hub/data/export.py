@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import datasets
 
@@ -21,6 +22,7 @@ from ..configs import PathLike, config_spec
 from .builders import prepare
 from .card import (
     is_prerelease,
+    provenance_markdown,
     provenance_notice,
     render_card,
     season_markdown,
@@ -57,6 +59,7 @@ class _DatasetExport:
     infos: dict[str, datasets.DatasetInfo] = field(default_factory=dict)
     prerelease: list[str] = field(default_factory=list)
     sections: list[str] = field(default_factory=list)
+    sources: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def _ordered(splits: Iterable[str]) -> list[str]:
@@ -107,6 +110,18 @@ def _card_sections(
         seasons = season_table(name, data_dir, cache_dir)
         if seasons:
             collected.sections.append(season_markdown(seasons))
+
+
+def _source_of(
+    name: str, data_dir: PathLike | None, dataset_dict: datasets.DatasetDict
+) -> dict[str, Any]:
+    """:func:`ocw_hub.provenance.source_provenance` of a prepared config (all its splits)."""
+    from ..provenance import source_provenance
+
+    key = "id" if config_spec(name).script == "WoTe" else "wall_id"
+    ids = [i for split in dataset_dict.values() for i in split[key]]
+    cache_files = [f for split in dataset_dict.values() for f in split.cache_files]
+    return source_provenance(name, data_dir, ids, cache_files)
 
 
 def _warn_prerelease(name: str, data_dir: PathLike | None) -> None:
@@ -174,8 +189,10 @@ def build_export(
             export.infos[name] = info
             written += files
             _card_sections(name, data_dir, cache_dir, dataset_dict, export)
+            export.sources[name] = _source_of(name, data_dir, dataset_dict)
         for folder, export in collected.items():
             notice = provenance_notice(export.prerelease) if export.prerelease else None
-            card = render_card(folder, export.infos, export.sections, notice)
+            sections = [*export.sections, provenance_markdown(export.sources)]
+            card = render_card(folder, export.infos, sections, notice)
             card.save(staged[folder] / "README.md")
     return written

@@ -252,6 +252,27 @@ def _is_prerelease_config(files: list[Path]) -> bool:
     return are_prerelease_ids(ids)
 
 
+def _row_problems(root: Path, name: str, split: str, files: list[Path]) -> list[str]:
+    """The loading script's checks of the rows of one split of a known config
+    (:func:`ocw_hub.data.sources.check_split`), or nothing when a file cannot be read (a
+    problem already)."""
+    from ..configs import config_spec
+    from ..resources import load_sibling, loaded_format_errors
+
+    try:
+        spec = config_spec(name)
+        rows = [row for file in files for row in pq.read_table(file).to_pylist()]
+    except (ValueError, OSError, pa.ArrowException):
+        return []
+    sibling = load_sibling("wote_questions" if spec.script == "WoTe" else "ocw_walls")
+    where = files[0].relative_to(root) if len(files) == 1 else f"{name}/{split}"
+    try:
+        sibling.check_rows(rows, where, split)
+    except loaded_format_errors() as err:
+        return [str(err)]
+    return []
+
+
 def _check_config(
     root: Path, name: str, params: Mapping[str, Any], info: Any, report: ExportReport
 ) -> set[Path]:
@@ -261,13 +282,15 @@ def _check_config(
     resolved, problems = _resolve_config(root, name, params)
     report.problems += problems
     for split, files in resolved.items():
-        rows = 0
+        rows, before = 0, len(report.problems)
         for file in files:
             found = _file_findings(root, file, name, info)
             report.problems += found[0]
             report.differences += found[1]
             rows += found[2]
         report.problems += _split_size_problem(name, split, info, rows)
+        if len(report.problems) == before:  # files that read as the card says: their rows
+            report.problems += _row_problems(root, name, split, files)
     named = {f.resolve() for files in resolved.values() for f in files}
     if named and _is_prerelease_config(sorted(named)):
         report.prerelease.append(name)

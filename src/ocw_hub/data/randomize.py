@@ -325,7 +325,9 @@ def _check_other_json(out: Path) -> None:
     """Refuse an output folder holding JSON files the builder would also read."""
     if not out.is_dir():
         return
-    ours = {out / name for name in SPLIT_FILES.values()}
+    from ..provenance import DERIVED_RECORD
+
+    ours = {out / name for name in (*SPLIT_FILES.values(), DERIVED_RECORD)}
     others = sorted(str(path.relative_to(out)) for path in out.rglob("*.json") if path not in ours)
     if others:
         raise RandomizeError(
@@ -350,7 +352,9 @@ def derive_randomized(ocw_dir: PathLike, out: PathLike, seed: int = 42) -> dict[
         ``{"train": path, "validation": path, "test": path}`` of the files written. ``test``
         holds the derived walls (:func:`randomize_test_split`) in the input document (its
         ``season_to_walls_map`` and other keys kept), written as ``json.dump`` writes it;
-        ``train`` and ``validation`` are byte copies of the input files.
+        ``train`` and ``validation`` are byte copies of the input files. Also writes
+        ``derived.json``: the source folder, its SHA-256, the seed, whether the source is the
+        pre-release stand-in (:func:`ocw_hub.provenance.derived_record`).
 
     Raises:
         OutputPathError: ``out`` is a file or a symlink, equals ``ocw_dir``, lies inside it or
@@ -376,7 +380,17 @@ def derive_randomized(ocw_dir: PathLike, out: PathLike, seed: int = 42) -> dict[
     for split, name in SPLIT_FILES.items():
         written[split] = target / name
         write_text_atomic(written[split], texts[split])
+    _write_derived_record(source, target, seed, [w["wall_id"] for w in document["dataset"]])
     return written
+
+
+def _write_derived_record(source: Path, target: Path, seed: int, ids: list[str]) -> None:
+    """``derived.json`` in ``target``: what it was derived from (:func:`derived_record`)."""
+    from ..provenance import DERIVED_RECORD, derived_record
+    from .card import are_prerelease_ids
+
+    record = derived_record(source, "randomized", seed, stand_in=are_prerelease_ids(ids))
+    write_text_atomic(target / DERIVED_RECORD, json.dumps(record, indent=2) + "\n")
 
 
 __all__ = [

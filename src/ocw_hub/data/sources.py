@@ -26,6 +26,7 @@ import datasets
 
 from ..configs import PathLike, config_spec
 from ..errors import SourceUnavailableError, UnknownSplitError
+from ..resources import load_sibling
 from .builders import SOURCE_RECORD, get_builder, load_dataset, script_key
 from .layout import SPLITS, export_of, is_export
 
@@ -136,8 +137,9 @@ def load_split(
         SourceUnavailableError: ``data_dir`` is neither an existing path nor a repo id; no
             prepared data and the download failed.
         UnknownSplitError: ``split`` is not train, validation or test.
-        ValueError: unknown config; malformed source files (the loading scripts'
-            format errors name the file, the id and the field).
+        ValueError: unknown config; malformed source files or rows (the loading scripts'
+            format errors name the file, the id and the field; rows from an export, the cache
+            or the Hub go through the same checks, :func:`check_split`).
     """
     spec = config_spec(config)
     if split not in SPLITS:
@@ -147,13 +149,15 @@ def load_split(
         path = Path(text).expanduser()
         path = export_of(path, spec.name)
         if is_export(path):
-            return _from_export(str(path), spec.name, split, cache_dir, download_mode)
+            ds = _from_export(str(path), spec.name, split, cache_dir, download_mode)
+            return check_split(ds, spec.name, path, split)
         if not path.exists() and looks_like_repo_id(text):
-            return _from_export(text, spec.name, split, cache_dir, download_mode)
+            ds = _from_export(text, spec.name, split, cache_dir, download_mode)
+            return check_split(ds, spec.name, text, split)
     elif download_mode not in ("force_redownload", datasets.DownloadMode.FORCE_REDOWNLOAD):
         cached = prepared_split(spec.name, split, cache_dir)
         if cached is not None:
-            return cached
+            return check_split(cached, spec.name, f"the prepared cache of {spec.name}", split)
     ds = load_dataset(
         spec.name,
         split=split,
@@ -163,6 +167,20 @@ def load_split(
         download_mode=download_mode,
     )
     assert isinstance(ds, datasets.Dataset)
+    return ds
+
+
+def check_split(ds: datasets.Dataset, config: str, source: object, split: str) -> datasets.Dataset:
+    """``ds`` after the checks its loading script makes of the raw files (``check_rows`` of
+    ``ocw_walls.py`` or ``wote_questions.py``): rows from an export, the cache or the Hub are
+    held to the same rules before anything is scored or parsed.
+
+    Raises:
+        OCWFormatError, WoTeFormatError: as for the raw files, naming ``source``, the wall or
+            question and the field.
+    """
+    sibling = "wote_questions" if config_spec(config).script == "WoTe" else "ocw_walls"
+    load_sibling(sibling).check_rows(ds.to_list(), f"{source} ({config}/{split})", split)
     return ds
 
 

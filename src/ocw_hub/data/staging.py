@@ -153,8 +153,21 @@ def plan_export(
         ValueError: unknown config.
         ExportPathError: ``out`` is a file, holds or lies inside a source folder, or holds
             files that are not exports; an export's place holds other files or read-only
-            folders; ``cache_dir`` lies inside ``out`` (it would be deleted).
+            folders; ``cache_dir`` lies inside ``out`` (it would be deleted); a folder on
+            the way cannot be entered.
     """
+    try:
+        return _plan_export(sources, out, cache_dir)
+    except OSError as err:
+        raise ExportPathError(
+            f"export folder {out}: cannot be used ({err.strerror or err}: {err.filename})",
+            parameter="out",
+        ) from None
+
+
+def _plan_export(
+    sources: Mapping[str, PathLike | None], out: PathLike, cache_dir: PathLike | None
+) -> dict[str, Path]:
     exports = sorted({export_folder(name) for name in sources})
     root = Path(out).expanduser().resolve()
     if Path(out).expanduser().is_symlink() and not root.exists():

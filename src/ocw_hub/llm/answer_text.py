@@ -5,9 +5,12 @@ no recursion on nesting."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 __all__ = ["drop_reasoning", "json_string_lists", "split_lines"]
+
+_THINK_TAG = re.compile(r"<(/?)think>", re.IGNORECASE)
 
 
 def split_lines(text: str) -> list[str]:
@@ -18,21 +21,21 @@ def split_lines(text: str) -> list[str]:
 def drop_reasoning(text: str) -> tuple[str, str | None, bool]:
     """The answer without its ``<think>…</think>`` blocks (any case), a problem, and
     whether a block was dropped. An unclosed ``<think>`` leaves no answer (problem
-    ``unclosed_reasoning``); text before a lone ``</think>`` is reasoning too."""
-    lower, kept, start, dropped = text.lower(), [], 0, False
-    while True:
-        opening = lower.find("<think>", start)
-        closing = lower.find("</think>", start)
-        if closing >= 0 and (opening < 0 or closing < opening):
-            start, kept, dropped = closing + len("</think>"), [], True  # all before is thought
-            continue
-        if opening < 0:
-            kept.append(text[start:])
-            break
-        kept.append(text[start:opening])
-        if closing < 0:
-            return "".join(kept), "unclosed_reasoning", True
-        start, dropped = closing + len("</think>"), True
+    ``unclosed_reasoning``); text before a lone ``</think>`` is reasoning too; a
+    ``<think>`` inside a block is part of it. One pass over the tags, offsets in ``text``."""
+    kept: list[str] = []
+    start, inside, dropped = 0, False, False
+    for tag in _THINK_TAG.finditer(text):
+        if tag.group(1):  # </think>
+            if not inside:
+                kept = []  # all before a lone closing tag is thought
+            start, inside, dropped = tag.end(), False, True
+        elif not inside:
+            kept.append(text[start : tag.start()])
+            inside = True
+    if inside:
+        return "".join(kept), "unclosed_reasoning", True
+    kept.append(text[start:])
     return "".join(kept), None, dropped
 
 

@@ -1,65 +1,99 @@
-"""Sending chat-completion requests to any OpenAI-compatible server (``ocw-hub run-llm``).
+"""Sending chat-completion requests to OpenAI-compatible servers (``ocw-hub run-llm``).
 
-The requests are JSON Lines in the OpenAI batch *input* shape (written by
-:mod:`ocw_hub.llm.prompts`); the answers are appended to a log in the batch *output* shape, one
-JSON line per request, flushed as soon as it is written::
+The requests file and the response log are described in :mod:`ocw_hub.llm.log`; one try of
+one request in :mod:`ocw_hub.llm.transport`. This module spreads the requests over one or
+more servers (one per vLLM, TGI or llama.cpp server), at most ``concurrency`` in flight on
+each, and decides what each outcome means:
 
-    {"custom_id": ..., "response": {"status_code": 200, "body": <chat completion>},
-     "error": null, "body_sha256": ...}
+* an answer (status 200, a chat completion) is logged; a re-run does not send it again;
+* a passing fault (the connection closed before the whole answer, no whole answer within the
+  deadline, 408, 409, 429, 5xx) is tried again up to ``max_retries`` times, after 0.5 s
+  doubling up to 8 s (less up to 25 % jitter) or the server's ``Retry-After``; then it is
+  logged as a failure;
+* a 200 that is no chat completion (not JSON, not an object, no ``choices``, an ``error``
+  body) and a deterministic 4xx (400, 401, 403, 404, 422, ...) are logged as failures at once;
+  after :data:`CLIENT_ERRORS_TO_STOP` 4xx in a row the run stops: the key, the model or the
+  request is wrong for every request;
+* a 400 asking for ``max_completion_tokens`` instead of ``max_tokens`` switches the name for
+  that request and every later one (recorded in each line sent so; see
+  :func:`~ocw_hub.llm.log.renamed_field`), unless the name was given;
+* a server that cannot be reached (connection refused) is marked down for the same backoff
+  (0.5 s doubling up to 8 s) while the others take its requests, the refused one included;
+  after 1 + ``max_retries`` refusals in a row it is given up, and when every server is given up
+  the run stops (:class:`LLMServerError`).
 
-A failed request is logged as ``{"custom_id", "response": {"status_code", "body"} | null,
-"error": {"code", "message"}}``. ``body_sha256`` is the SHA-256 of the request body as sent
-(the model included; canonical JSON), so a log is never resumed with other prompts or another
-model by mistake.
-
-Resuming: a request counts as done when the log holds a line for its ``custom_id`` with
-status 200 and no error; a re-run sends only the others (the failed ones included). A last
-line cut short by a crash (no newline, not JSON) is dropped and its request sent again.
-
-The ``openai`` client (``AsyncOpenAI``) does the HTTP: its ``max_retries`` retries
-connection errors, 408, 409, 429 and 5xx answers with exponential backoff (0.5 s doubling up
-to 8 s, with jitter; a server's ``Retry-After`` is honoured); an ``asyncio.Semaphore`` bounds
-the requests in flight. The key comes from ``OPENAI_API_KEY``; local servers (vLLM,
-llama.cpp, TGI) get a dummy key when it is unset.
+A failed request is logged with its error and sent again by a re-run; lines logged before a
+stop stay in the log. One log is written by one run at a time
+(:func:`~ocw_hub.llm.log.exclusive_log`), and it is created only when the first line is
+written. The key comes from ``OPENAI_API_KEY``; local servers get a dummy key when it is unset.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from .. import jsonio
 from ..errors import OCWHubError
-from .prompts import CHAT_COMPLETIONS_URL
+from . import transport
+from .log import (
+    ACCEPTED_URLS,
+    MAX_TOKENS_FIELDS,
+    LLMInputError,
+    LogWriter,
+    body_digest,
+    check_log_matches,
+    exclusive_log,
+    is_success,
+    logged_field,
+    output_line,
+    partial_tail,
+    read_log,
+    read_requests,
+    renamed_field,
+    sent_body,
+)
 
-#: Endpoints a request line may name (the batch shape's ``url``).
-ACCEPTED_URLS = (CHAT_COMPLETIONS_URL, "/chat/completions")
+__all__ = [
+    "ACCEPTED_URLS",
+    "CLIENT_ERRORS_TO_STOP",
+    "DUMMY_API_KEY",
+    "MAX_TOKENS_FIELDS",
+    "LLMInputError",
+    "LLMServerError",
+    "RunSummary",
+    "body_digest",
+    "is_success",
+    "output_line",
+    "partial_tail",
+    "read_log",
+    "read_requests",
+    "run_requests",
+    "sent_body",
+]
+
 #: Key sent to local servers when ``OPENAI_API_KEY`` is unset (they ignore it).
 DUMMY_API_KEY = "sk-no-key-required"
-#: HTTP statuses after which no other request can succeed: the run stops.
-FATAL_STATUSES = (401, 403, 404)
-
-
-class LLMInputError(OCWHubError, ValueError):
-    """A requests file or response log that cannot be used: the message names the file, the
-    line number (1-based) and the field."""
+#: Deterministic 4xx answers in a row after which the run stops.
+CLIENT_ERRORS_TO_STOP = 3
 
 
 class LLMServerError(OCWHubError, ConnectionError):
-    """The server cannot be used at all: unreachable after every retry, or it refused the key
-    or the model (401, 403, 404). Responses logged before the error are kept.
+    """The servers cannot be used: none can be reached, or they answered deterministic 4xx
+    (a refused key, an unknown model, a malformed request) to several requests in a row.
+    Responses logged before the error are kept.
 
     Attributes:
-        base_url: the server's base URL as given.
+        base_url: the server's base URL as given (every server's, comma-separated, when none
+            can be reached).
         model: the model name sent.
-        reason: what went wrong, without the URL (``cannot connect (ConnectError: ...)``).
-        status_code: the HTTP status, or None when the server could not be reached.
+        reason: what went wrong, without the URL (``cannot connect (ConnectError: ...)``,
+            ``the server answered 404 for model 'x': ...``).
+        status_code: the HTTP status, or None when no server could be reached.
     """
 
     def __init__(
@@ -79,10 +113,14 @@ class RunSummary:
     Attributes:
         total: requests in the requests file.
         already_done: requests answered in the log before this run (not sent again).
-        sent: requests sent in this run.
+        sent: requests of this run that were logged (answered or failed).
         succeeded: of those, answered with status 200.
         failures: ``(custom_id, message)`` of the requests of this run that failed.
         dropped_partial_line: whether a last log line cut short by a crash was dropped.
+        answered_by: answers per server base URL.
+        max_tokens_field: the token-limit name sent last when it was not the requests' own
+            (switched on a server's 400, given, or taken from the log), else None.
+        switched_max_tokens_field: whether a server's 400 made this run switch it.
     """
 
     total: int
@@ -91,336 +129,229 @@ class RunSummary:
     succeeded: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)
     dropped_partial_line: bool = False
+    answered_by: Counter[str] = field(default_factory=Counter)
+    max_tokens_field: str | None = None
+    switched_max_tokens_field: bool = False
 
 
-# --------------------------------------------------------------------------------------
-# Reading requests and logs
-# --------------------------------------------------------------------------------------
+@dataclass
+class _Server:
+    """One server and what is known of it."""
+
+    base_url: str
+    client: Any
+    refused: int = 0  # connection refusals in a row
+    down_until: float = 0.0  # event-loop time
+    given_up: bool = False
+    reason: str = ""
 
 
-def _json_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(1-based line number, text) of the non-blank lines of a UTF-8 file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LLMInputError(f"{path}: no such file") from None
-    except UnicodeDecodeError as err:
-        raise LLMInputError(f"{path}: not UTF-8 text ({err})") from None
-    except IsADirectoryError:
-        raise LLMInputError(f"{path}: is a folder, not a JSON Lines file") from None
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            yield number, line
-
-
-def _load_object(path: Path, number: int, line: str) -> dict[str, Any]:
-    return jsonio.load_line(path, number, line, LLMInputError)
-
-
-def _check_request(path: Path, number: int, record: Mapping[str, Any]) -> None:
-    where = f"{path}, line {number}"
-    custom_id = record.get("custom_id")
-    if not isinstance(custom_id, str) or not custom_id:
-        raise LLMInputError(f"{where}: field custom_id: expected a non-empty string")
-    if record.get("method", "POST") != "POST":
-        raise LLMInputError(f"{where} ({custom_id}): field method: expected POST")
-    if record.get("url", CHAT_COMPLETIONS_URL) not in ACCEPTED_URLS:
-        raise LLMInputError(
-            f"{where} ({custom_id}): field url: expected {CHAT_COMPLETIONS_URL}, "
-            f"got {record.get('url')!r}"
-        )
-    body = record.get("body")
-    if not isinstance(body, dict):
-        raise LLMInputError(f"{where} ({custom_id}): field body: expected a JSON object")
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        raise LLMInputError(f"{where} ({custom_id}): field body.messages: expected a list")
-    if not all(isinstance(m, dict) and "role" in m and "content" in m for m in messages):
-        raise LLMInputError(
-            f"{where} ({custom_id}): field body.messages: each message needs role and content"
-        )
-
-
-def read_requests(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The requests of a JSON Lines file in the batch input shape, in file order.
-
-    Raises:
-        LLMInputError: no such file; a line that is not a JSON object, lacks ``custom_id``
-            or ``body.messages``, names another method or endpoint; a ``custom_id`` given
-            twice (both line numbers named).
-    """
-    path = Path(path)
-    requests: list[dict[str, Any]] = []
-    seen: dict[str, int] = {}
-    for number, line in _json_lines(path):
-        record = _load_object(path, number, line)
-        _check_request(path, number, record)
-        custom_id = record["custom_id"]
-        if custom_id in seen:
-            raise LLMInputError(
-                f"{path}, line {number}: custom_id {custom_id!r} already on line {seen[custom_id]}"
-            )
-        seen[custom_id] = number
-        requests.append(record)
-    if not requests:
-        raise LLMInputError(f"{path}: no requests")
-    return requests
-
-
-def sent_body(request: Mapping[str, Any], model: str) -> dict[str, Any]:
-    """The JSON body sent for ``request``: its ``body`` with ``model`` set."""
-    return {**request["body"], "model": model}
-
-
-def body_digest(body: Mapping[str, Any]) -> str:
-    """SHA-256 (hex) of ``body`` as canonical JSON (sorted keys, no spaces)."""
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def is_success(record: Mapping[str, Any]) -> bool:
-    """Whether a log line holds an answer: status 200 and no error."""
-    response = record.get("response")
-    return (
-        record.get("error") is None
-        and isinstance(response, dict)
-        and response.get("status_code") == 200
-    )
-
-
-def partial_tail(path: str | os.PathLike[str]) -> int | None:
-    """Where a last line cut short by a crash starts (no newline and not JSON), as a byte
-    offset; None when the file ends cleanly or does not exist."""
-    path = Path(path)
-    if not path.is_file():
-        return None
-    data = path.read_bytes()
-    if not data or data.endswith(b"\n"):
-        return None
-    start = data.rfind(b"\n") + 1
-    try:
-        json.loads(data[start:])
-    except ValueError:
-        return start
-    return None
-
-
-def read_log(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
-    """The answered requests of a response log: ``{custom_id: line}`` of the lines with status
-    200 and no error (a missing file is an empty log; a last line cut short by a crash is
-    ignored, see :func:`partial_tail`).
-
-    Raises:
-        LLMInputError: a line that is not a JSON object with a string ``custom_id``.
-    """
-    path = Path(path)
-    if not path.exists():
-        return {}
-    cut = partial_tail(path)
-    last = None if cut is None else path.read_bytes()[:cut].count(b"\n")
-    done: dict[str, dict[str, Any]] = {}
-    for number, line in _json_lines(path):
-        if last is not None and number > last:
-            break
-        record = _load_object(path, number, line)
-        if not isinstance(record.get("custom_id"), str):
-            raise LLMInputError(f"{path}, line {number}: field custom_id: expected a string")
-        if is_success(record):
-            done[record["custom_id"]] = record
-    return done
-
-
-def _check_log_matches(
-    log_path: Path, done: Mapping[str, Mapping[str, Any]], digests: Mapping[str, str]
-) -> None:
-    """The log may only hold answers to these very requests (same ids, same bodies)."""
-    foreign = sorted(cid for cid in done if cid not in digests)
-    if foreign:
-        raise LLMInputError(
-            f"{log_path}: holds answers to custom_ids that are not in the requests "
-            f"({', '.join(foreign[:5])}{', …' if len(foreign) > 5 else ''}); it is the log of "
-            "another requests file: write to another file"
-        )
-    changed = [
-        cid for cid, record in done.items() if record.get("body_sha256") not in (None, digests[cid])
-    ]
-    if changed:
-        raise LLMInputError(
-            f"{log_path}: its answer to {changed[0]!r} was for another request body (other "
-            f"prompts or another model; {len(changed)} such lines): write to another file"
-        )
-
-
-# --------------------------------------------------------------------------------------
-# Sending
-# --------------------------------------------------------------------------------------
-
-
-def output_line(
-    custom_id: str,
-    *,
-    status_code: int | None,
-    body: Any,
-    error: Mapping[str, Any] | None,
-    digest: str,
-) -> dict[str, Any]:
-    """One line of the response log in the batch output shape (see the module docstring)."""
-    response = None if status_code is None else {"status_code": status_code, "body": body}
-    return {"custom_id": custom_id, "response": response, "error": error, "body_sha256": digest}
+@dataclass
+class _Job:
+    request: Mapping[str, Any]
+    tries: int = 0  # failed tries so far (passing faults)
 
 
 @dataclass(frozen=True)
-class _Target:
-    """Where and how requests are sent."""
-
-    base_url: str
+class _Settings:
     model: str
-    concurrency: int
     max_retries: int
     timeout: float
-    api_key: str
+    max_tokens_field: str | None  # the name to send under, None: as written
+    auto_field: bool  # switch on a server's 400
 
 
-async def _send_one(
-    client: Any, request: Mapping[str, Any], target: _Target, digest: str
-) -> dict[str, Any]:
-    """Send one request; a logged line on success or on a per-request failure.
+class _Run:
+    """The requests in flight over several servers (see the module docstring)."""
 
-    Raises:
-        LLMServerError: connection failed after every retry, or a fatal status (401/403/404).
-    """
-    import openai
+    def __init__(
+        self,
+        pending: Sequence[Mapping[str, Any]],
+        servers: list[_Server],
+        settings: _Settings,
+        record: Callable[[dict[str, Any], str], None],
+    ) -> None:
+        self.servers, self.settings, self.record = servers, settings, record
+        self.queue: asyncio.Queue[_Job] = asyncio.Queue()
+        for request in pending:
+            self.queue.put_nowait(_Job(request))
+        self.left = len(pending)
+        self.field = settings.max_tokens_field
+        self.switched = False
+        self.client_errors = 0
+        self.finished = asyncio.Event()
+        self.error: BaseException | None = None
 
-    custom_id = request["custom_id"]
-    base_url, model = target.base_url, target.model
-    body = sent_body(request, model)
-    messages = body.pop("messages")
-    body.pop("model")
-    try:
-        raw = await client.chat.completions.with_raw_response.create(
-            model=model, messages=messages, extra_body=body
-        )
-    except openai.APITimeoutError as err:
-        error = {"code": "timeout", "message": f"no answer after every retry ({err})"}
-        return output_line(custom_id, status_code=None, body=None, error=error, digest=digest)
-    except openai.APIConnectionError as err:
-        cause = err.__cause__ or err
-        raise LLMServerError(
-            f"cannot connect ({type(cause).__name__}: {cause})",
-            base_url=base_url,
-            model=model,
-        ) from err
-    except openai.APIStatusError as err:
-        if err.status_code in FATAL_STATUSES:
-            raise LLMServerError(
-                f"the server answered {err.status_code} for model {model!r}: "
-                f"{_status_message(err)}",
-                base_url=base_url,
-                model=model,
-                status_code=err.status_code,
-            ) from err
-        error = {"code": str(err.status_code), "message": _status_message(err)}
-        return output_line(
-            custom_id,
-            status_code=err.status_code,
-            body=_response_json(err.response),
-            error=error,
-            digest=digest,
-        )
-    try:
-        completion = json.loads(raw.text)
-    except ValueError:
-        error = {"code": "invalid_json", "message": f"the answer is not JSON: {raw.text[:200]!r}"}
-        return output_line(
-            custom_id, status_code=raw.status_code, body=raw.text, error=error, digest=digest
-        )
-    return output_line(
-        custom_id, status_code=raw.status_code, body=completion, error=None, digest=digest
-    )
+    def _stop(self, error: BaseException) -> None:
+        if self.error is None:
+            self.error = error
+        self.finished.set()
 
-
-def _status_message(err: Any) -> str:
-    """The server's own error message (``{"error": {"message": ...}}``), else the client's."""
-    body = err.body
-    if isinstance(body, dict) and isinstance(body.get("message"), str):
-        return body["message"]
-    return str(err.message)
-
-
-def _response_json(response: Any) -> Any:
-    """The body of an HTTP answer: JSON when it is, else its text."""
-    try:
-        return response.json()
-    except ValueError:
-        return response.text
-
-
-def _write_line(handle: IO[str], record: Mapping[str, Any]) -> None:
-    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    handle.flush()
-
-
-async def _send_all(
-    pending: Sequence[Mapping[str, Any]],
-    digests: Mapping[str, str],
-    target: _Target,
-    on_result: Callable[[dict[str, Any]], None],
-) -> None:
-    """Send ``pending`` with at most ``target.concurrency`` in flight; ``on_result`` gets
-    each line as its answer arrives. A fatal error cancels the requests still in flight."""
-    from openai import AsyncOpenAI
-
-    semaphore = asyncio.Semaphore(target.concurrency)
-    client = AsyncOpenAI(
-        base_url=target.base_url,
-        api_key=target.api_key,
-        max_retries=target.max_retries,
-        timeout=target.timeout,
-    )
-
-    async def one(request: Mapping[str, Any]) -> dict[str, Any]:
-        async with semaphore:
-            return await _send_one(client, request, target, digests[request["custom_id"]])
-
-    async with client:
-        tasks = [asyncio.create_task(one(request)) for request in pending]
+    async def worker(self, server: _Server) -> None:
+        """Take requests for ``server`` while it is not given up; wait while it is down."""
+        loop = asyncio.get_running_loop()
         try:
-            for finished in asyncio.as_completed(tasks):
-                on_result(await finished)
+            while not server.given_up:
+                wait = server.down_until - loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                    continue
+                job = await self.queue.get()
+                await self._send(server, job)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as err:  # a bug or a full disk: the run stops with it
+            self._stop(err)
+
+    async def _send(self, server: _Server, job: _Job) -> None:
+        settings, used = self.settings, self.field
+        body = sent_body(job.request, settings.model, used)
+        outcome = await transport.attempt(server.client, body, settings.timeout)
+        if outcome.kind == transport.REFUSED:
+            self._refused(server, outcome)
+            self.queue.put_nowait(job)
+            return
+        server.refused = 0
+        wrong_field = outcome.kind == transport.WRONG_FIELD and settings.auto_field
+        if wrong_field and self._switch_field(used, body):
+            self.queue.put_nowait(job)
+            return
+        if outcome.kind == transport.RETRY and job.tries < settings.max_retries:
+            job.tries += 1
+            await asyncio.sleep(outcome.retry_after or transport.backoff(job.tries))
+            self.queue.put_nowait(job)
+            return
+        self._finish(server, job, outcome, used)
+
+    def _switch_field(self, used: str | None, body: Mapping[str, Any]) -> bool:
+        """Send the token limit under its other name from now on; False when this run
+        already switched once and the server refuses the new name too."""
+        if self.field != used:  # another request in flight switched it already
+            return True
+        if self.switched:
+            return False
+        sent = next(name for name in MAX_TOKENS_FIELDS if name in body)
+        self.field = next(name for name in MAX_TOKENS_FIELDS if name != sent)
+        self.switched = True
+        return True
+
+    def _refused(self, server: _Server, outcome: transport.Outcome) -> None:
+        """Mark ``server`` down (once for the tries in flight together), or give it up."""
+        now = asyncio.get_running_loop().time()
+        if server.given_up or server.down_until > now:
+            return
+        server.refused += 1
+        server.reason = (outcome.error or {}).get("message", "cannot connect")
+        if server.refused <= self.settings.max_retries:
+            server.down_until = now + transport.backoff(server.refused)
+            return
+        server.given_up = True
+        if all(s.given_up for s in self.servers):
+            self._stop(self._unreachable(server))
+
+    def _unreachable(self, last: _Server) -> LLMServerError:
+        urls = [s.base_url for s in self.servers]
+        reason = last.reason
+        if len(urls) > 1:
+            reason = f"none of the {len(urls)} servers can be reached; last: {reason}"
+        return LLMServerError(reason, base_url=", ".join(urls), model=self.settings.model)
+
+    def _finish(
+        self, server: _Server, job: _Job, outcome: transport.Outcome, used: str | None
+    ) -> None:
+        """Log the request's outcome; stop after too many client errors in a row."""
+        request = job.request
+        line = output_line(
+            request["custom_id"],
+            status_code=outcome.status_code,
+            body=outcome.body,
+            error=outcome.error,
+            digest=body_digest(sent_body(request, self.settings.model, used)),
+            max_tokens_field=renamed_field(request, used),
+        )
+        self.record(line, server.base_url)
+        self.left -= 1
+        if outcome.kind == transport.ANSWERED:
+            self.client_errors = 0
+        elif outcome.kind in (transport.CLIENT_ERROR, transport.WRONG_FIELD):
+            self.client_errors += 1
+            if self.client_errors >= CLIENT_ERRORS_TO_STOP:
+                self._stop(self._client_error(server, outcome))
+        if self.left == 0:
+            self.finished.set()
+
+    def _client_error(self, server: _Server, outcome: transport.Outcome) -> LLMServerError:
+        message = (outcome.error or {}).get("message", "")
+        reason = (
+            f"the server answered {outcome.status_code} for model {self.settings.model!r} to "
+            f"{self.client_errors} requests in a row: {message}"
+        )
+        return LLMServerError(
+            reason,
+            base_url=server.base_url,
+            model=self.settings.model,
+            status_code=outcome.status_code,
+        )
+
+    async def run(self, concurrency: int) -> None:
+        """Send every request; raise what stopped the run, if anything did."""
+        workers = [
+            asyncio.create_task(self.worker(server))
+            for server in self.servers
+            for _ in range(concurrency)
+        ]
+        try:
+            await self.finished.wait()
         finally:
-            for task in tasks:
+            for task in workers:
                 task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(*workers, return_exceptions=True)
+            for server in self.servers:
+                await server.client.close()
+        if self.error is not None:
+            raise self.error
 
 
-def _error_text(record: Mapping[str, Any]) -> str:
-    error = record.get("error") or {}
-    return f"{error.get('code', '?')}: {error.get('message', '')}".strip()
+def _check_arguments(
+    base_urls: Sequence[str], concurrency: int, max_retries: int, max_tokens_field: str | None
+) -> None:
+    if not base_urls or concurrency < 1 or max_retries < 0:
+        raise ValueError("give a base_url; concurrency must be >= 1 and max_retries >= 0")
+    if len(set(base_urls)) != len(base_urls):
+        raise ValueError(f"a base_url is given twice: {list(base_urls)}")
+    if max_tokens_field not in (None, *MAX_TOKENS_FIELDS):
+        raise ValueError(f"max_tokens_field: expected one of {MAX_TOKENS_FIELDS}")
 
 
 def run_requests(
     requests: Sequence[Mapping[str, Any]],
     log_path: str | os.PathLike[str],
     *,
-    base_url: str,
+    base_url: str | Sequence[str],
     model: str,
     concurrency: int = 4,
     max_retries: int = 5,
     timeout: float = 600.0,
+    max_tokens_field: str | None = None,
     api_key: str | None = None,
     on_result: Callable[[dict[str, Any]], None] | None = None,
     on_start: Callable[[int], None] | None = None,
 ) -> RunSummary:
-    """Send the requests not yet answered in the log at ``log_path`` and append each answer.
+    """Send the requests not yet answered in the log at ``log_path`` and append each outcome.
 
     Args:
         requests: as :func:`read_requests` returns them.
-        log_path: the response log (created if missing; resumed if present).
-        base_url: the server's OpenAI API root, e.g. ``http://localhost:8000/v1``.
+        log_path: the response log (created at the first line logged; resumed if present).
+        base_url: the OpenAI API root of one server, e.g. ``http://localhost:8000/v1``, or of
+            several: the requests are spread over them.
         model: the model name sent in every request (replaces the requests' own).
-        concurrency: requests in flight at most (>= 1).
-        max_retries: retries of one request (connection errors, 408, 409, 429, 5xx).
-        timeout: seconds to wait for one answer.
+        concurrency: requests in flight at most on each server (>= 1).
+        max_retries: tries after the first of a request that met a passing fault (see the
+            module docstring); a server is given up after 1 + ``max_retries`` refusals in a row.
+        timeout: seconds within which the whole answer of one try must arrive.
+        max_tokens_field: send the token limit as ``max_tokens`` or ``max_completion_tokens``;
+            None sends it as the requests name it (or as the log's answers were sent) and
+            switches on a server's 400 asking for the other name.
         api_key: the key; default ``OPENAI_API_KEY``, else a dummy for local servers.
         on_result: called with each logged line, as it is written (a progress bar).
         on_start: called once with the number of requests to send.
@@ -430,47 +361,77 @@ def run_requests(
 
     Raises:
         LLMInputError: the log has a malformed line, or answers to other requests.
-        LLMServerError: the server cannot be reached or refuses the key or the model; lines
-            logged before stay in the log.
-        ValueError: ``concurrency`` < 1 or ``max_retries`` < 0.
+        OutputPathError: another run is writing the same log.
+        LLMServerError: no server can be reached, or deterministic 4xx answers to several
+            requests in a row; lines logged before stay in the log.
+        ValueError: no ``base_url`` or one given twice, ``concurrency`` < 1,
+            ``max_retries`` < 0, another ``max_tokens_field``.
     """
-    if concurrency < 1 or max_retries < 0:
-        raise ValueError("concurrency must be >= 1 and max_retries >= 0")
+    base_urls = [base_url] if isinstance(base_url, str) else list(base_url)
+    _check_arguments(base_urls, concurrency, max_retries, max_tokens_field)
     log_path = Path(log_path)
-    digests = {r["custom_id"]: body_digest(sent_body(r, model)) for r in requests}
-    done = read_log(log_path)
-    _check_log_matches(log_path, done, digests)
-    cut = partial_tail(log_path)
-    if cut is not None:
-        with log_path.open("r+b") as handle:
-            handle.truncate(cut)
-    pending = [r for r in requests if r["custom_id"] not in done]
-    summary = RunSummary(total=len(requests), already_done=len(requests) - len(pending))
-    summary.dropped_partial_line = cut is not None
-    if on_start is not None:
-        on_start(len(pending))
-    if not pending:
-        return summary
-    target = _Target(
-        base_url=base_url,
-        model=model,
-        concurrency=concurrency,
-        max_retries=max_retries,
-        timeout=timeout,
-        api_key=api_key or os.environ.get("OPENAI_API_KEY") or DUMMY_API_KEY,
-    )
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    with log_path.open("a", encoding="utf-8") as handle:
+    with exclusive_log(log_path):
+        done = read_log(log_path)
+        check_log_matches(log_path, done, {r["custom_id"]: r for r in requests}, model)
+        cut = partial_tail(log_path)
+        if cut is not None:
+            with log_path.open("r+b") as handle:
+                handle.truncate(cut)
+        pending = [r for r in requests if r["custom_id"] not in done]
+        summary = RunSummary(total=len(requests), already_done=len(requests) - len(pending))
+        summary.dropped_partial_line = cut is not None
+        settings = _Settings(
+            model=model,
+            max_retries=max_retries,
+            timeout=timeout,
+            max_tokens_field=max_tokens_field or logged_field(done),
+            auto_field=max_tokens_field is None,
+        )
+        if on_start is not None:
+            on_start(len(pending))
+        if pending:
+            key = api_key or os.environ.get("OPENAI_API_KEY") or DUMMY_API_KEY
+            _send_pending(
+                pending, log_path, base_urls, settings, concurrency, key, summary, on_result
+            )
+    return summary
 
-        def record(line: dict[str, Any]) -> None:
-            _write_line(handle, line)
+
+def _send_pending(
+    pending: Sequence[Mapping[str, Any]],
+    log_path: Path,
+    base_urls: Sequence[str],
+    settings: _Settings,
+    concurrency: int,
+    api_key: str,
+    summary: RunSummary,
+    on_result: Callable[[dict[str, Any]], None] | None,
+) -> None:
+    with LogWriter(log_path) as writer:
+
+        def record(line: dict[str, Any], base_url: str) -> None:
+            writer.write(line)
             summary.sent += 1
             if is_success(line):
                 summary.succeeded += 1
+                summary.answered_by[base_url] += 1
             else:
-                summary.failures.append((line["custom_id"], _error_text(line)))
+                error = line.get("error") or {}
+                message = f"{error.get('code', '?')}: {error.get('message', '')}".strip()
+                summary.failures.append((line["custom_id"], message))
             if on_result is not None:
                 on_result(line)
 
-        asyncio.run(_send_all(pending, digests, target, record))
-    return summary
+        async def main() -> None:
+            servers = [
+                _Server(url, transport.make_client(url, api_key, settings.timeout))
+                for url in base_urls
+            ]
+            run = _Run(pending, servers, settings, record)
+            try:
+                await run.run(concurrency)
+            finally:
+                summary.max_tokens_field = run.field
+                summary.switched_max_tokens_field = run.switched
+
+        asyncio.run(main())

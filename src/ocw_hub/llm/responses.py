@@ -6,7 +6,8 @@ Input: JSON Lines, each line either a line of the batch *output* shape written b
     {"custom_id": wall_id, "response": {"status_code": 200, "body": <chat completion>},
      "error": null}
 
-or a plain ``{"wall_id": str, "text": str, "finish_reason": str (optional)}``. The answer
+or a plain ``{"wall_id": str, "text": str, "finish_reason": str (optional)}`` (WoTe:
+``"id"`` for ``"wall_id"``). The answer
 is the ``content`` of the first choice's message (``text`` of a legacy completion).
 
 Two modes: ``paper``, the notebook's lenient parsing (:mod:`.paper_parse`), and ``robust``
@@ -121,10 +122,11 @@ def _read_line(path: Path, number: int, line: str) -> tuple[Response, bool]:
         if not isinstance(record["custom_id"], str):
             raise _field_error(path, number, None, "custom_id", "expected a string")
         return _batch_response(path, number, record), True
-    if "wall_id" in record:
-        wall_id, text = record["wall_id"], record.get("text")
+    key = "wall_id" if "wall_id" in record else "id"
+    if key in record:
+        wall_id, text = record[key], record.get("text")
         if not isinstance(wall_id, str):
-            raise _field_error(path, number, None, "wall_id", "expected a string")
+            raise _field_error(path, number, None, key, "expected a string")
         if not isinstance(text, str):
             raise _field_error(path, number, wall_id, "text", "expected a string")
         finish = record.get("finish_reason")
@@ -132,8 +134,8 @@ def _read_line(path: Path, number: int, line: str) -> tuple[Response, bool]:
             raise _field_error(path, number, wall_id, "finish_reason", "expected a string")
         return Response(wall_id, text, number, finish_reason=finish), False
     raise PredictionsError(
-        f"{path}, line {number}: expected a batch output line (custom_id, response) or "
-        "{wall_id, text}"
+        f"{path}, line {number}: expected a batch output line (custom_id, response), "
+        "{wall_id, text} or (WoTe) {id, text}"
     )
 
 
@@ -193,6 +195,7 @@ class ParsedWall:
         reason: why ``unrecoverable`` (see :data:`.parsing.REASONS`), else None.
         detail: the reason's specifics, else None.
         text: the raw answer (None without one).
+        reasoning: the message's ``reasoning_content``, else None.
     """
 
     wall_id: str
@@ -203,6 +206,7 @@ class ParsedWall:
     reason: str | None = None
     detail: str | None = None
     text: str | None = None
+    reasoning: str | None = None
 
 
 def _drop_last_line(text: str) -> str:
@@ -280,7 +284,8 @@ def parse_wall(
     if task not in TASKS or mode not in MODES:
         raise ValueError(f"task must be one of {TASKS} and mode one of {MODES}")
     text = response.text if response is not None else None
-    parsed = ParsedWall(str(wall["wall_id"]), None, None, text=text)
+    reasoning = response.reasoning if response is not None else None
+    parsed = ParsedWall(str(wall["wall_id"]), None, None, text=text, reasoning=reasoning)
     if response is None or text is None:
         problem = response.problem if response is not None else "no response"
         parsed.repairs = [{"kind": "no_response", "problem": problem}]
@@ -367,6 +372,7 @@ def _report(
                 "detail": p.detail,
                 "repairs": p.repairs,
                 "text": p.text,
+                "reasoning": p.reasoning,
             }
             for p in parsed
         ],  # fmt: skip

@@ -122,15 +122,42 @@ def _read_ocw(path: Path, raw: Any) -> dict[str, WallPrediction]:
         )
     out: dict[str, WallPrediction] = {}
     duplicated: list[str] = []
+    faults: list[str] = []
     for index, entry in enumerate(raw):
-        wall_id = _entry_wall_id(path, index, entry)
-        _check_fields(path, index, wall_id, entry)
+        try:
+            wall_id = _entry_wall_id(path, index, entry)
+            _check_fields(path, index, wall_id, entry)
+            prediction = check_wall_prediction(path, wall_id, entry)
+        except PredictionsError as err:
+            faults.append(str(err).removeprefix(f"{path}: "))
+            continue
         if wall_id in out:
             duplicated.append(wall_id)
-        out[wall_id] = check_wall_prediction(path, wall_id, entry)
+        out[wall_id] = prediction
     if duplicated:
-        raise PredictionsError(f"{path}: duplicated wall_id: {listing(duplicated)}")
+        faults.append(f"duplicated wall_id: {listing(duplicated)}")
+    raise_faults(path, faults)
     return out
+
+
+#: Faults of one predictions file listed in its error (with the count of all).
+MAX_FAULTS = 10
+
+
+def raise_faults(path: PathLike, faults: Sequence[str]) -> None:
+    """Raise one error for every fault found in a file (up to :data:`MAX_FAULTS` listed).
+
+    Raises:
+        PredictionsError: ``path: fault`` for one fault; ``path: N faults:`` and one line per
+            fault for several.
+    """
+    if not faults:
+        return
+    if len(faults) == 1:
+        raise PredictionsError(f"{path}: {faults[0]}")
+    lines = "\n".join(f"- {fault}" for fault in faults[:MAX_FAULTS])
+    more = f"\n- … and {len(faults) - MAX_FAULTS} more" if len(faults) > MAX_FAULTS else ""
+    raise PredictionsError(f"{path}: {len(faults)} faults:\n{lines}{more}")
 
 
 def _wote_pairs(path: Path, raw: Any) -> list[tuple[str, Any]]:
@@ -163,23 +190,27 @@ def _read_wote(path: Path, raw: Any) -> dict[str, str]:
     code = load_metric_module("inputs")
     out: dict[str, str] = {}
     duplicated = []
+    faults = []
     for qid, text in _wote_pairs(path, raw):
         try:
             code.validate_span_prediction(text, "prediction_text")
         except ValueError as err:
-            raise PredictionsError(f"{path}: question {qid}: {err}") from None
+            faults.append(f"question {qid}: {err}")
+            continue
         if qid in out:
             duplicated.append(qid)
         out[qid] = text
     if duplicated:
-        raise PredictionsError(f"{path}: duplicated id: {listing(duplicated)}")
+        faults.append(f"duplicated id: {listing(duplicated)}")
+    raise_faults(path, faults)
     return out
 
 
-#: Files beside runs that are not runs: ``parse``'s record of repairs (``<out>.parse.json``)
-#: and the embedding baseline's vectors (``embeddings.json``).
-SIDECAR_SUFFIXES = (".parse.json",)
-SIDECAR_NAMES = ("embeddings.json",)
+#: Files beside runs that are not runs: ``parse``'s record of repairs (``<out>.parse.json``),
+#: the embedding baseline's vectors (``embeddings.json``) and the protocol records
+#: (``protocol.json``, ``<out>.protocol.json``: :mod:`ocw_hub.provenance`).
+SIDECAR_SUFFIXES = (".parse.json", ".protocol.json")
+SIDECAR_NAMES = ("embeddings.json", "protocol.json")
 
 
 def _runs_in(folder: Path, pattern: str) -> list[Path]:
@@ -197,7 +228,8 @@ def _runs_in(folder: Path, pattern: str) -> list[Path]:
 def expand_prediction_paths(paths: Sequence[PathLike]) -> list[Path]:
     """The predictions files of a run list: each path is a file, or a folder of runs: its
     ``run-*.json`` files when it has some (as ``ocw-hub predict`` writes them), else its
-    ``*.json`` files; never a sidecar (``*.parse.json``, ``embeddings.json``), a hidden file or
+    ``*.json`` files; never a sidecar (``*.parse.json``, ``*.protocol.json``, ``embeddings.json``,
+    ``protocol.json``), a hidden file or
     a symlink; sorted by name.
 
     Raises:

@@ -28,6 +28,7 @@ from typing import Any
 from ..configs import PathLike, config_spec
 from ..errors import PredictionsError
 from ..resources import load_metric_module
+from ..shown import preview
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
 
 #: Placeholder clue of a missing wall scored with ``allow_missing``: never a real clue, so every
@@ -41,6 +42,24 @@ OCW_TASKS = ("grouping", "connections")
 WOTE_TASKS = ("spans",)
 
 Progress = Callable[[int], None]
+
+#: Configs whose walls the contestants never played as such: ``ocw_randomized`` rebuilds its
+#: test walls from groups of different walls, so only the per-group human figures carry over
+#: (a group found on its own wall); whole-wall ones (``full_wall``) do not exist (None).
+REBUILT_WALLS = frozenset({"ocw_randomized"})
+
+
+def _with_nearest(unknown: Sequence[str], ids: Sequence[str]) -> str:
+    """Up to 10 unknown ids, each with the nearest of ``ids`` (``difflib``) when one is close:
+    ``a0o2 (nearest: a002), zzzz (2)``."""
+    import difflib
+
+    shown = []
+    for wrong in unknown[:10]:
+        close = difflib.get_close_matches(wrong, ids, n=1, cutoff=0.6)
+        shown.append(f"{wrong} (nearest: {close[0]})" if close else wrong)
+    more = f", … ({len(unknown)} in all)" if len(unknown) > 10 else f" ({len(unknown)})"
+    return ", ".join(shown) + more
 
 
 def align(
@@ -58,16 +77,20 @@ def align(
     """
     known = set(gold_ids)
     unknown = [i for i in predicted_ids if i not in known]
-    if unknown:
-        hint = " (is --config / --split right?)" if len(unknown) == len(predicted_ids) else ""
-        raise PredictionsError(f"{path}: {what} not in the split: {listing(unknown)}{hint}")
     predicted = set(predicted_ids)
     missing = [i for i in gold_ids if i not in predicted]
-    if missing and not allow_missing:
-        raise PredictionsError(
-            f"{path}: {what} missing from the predictions: {listing(missing)}; "
-            "pass --allow-missing to score them as wrong"
+    faults = []
+    if unknown:
+        hint = " (is --config / --split right?)" if len(unknown) == len(predicted_ids) else ""
+        shown = _with_nearest(unknown, missing or list(gold_ids))
+        faults.append(f"{what} not in the split: {shown}{hint}")
+    if missing and (unknown or not allow_missing):
+        faults.append(
+            f"{what} missing from the predictions: {listing(missing)}"
+            + ("" if unknown else "; pass --allow-missing to score them as wrong")
         )
+    if faults:
+        raise PredictionsError(f"{path}: " + "; ".join(faults))
     return set(missing)
 
 
@@ -75,11 +98,12 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def human_figures(walls: Sequence[dict]) -> dict[str, Any]:
+def human_figures(walls: Sequence[dict], whole_walls: bool = True) -> dict[str, Any]:
     """Human performance recorded in the dataset for these walls (the contestants on the show):
     ``correct_groups`` (total) and ``correct_groups_rate`` (0-1), ``full_wall`` (walls with all
     4 groups found) and ``full_wall_rate`` (0-1), ``connections_correct_rate`` (0-1),
-    ``n_walls``."""
+    ``n_walls``. Without ``whole_walls`` (walls rebuilt from groups of other walls, see
+    :data:`REBUILT_WALLS`) ``full_wall`` and ``full_wall_rate`` are None."""
     grouping = [g["human_performance"]["grouping"] for w in walls for g in w["groups"].values()]
     connection = [g["human_performance"]["connection"] for w in walls for g in w["groups"].values()]
     full = [
@@ -90,8 +114,8 @@ def human_figures(walls: Sequence[dict]) -> dict[str, Any]:
         "n_walls": len(walls),
         "correct_groups": sum(grouping),
         "correct_groups_rate": _mean(grouping),
-        "full_wall": sum(full),
-        "full_wall_rate": _mean(full),
+        "full_wall": sum(full) if whole_walls else None,
+        "full_wall_rate": _mean(full) if whole_walls else None,
         "connections_correct_rate": _mean(connection),
     }
 
@@ -105,7 +129,7 @@ class GoldWalls:
             rules); kept for walls given by hand.
     """
 
-    def __init__(self, walls: Sequence[dict]) -> None:
+    def __init__(self, walls: Sequence[dict], whole_walls: bool = True) -> None:
         code = load_metric_module("inputs")
         self.walls = list(walls)
         self.ids = [w["wall_id"] for w in self.walls]
@@ -121,12 +145,12 @@ class GoldWalls:
         self.seasons: dict[int, list[int]] = defaultdict(list)
         for index, wall in enumerate(self.walls):
             self.seasons[wall["season"]].append(index)
-        self.human = human_figures(self.walls)
+        self.human = human_figures(self.walls, whole_walls)
         self.human_by_season = {
-            season: human_figures([self.walls[i] for i in indices])
+            season: human_figures([self.walls[i] for i in indices], whole_walls)
             for season, indices in sorted(self.seasons.items())
         }
-        self.human_per_wall = [human_figures([w]) for w in self.walls]
+        self.human_per_wall = [human_figures([w], whole_walls) for w in self.walls]
 
 
 def _grouping_items(
@@ -264,9 +288,10 @@ def _foreign_clues(
             foreign[index] = unknown
     if foreign:
         first = next(iter(foreign))
+        example = ", ".join(preview(c) for c in foreign[first][:3])
         warnings.warn(
             f"{path}: {len(foreign)} of {len(gold.ids)} walls have predicted clues that are not "
-            f"clues of the wall (e.g. wall {gold.ids[first]}: {foreign[first][:3]}); they count "
+            f"clues of the wall (e.g. wall {gold.ids[first]}: {example}); they count "
             "as wrong. A typo, or predictions for another config?",
             UserWarning,
             stacklevel=2,
@@ -418,39 +443,52 @@ def evaluate_files(
 
     Returns:
         One file: the single-run dict of :func:`score_ocw` / :func:`score_wote` with
-        ``config``, ``split``, ``predictions`` (the path) and ``run`` (the file's stem) added.
-        Several: ``{config, split, n_runs, n_walls | n_questions, runs: [single-run dicts],
-        mean, std, human (OCW)}`` (see :func:`summarize_runs`).
+        ``config``, ``split``, ``source`` (:func:`ocw_hub.provenance.source_provenance`),
+        ``predictions`` (the path), ``run`` (the file's stem) and ``protocol`` (the file's
+        record, :func:`ocw_hub.provenance.read_protocol`, or None) added. Several:
+        ``{config, split, source, protocol (the runs' common one, else None), n_runs,
+        n_walls | n_questions, runs: [single-run dicts], mean, std, human (OCW)}`` (see
+        :func:`summarize_runs`).
 
     Raises:
         PredictionsError: a bad predictions file (see :mod:`ocw_hub.scoring.predictions`), an id
             mismatch, nothing to score.
         SourceUnavailableError, UnknownSplitError: the split cannot be had.
     """
+    from ..provenance import common_protocol, read_protocol, source_provenance
+
     spec = config_spec(config)
     files = expand_prediction_paths(predictions)
     parsed = [read_predictions(path, spec.name) for path in files]
+    protocols = [read_protocol(path) for path in files]
+    cache_files: list[dict[str, str]] = []
     if rows is None:
         from ..data.sources import load_split
 
-        rows = load_split(
+        dataset = load_split(
             spec.name,
             split,
             data_dir,
             cache_dir=cache_dir,
             verification_mode=verification_mode,
             download_mode=download_mode,
-        ).to_list()
+        )
+        rows, cache_files = dataset.to_list(), list(dataset.cache_files)
+    key = "id" if spec.script == "WoTe" else "wall_id"
+    source = source_provenance(spec.name, data_dir, [r[key] for r in rows], cache_files)
     options = {"allow_missing": allow_missing, "bertscore": bertscore}
     if spec.script == "OCW":
         options["rouge_tokenizer"] = load_metric_module("connections").check_rouge_tokenizer(
             rouge_tokenizer
         )
     with margin_memo():
-        runs = _score_runs(spec.script, files, parsed, rows, options, on_item)
-    head = {"config": spec.name, "split": split}
+        runs = _score_runs(spec.name, spec.script, files, parsed, rows, options, on_item)
+    for run, protocol in zip(runs, protocols, strict=True):
+        run["protocol"] = protocol
+    head = {"config": spec.name, "split": split, "source": source}
     if len(runs) == 1:
         return {**head, **runs[0]}
+    head["protocol"] = common_protocol(protocols)
     size_key = "n_questions" if spec.script == "WoTe" else "n_walls"
     summary: dict[str, Any] = {
         **head,
@@ -465,6 +503,7 @@ def evaluate_files(
 
 
 def _score_runs(
+    config: str,
     script: str,
     files: Sequence[Path],
     parsed: Sequence[dict[str, Any]],
@@ -472,7 +511,7 @@ def _score_runs(
     options: dict[str, Any],
     on_item: Progress | None,
 ) -> list[dict[str, Any]]:
-    gold = GoldWalls(rows) if script == "OCW" else None
+    gold = GoldWalls(rows, config not in REBUILT_WALLS) if script == "OCW" else None
     runs = []
     for path, preds in zip(files, parsed, strict=True):
         if gold is not None:
@@ -537,9 +576,7 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
     if results["config"] == "wote":
         return _wote_rows(results)
     human = dict(results["human"])
-    if results["config"] == "ocw_randomized":
-        # its test walls are rebuilt from groups of different walls: the contestants found
-        # each group on its own wall, but never played these walls
+    if results["config"] in REBUILT_WALLS:  # also for results written before the rule
         human.update(full_wall=None, full_wall_rate=None)
     rows: list[tuple[str, ...]] = [
         ("walls", "in the split", str(results["n_walls"]), str(human["n_walls"]))

@@ -3,12 +3,13 @@ predictions) in 2-D by t-SNE and PCA, coloured by gold group, marked by predicte
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .plotting import HUMAN_COLOUR, SEED, Plot, mpl_text, new_figure
+from .plotting import HUMAN_COLOUR, SEED, Plot, figure_legend, mpl_text, new_figure
 from .report_data import PredictionsCache, ResultsFile, resolve_predictions
 
 
@@ -55,17 +56,77 @@ _MARKERS = ("o", "s", "^", "D")
 
 
 def _scatter(
-    ax: Any, points: Any, clues: Sequence[str], gold: Sequence, predicted: Sequence
-) -> None:
+    ax: Any,
+    points: Any,
+    clues: Sequence[str],
+    gold: Sequence,
+    predicted: Sequence,
+    gid: str,
+) -> list[Any]:
+    """The clues' points and their labels (annotations with SVG ids ``<gid>-<k>``, placed
+    later by :func:`place_labels`)."""
     from .wall_render import GROUP_COLOURS
 
+    labels = []
     for k, (x, y) in enumerate(points):
         colour = GROUP_COLOURS[gold[k]] if gold[k] is not None else HUMAN_COLOUR
         marker = _MARKERS[predicted[k]] if predicted[k] is not None else "x"
         ax.scatter([x], [y], c=[colour], marker=marker, s=60, edgecolors="black", linewidths=0.5)
-        ax.annotate(
-            mpl_text(clues[k]), (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points"
+        label = ax.annotate(
+            mpl_text(clues[k]), (x, y), fontsize=7, xytext=(4, 4), textcoords="offset points"
         )
+        label.set_gid(f"{gid}-{k}")
+        labels.append(label)
+    return labels
+
+
+#: Where a label may go, around its point: offsets in points (nearest first), tried in order.
+_OFFSETS = [
+    (r * dx, r * dy)
+    for r in (4, 9, 15, 22, 30, 40)
+    for dx, dy in ((1, 1), (1, -1), (-1, 1), (-1, -1), (1, 0), (-1, 0), (0, 1), (0, -1))
+]
+
+
+def _overlap(a: Any, b: Any) -> float:
+    width = min(a.x1, b.x1) - max(a.x0, b.x0)
+    height = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return width * height if width > 0 and height > 0 else 0.0
+
+
+def place_labels(fig: Any, labels: Sequence[Any], pad: float = 1.0) -> None:
+    """Move each label (in order) to the first offset of :data:`_OFFSETS` where its box
+    (grown by ``pad`` pixels) overlaps no label placed before it, nor a point; the least
+    overlapping offset when none is free. The layout is computed once and then fixed (so
+    the boxes measured are the boxes drawn)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    fig.set_layout_engine("none")
+    placed: list[Any] = []
+    for label in labels:
+        points = [o.axes.transData.transform(o.xy) for o in labels if o.axes is label.axes]
+        best, best_cost = _OFFSETS[0], math.inf
+        for offset in _OFFSETS:
+            _move(label, offset)
+            box = label.get_window_extent(renderer).padded(pad)
+            cost = sum(_overlap(box, other) for other in placed)
+            cost += sum(1.0 for x, y in points if box.x0 < x < box.x1 and box.y0 < y < box.y1)
+            if cost < best_cost:
+                best, best_cost = offset, cost
+            if cost == 0:
+                break
+        _move(label, best)
+        placed.append(label.get_window_extent(renderer).padded(pad))
+
+
+def _move(label: Any, offset: tuple[float, float]) -> None:
+    """Put a label at ``offset`` (points) from its point, anchored on the side facing it."""
+    dx, dy = offset
+    label.xyann = offset
+    label.set_ha("left" if dx > 0 else "right" if dx < 0 else "center")
+    label.set_va("bottom" if dy > 0 else "top" if dy < 0 else "center")
 
 
 def _embedding_legend(fig: Any, ax: Any) -> None:
@@ -81,7 +142,7 @@ def _embedding_legend(fig: Any, ax: Any) -> None:
         Line2D([], [], marker=m, ls="", color="black", mfc="white", label=f"predicted {p + 1}")
         for p, m in enumerate(_MARKERS)
     ]
-    fig.legend(handles=handles, fontsize=7, frameon=False, loc="outside right upper")
+    figure_legend(fig, handles=handles)
 
 
 def _wall_ami(run: Mapping[str, Any], wall_id: str) -> float:
@@ -152,14 +213,19 @@ def plot_embeddings(
     groups = getattr(prediction, "groups", None) or []
     predicted = _clue_groups(clues, groups) if groups else [None] * len(clues)
     fig, axes = new_figure(ncols=2, width=5.0, height=4.2)
-    for ax, (name, points, (xlabel, ylabel)) in zip(axes, _projections(vectors), strict=True):
-        _scatter(ax, points, clues, gold, predicted)
+    slug = f"embeddings-{f.label}-{wall_id}"
+    tag = hashlib.sha256(slug.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    labels = []
+    projections = _projections(vectors)
+    for i, (ax, (name, points, (xlabel, ylabel))) in enumerate(zip(axes, projections, strict=True)):
+        labels += _scatter(ax, points, clues, gold, predicted, f"clue-{tag}-{i}")
         ax.set_title(f"{name}: wall {mpl_text(wall_id)}")
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
     _embedding_legend(fig, axes[1])
+    place_labels(fig, labels)
     return Plot(
-        f"embeddings-{f.label}-{wall_id}",
+        slug,
         f"Clue embeddings of wall {wall_id} ({f.label}, {run.get('run', '')})",
         "The wall's 16 clue vectors of the embedding baseline in 2-D (t-SNE left, PCA right; "
         f"seed {SEED}): colour = gold group, marker = the group the run predicted "

@@ -1,5 +1,6 @@
-"""The hardest walls of the report: walls ranked by mean AMI over every run, listed as a table
-and drawn (:mod:`ocw_hub.views.wall_render`) with the prediction of the run that scored lowest."""
+"""The hardest walls of the report: per results file (one label, one method), walls ranked by
+mean AMI over its runs, listed as a table and drawn (:mod:`ocw_hub.views.wall_render`) with the
+prediction of the run that scored lowest. Runs of different files are never averaged together."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from .report_data import PredictionsCache, ResultsFile, grouped_files, mean_std,
 
 @dataclass(frozen=True)
 class HardWall:
-    """A wall ranked by its mean AMI over every run of every file of one config and split."""
+    """A wall ranked by its mean AMI over the runs of one results file."""
 
     wall_id: str
     season: Any
@@ -26,22 +27,21 @@ class HardWall:
 
 
 def _wall_scores(
-    files: Sequence[ResultsFile],
+    f: ResultsFile,
 ) -> dict[str, list[tuple[ResultsFile, dict[str, Any], dict[str, Any]]]]:
     scores: dict[str, list[tuple[ResultsFile, dict[str, Any], dict[str, Any]]]] = {}
-    for f in files:
-        for run in f.runs:
-            for wall in run["per_wall"]:
-                if "grouping" in wall:
-                    scores.setdefault(wall["wall_id"], []).append((f, run, wall))
+    for run in f.runs:
+        for wall in run["per_wall"]:
+            if "grouping" in wall:
+                scores.setdefault(wall["wall_id"], []).append((f, run, wall))
     return scores
 
 
-def hardest_walls(files: Sequence[ResultsFile], n: int = 5) -> list[HardWall]:
-    """The ``n`` walls with the lowest mean AMI over all runs of the files (one config and
-    split), ties broken by wall id."""
+def hardest_walls(f: ResultsFile, n: int = 5) -> list[HardWall]:
+    """The ``n`` walls with the lowest mean AMI over the runs of one results file, ties
+    broken by wall id."""
     ranked = []
-    for wall_id, entries in _wall_scores(files).items():
+    for wall_id, entries in _wall_scores(f).items():
         amis = [float(w["grouping"]["ami"]) for _, _, w in entries]
         mean, std = mean_std(amis)
         f, run, w = min(entries, key=lambda e: float(e[2]["grouping"]["ami"]))
@@ -113,26 +113,31 @@ def hardest_section(
     n: int,
     predictions: PredictionsCache,
 ) -> str:
-    """The HTML section of the ``n`` hardest walls of files of one config and split: the table,
-    and the walls drawn when ``rows`` (gold rows by wall id) are given; empty without any."""
-    hard = hardest_walls(grouped_files(files), n)
-    if not hard:
+    """The HTML section of the ``n`` hardest walls of each results file of one config and
+    split (one table per file: a file is one method): the table, and the walls drawn when
+    ``rows`` (gold rows by wall id) are given; empty without any."""
+    graded = grouped_files(files)
+    if not graded:
         return ""
     config, split = files[0].key
     parts = [
         f'<section class="hardest-walls" id="hardest-{html.escape(config)}-{html.escape(split)}">'
         f"<h3>The hardest walls ({html.escape(config)} / {html.escape(split)})</h3>"
-        f"<p>The {len(hard)} walls with the lowest AMI averaged over every run of every "
-        "results file; drawn with the prediction of the run that scored lowest on each "
-        "(clues in their gold group's colour and number, ✗ = misplaced).</p>",
-        _hard_wall_table(hard),
+        f"<p>For each results file, the {n} walls with the lowest AMI averaged over its runs "
+        "(runs of different files are never averaged together); drawn with the prediction of "
+        "the run that scored lowest on each (clues in their gold group's colour and number, "
+        "✗ = misplaced).</p>",
     ]
+    for f in graded:
+        hard = hardest_walls(f, n)
+        parts.append(f'<h4 data-label="{html.escape(f.label)}">{html.escape(f.label)}</h4>')
+        parts.append(_hard_wall_table(hard))
+        if rows is not None:
+            parts.extend(_hard_wall_views(hard, rows, predictions))
     if rows is None:
         parts.append(
             '<p class="note">The walls are not drawn: the gold walls are not in results files; '
             "give the config's data (<code>ocw-hub report --data-dir</code>) to draw them.</p>"
         )
-    else:
-        parts.extend(_hard_wall_views(hard, rows, predictions))
     parts.append("</section>")
     return "".join(parts)

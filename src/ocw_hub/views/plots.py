@@ -8,9 +8,11 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
+from ..scoring.runs import REBUILT_WALLS
 from .plotting import (
     CONNECTION_FIGURES,
     GROUPING_FIGURES,
+    HUMAN_COLOUR,
     SPAN_FIGURES,
     Plot,
     colour,
@@ -21,6 +23,21 @@ from .plotting import (
     new_figure,
 )
 from .report_data import ResultsFile, grouped_files
+
+#: Said where a whole-wall human figure would be for walls the contestants never played.
+NO_HUMAN_NOTE = "contestants: no full walls (walls rebuilt from groups of different walls)"
+
+
+def human_values(humans: Sequence[dict[str, Any]], figure: str, config: str) -> list[float] | None:
+    """The contestants' ``figure`` in each of ``humans`` (the results' ``human`` records),
+    or None where it does not exist: a whole-wall figure of a config in
+    :data:`~ocw_hub.scoring.runs.REBUILT_WALLS`, or a value that is null or absent."""
+    if config in REBUILT_WALLS and figure.startswith("full_wall"):
+        return None
+    values = [h.get(figure) for h in humans]
+    if any(v is None for v in values):
+        return None
+    return [float(v) for v in values]
 
 
 def _season_samples(f: ResultsFile, seasons: Sequence[str], figure: str) -> list[list[float]]:
@@ -50,8 +67,12 @@ def plot_by_season(files: Sequence[ResultsFile]) -> Plot | None:
     for ax, (figure, name) in zip(axes, panels, strict=True):
         samples_of = partial(_season_samples, seasons=seasons, figure=figure)
         file_bars(ax, files, samples_of, width, shift=len(files) / 2)
-        human = [float(first[s]["human"][figure]) for s in seasons]
-        human_bars(ax, [p + (len(files) / 2) * width for p in x], human, width)
+        human = human_values([first[s]["human"] for s in seasons], figure, files[0].config)
+        if human is not None:
+            human_bars(ax, [p + (len(files) / 2) * width for p in x], human, width)
+        else:
+            ax.text(0.5, 0.95, NO_HUMAN_NOTE, transform=ax.transAxes, ha="center", va="top",
+                    fontsize=8, color=HUMAN_COLOUR)  # fmt: skip
         ax.set_xticks(x, [f"{s}\n({first[s]['n_walls']})" for s in seasons], fontsize=8)
         ax.set_xlabel("season (walls in the split)")
         ax.set_ylabel(f"{name} (rate, 0-1)")
@@ -63,7 +84,8 @@ def plot_by_season(files: Sequence[ResultsFile]) -> Plot | None:
         f"season-{config}-{split}",
         f"Model against human by season ({config} / {split})",
         "Share of walls solved in full (top) and of groups found (bottom) per season, each "
-        "model (mean ± std over runs, dots = runs) beside the contestants on the show.",
+        "model (mean ± std over runs, dots = runs; a dash on the axis: 0) beside the "
+        "contestants on the show" + (f" ({NO_HUMAN_NOTE})." if config in REBUILT_WALLS else "."),
         fig,
     )
 
@@ -167,7 +189,11 @@ def _side_by_side(
 
 def _human_marks(ax: Any, f: ResultsFile, figures: Sequence[tuple[str, str, str]]) -> None:
     human = f.runs[0].get("human", {})
-    xs = [i for i, (task, key, _) in enumerate(figures) if task == "grouping" and key in human]
+    xs = [
+        i
+        for i, (task, key, _) in enumerate(figures)
+        if task == "grouping" and human_values([human], key, f.config) is not None
+    ]
     if xs:
         ys = [float(human[figures[i][1]]) for i in xs]
         ax.plot(xs, ys, "_", ms=28, mew=3, color="#555555", label="human (contestants)")

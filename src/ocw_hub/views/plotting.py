@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import io
 import math
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -74,7 +75,7 @@ class Plot:
         svg = svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(self.title)}" ', 1)
         return (
             f'<figure class="plot" id="{html.escape(self.slug)}">'
-            f"<h3>{html.escape(self.title)}</h3>{svg}"
+            f"<h3>{html.escape(self.title)}</h3>{svg}{legend_html(self.figure)}"
             f"<figcaption>{html.escape(self.caption)}</figcaption></figure>"
         )
 
@@ -99,6 +100,7 @@ def bars(
     stds = [mean_std(s)[1] if len(s) > 1 else 0.0 for s in samples]
     many = any(len(s) > 1 for s in samples)
     ax.bar(positions, means, width, yerr=stds if many else None, capsize=3, **style)
+    zero_marks(ax, positions, means, style.get("color", "black"))
     if many:
         rng = np.random.default_rng(SEED)
         for x, s in zip(positions, samples, strict=True):
@@ -106,8 +108,18 @@ def bars(
             ax.plot(x + jitter, s, "o", ms=2.5, color="black", alpha=0.6, zorder=3)
 
 
+def zero_marks(ax: Any, positions: Sequence[float], values: Sequence[float], color: str) -> None:
+    """A thick dash on the axis where a bar's value is 0 (a bar of height 0 is invisible);
+    drawn over the axis line, never clipped."""
+    xs = [x for x, v in zip(positions, values, strict=True) if v == 0]
+    if not xs:
+        return
+    ax.plot(xs, [0.0] * len(xs), "_", ms=8, mew=3, color=color, clip_on=False, zorder=4,
+            gid="zero-mark")  # fmt: skip
+
+
 def human_bars(ax: Any, positions: Sequence[float], values: Sequence[float], width: float) -> None:
-    """The contestants' bars: grey, hatched."""
+    """The contestants' bars: grey, hatched (a 0 drawn as :func:`zero_marks`)."""
     ax.bar(
         positions,
         values,
@@ -117,6 +129,7 @@ def human_bars(ax: Any, positions: Sequence[float], values: Sequence[float], wid
         edgecolor="white",
         label="human (contestants)",
     )
+    zero_marks(ax, positions, values, HUMAN_COLOUR)
 
 
 def file_bars(
@@ -137,8 +150,53 @@ def file_bars(
         bars(ax, pos, samples, width, label=mpl_text(f.label), **extra)
 
 
-def figure_legend(fig: Any, ax: Any) -> None:
-    """One legend for the figure, right of the axes (never over a bar)."""
-    handles, labels = ax.get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="outside right upper", fontsize=8, frameon=False)
+#: The legend entries of figures, written by :meth:`Plot.html` as HTML text beside the SVG.
+_LEGENDS: weakref.WeakKeyDictionary[Any, list[tuple[str, Any]]] = weakref.WeakKeyDictionary()
+#: Legend symbols of matplotlib markers.
+_MARKER_SYMBOLS = {"o": "●", "s": "■", "^": "▲", "D": "◆", "_": "▬", "x": "✕"}
+_HOLLOW = {"●": "○", "■": "□", "▲": "△", "◆": "◇"}
+
+
+def figure_legend(fig: Any, ax: Any = None, handles: Sequence[Any] | None = None) -> None:
+    """The figure's legend: the labelled artists of ``ax`` (or ``handles``), kept for
+    :meth:`Plot.html`, which writes them as HTML text beside the SVG, so a label in any script
+    is drawn by the page's fonts (none is drawn into the SVG, where matplotlib's fonts would
+    show missing glyphs as boxes)."""
+    if handles is None:
+        handles, labels = ax.get_legend_handles_labels()
+    else:
+        labels = [h.get_label() for h in handles]
+    _LEGENDS[fig] = list(zip(labels, handles, strict=True))
+
+
+def _swatch(handle: Any) -> dict[str, str]:
+    from matplotlib.colors import to_hex
+
+    artist = handle.patches[0] if getattr(handle, "patches", None) else handle
+    if hasattr(artist, "get_marker"):  # a line's marker: its symbol, hollow when white-filled
+        symbol = _MARKER_SYMBOLS.get(str(artist.get_marker()), "●")
+        if str(artist.get_markerfacecolor()) == "white":
+            symbol = _HOLLOW.get(symbol, symbol)
+        return {"colour": to_hex(artist.get_color()), "symbol": symbol, "hatched": ""}
+    colour = artist.get_facecolor() if artist.get_fill() else artist.get_edgecolor()
+    return {"colour": to_hex(colour), "symbol": "", "hatched": "1" if artist.get_hatch() else ""}
+
+
+def legend_entries(fig: Any) -> list[tuple[str, dict[str, str]]]:
+    """The legend of a figure as ``(label, swatch)``: ``swatch`` has ``colour`` (hex),
+    ``symbol`` (a marker's character, or empty for a patch) and ``hatched`` ("1" or "")."""
+    return [(label.replace("\\$", "$"), _swatch(h)) for label, h in _LEGENDS.get(fig, [])]
+
+
+def legend_html(fig: Any) -> str:
+    """The figure's legend as an HTML list (empty without entries)."""
+    items = []
+    for label, swatch in legend_entries(fig):
+        colour = html.escape(swatch["colour"])
+        if swatch["symbol"]:
+            mark = f'<span class="symbol" style="color:{colour}">{swatch["symbol"]}</span>'
+        else:
+            hatched = " hatched" if swatch["hatched"] else ""
+            mark = f'<span class="swatch{hatched}" style="background-color:{colour}"></span>'
+        items.append(f"<li>{mark}{html.escape(label)}</li>")
+    return f'<ul class="legend">{"".join(items)}</ul>' if items else ""

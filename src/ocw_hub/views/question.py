@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..resources import load_metric_module
+from ..shown import inert, preview
 
 #: Marks around the gold answer span and the predicted span of a WoTe context.
 GOLD_MARKS = ("⟦", "⟧")
@@ -115,15 +116,17 @@ class Question:
         return question_html(self)
 
 
-def _answer_notes(question: Question) -> list[str]:
+def _answer_notes(question: Question, shown: Callable[[str], str] = str) -> list[str]:
+    """The lines under the context: each gold answer and the prediction, ``shown`` applied to
+    the texts from the data."""
     notes = []
     for text, start in question.answers:
         where = f"at offset {start}" if start >= 0 else "not found in the context"
-        notes.append(f"gold answer {GOLD_MARKS[0]}{text}{GOLD_MARKS[1]} {where}")
+        notes.append(f"gold answer {GOLD_MARKS[0]}{shown(text)}{GOLD_MARKS[1]} {where}")
     if question.prediction is not None:
         span = question.prediction_span()
         where = f"at offset {span[0]}" if span else "not found in the context"
-        pred = f"{PREDICTION_MARKS[0]}{question.prediction}{PREDICTION_MARKS[1]}"
+        pred = f"{PREDICTION_MARKS[0]}{shown(question.prediction)}{PREDICTION_MARKS[1]}"
         scores = question.scores()
         figures = (
             f"; exact match {scores['exact_match']:.0f}, F1 {scores['f1']:.1f} (0-100)"
@@ -163,19 +166,19 @@ def question_renderable(question: Question) -> Any:
     from rich.panel import Panel
     from rich.text import Text
 
-    parts: list[Any] = [Text(_question_heading(question), style="bold")]
+    parts: list[Any] = [Text(inert(_question_heading(question)), style="bold")]
     for role, text in question.history:
-        parts.append(Text.assemble((f"{role}: ", "bold dim"), (text, "dim")))
-    parts.append(Text.assemble(("question: ", "bold"), question.question))
+        parts.append(Text.assemble((f"{inert(role)}: ", "bold dim"), (inert(text), "dim")))
+    parts.append(Text.assemble(("question: ", "bold"), inert(question.question)))
     context = Text()
     for text, in_gold, in_pred, marks in _marked(question.segments()):
         context.append(marks, style="bold")
         style = " ".join(
             s for s, on in ((_GOLD_STYLE, in_gold), (_PREDICTION_STYLE, in_pred)) if on
         )
-        context.append(text, style=style or None)
-    parts.append(Panel(context, title="context", title_align="left"))
-    parts.extend(Text(note) for note in _answer_notes(question))
+        context.append(inert(text, newlines=True), style=style or None)
+    parts.append(Panel(context, title="context", title_align="left", expand=False))
+    parts.extend(Text(inert(note)) for note in _answer_notes(question, preview))
     return RichGroup(*parts)
 
 

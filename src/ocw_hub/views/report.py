@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..configs import PathLike
+from ..provenance import STAND_IN, provenance_lines
 from .embedding_plot import plot_embeddings, vectors_of
 from .hardest import hardest_section, hardest_walls
 from .plots import plot_ablation, plot_by_season, plot_distributions, plot_runs, plot_wote_breakdown
@@ -28,6 +29,11 @@ def _summary_rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
     return summary_rows(data)
 
 
+def _column(f: ResultsFile) -> str:
+    """A file's column in the headline table: its label, marked when on the stand-in."""
+    return f"{f.label} ({STAND_IN})" if f.stand_in else f.label
+
+
 def headline_rows(files: Sequence[ResultsFile]) -> tuple[list[str], list[list[str]]]:
     """The headline table of files of one config and split: the header and the rows.
 
@@ -35,7 +41,7 @@ def headline_rows(files: Sequence[ResultsFile]) -> tuple[list[str], list[list[st
     run's figure, or mean ± std over runs), and human (OCW; the same walls for every file).
     Rows are the union of the files' rows in first-seen order; a figure a file lacks is ``-``.
     """
-    header = ["task", "figure", *(f.label for f in files)]
+    header = ["task", "figure", *(_column(f) for f in files)]
     wote = files[0].is_wote
     if not wote:
         header.append("human")
@@ -95,22 +101,38 @@ td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 caption{text-align:left;font-weight:bold;margin-bottom:0.3em}
 th[scope=row]{text-align:left;font-weight:normal}
 figure.plot{margin:1.5em 0;overflow-x:auto}figure.plot svg{max-width:100%;height:auto}
-figcaption{font-size:0.9em;color:#444}.note{color:#555;font-size:0.9em}
+figcaption{font-size:0.9em;color:#444}
+ul.legend{list-style:none;margin:0.3em 0;padding:0;font-size:0.9em}
+ul.legend li{display:inline-block;margin:0 1.2em 0.2em 0}
+ul.legend .swatch{display:inline-block;width:0.9em;height:0.9em;margin-right:0.35em;
+vertical-align:-0.1em;border:1px solid #fff}
+ul.legend .hatched{background-image:repeating-linear-gradient(45deg,transparent 0 2px,
+#fff 2px 3px)}
+ul.legend .symbol{margin-right:0.35em}.note{color:#555;font-size:0.9em}
 .wall-card{margin:1em 0;padding:0.5em;border:1px solid #ddd;border-radius:6px;overflow-x:auto}
 .scroll{overflow-x:auto}
 """
 
 
+def _provenance_cells(f: ResultsFile) -> str:
+    source, protocol = (line.split(": ", 1)[1] for line in provenance_lines(f.data))
+    mark = f' data-stand-in="true"><strong>{STAND_IN}</strong>: ' if f.stand_in else ">"
+    return f'<td class="source"{mark}{html.escape(source)}</td><td>{html.escape(protocol)}</td>'
+
+
 def _inputs_table(files: Sequence[ResultsFile]) -> str:
+    """The header's table of inputs: each results file with its source (release, path,
+    SHA-256; the stand-in marked) and protocol."""
     rows = "".join(
         f"<tr><td>{html.escape(f.label)}</td><td>{html.escape(f.path.name)}</td>"
         f"<td>{html.escape(f.config)}</td><td>{html.escape(f.split)}</td>"
-        f'<td class="num">{len(f.runs)}</td></tr>'
+        f'<td class="num">{len(f.runs)}</td>{_provenance_cells(f)}</tr>'
         for f in files
     )
     return (
         '<table class="inputs"><thead><tr><th>label</th><th>results file</th><th>config</th>'
-        f"<th>split</th><th>runs</th></tr></thead><tbody>{rows}</tbody></table>"
+        "<th>split</th><th>runs</th><th>source</th><th>protocol</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
     )
 
 
@@ -136,8 +158,8 @@ def _group_section(
     given = walls.get((config, split))
     rows = {str(r["wall_id"]): r for r in given} if given is not None else None
     parts.append(hardest_section(group, rows, n_hardest, predictions))
-    order = [h.wall_id for h in hardest_walls(grouped_files(group), n=10**9)]
     for f in group:
+        order = [h.wall_id for h in hardest_walls(f, n=10**9)] if f in grouped_files([f]) else []
         if rows is None:
             if any(vectors_of(run, f) for run in f.runs):
                 parts.append(

@@ -11,6 +11,7 @@ from typing import Any
 from .. import jsonio
 from ..configs import CONFIGS, PathLike
 from ..errors import OCWHubError
+from ..shown import preview
 
 _JSON_NAMES = {dict: "object", list: "list", str: "string"}
 
@@ -50,6 +51,12 @@ class ResultsFile:
         return self.config == "wote"
 
     @property
+    def stand_in(self) -> bool:
+        """Whether the figures are on the pre-release stand-in (the results' ``source``)."""
+        source = self.data.get("source")
+        return isinstance(source, dict) and source.get("stand_in") is True
+
+    @property
     def key(self) -> tuple[str, str]:
         """(config, split): files with the same key are compared in one table and plot."""
         return (self.config, self.split)
@@ -70,21 +77,124 @@ def _require(path: Path, data: Mapping[str, Any], key: str, kind: type, where: s
     return value
 
 
-def _check_run(path: Path, run: Any, config: str, index: int | None) -> dict[str, Any]:
-    where = f"runs[{index}]: " if index is not None else ""
-    if not isinstance(run, dict):
-        raise ReportError(f"{path}: {where}expected an object of results")
-    if config == "wote":
-        _require(path, run, "spans", dict, where)
-        _require(path, run, "per_question", list, where)
-        _require(path, run, "by_question_type", dict, where)
-        _require(path, run, "by_domain", dict, where)
+@dataclass(frozen=True)
+class _List:
+    """A non-empty JSON list of ``item``."""
+
+    item: Any
+
+
+@dataclass(frozen=True)
+class _Map:
+    """A JSON object with any keys (seasons, domains), each value ``value``."""
+
+    value: Any
+
+
+#: A figure: a number or a boolean (``full_wall`` of one wall).
+FIGURE = "figure"
+#: An object of figures.
+FIGURES = "figures"
+#: A number (not a boolean).
+NUMBER = "number"
+#: The contestants' figures: each a figure, or null where it does not exist (the whole-wall
+#: figures of ``ocw_randomized``, whose test walls no contestant saw).
+HUMAN = "human figures"
+_HUMAN_FIGURE = "figure or null"
+
+_WALL_GROUPING = {"ami": NUMBER, "correct_groups": NUMBER, "*": FIGURE}
+_BREAKDOWN = {"grouping?": FIGURES, "connections?": FIGURES, "human?": HUMAN}
+
+#: What the report reads of one run, as ``ocw-hub evaluate --out`` writes it: a key ending in
+#: ``?`` may be absent; ``"*": FIGURE`` allows further figures beside the ones named.
+OCW_RUN = {
+    "grouping?": FIGURES,
+    "connections?": FIGURES,
+    "human": HUMAN,
+    "by_season": _Map(_BREAKDOWN),
+    "per_wall": _List(
+        {"wall_id": str, "grouping?": _WALL_GROUPING, "connections?": FIGURES, "human?": HUMAN}
+    ),
+}
+WOTE_RUN = {
+    "spans": FIGURES,
+    "per_question": _List({"id": str}),
+    "by_question_type": _Map({"spans?": FIGURES}),
+    "by_domain": _Map({"spans?": FIGURES}),
+}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _shape_error(path: Path, field: str, expected: str, value: Any) -> ReportError:
+    got = _JSON_NAMES.get(type(value), type(value).__name__)
+    return ReportError(
+        f"{path}: field `{field}`: expected {expected}, got {got} {preview(json_text(value))} "
+        "(is this a results file written by `ocw-hub evaluate --out`?)"
+    )
+
+
+def json_text(value: Any) -> str:
+    """``value`` as JSON text, for messages."""
+    import json
+
+    return json.dumps(value, ensure_ascii=False, default=str)[:200]
+
+
+def _check_object(path: Path, value: Any, spec: dict[str, Any], field: str) -> None:
+    if not isinstance(value, dict):
+        raise _shape_error(path, field, "an object", value)
+    for key, sub in spec.items():
+        name = key.rstrip("?")
+        inner = f"{field}.{name}" if field else name
+        if key == "*":
+            named = {k.rstrip("?") for k in spec}
+            for other in value.keys() - named:
+                _check_shape(path, value[other], sub, f"{field}.{other}" if field else other)
+        elif name in value:
+            _check_shape(path, value[name], sub, inner)
+        elif not key.endswith("?"):
+            raise ReportError(f"{path}: field `{inner}`: missing")
+
+
+def _check_shape(path: Path, value: Any, spec: Any, field: str) -> None:
+    """Check ``value`` against ``spec`` (:data:`OCW_RUN`); errors name the file and the field
+    (``runs[0].per_wall[3].grouping.ami``)."""
+    if spec in (FIGURES, HUMAN):
+        _check_shape(path, value, {"*": FIGURE if spec == FIGURES else _HUMAN_FIGURE}, field)
+    elif spec in (FIGURE, _HUMAN_FIGURE):
+        if not isinstance(value, (int, float)) and not (spec == _HUMAN_FIGURE and value is None):
+            raise _shape_error(path, field, "a number", value)
+    elif spec == NUMBER:
+        if not _is_number(value):
+            raise _shape_error(path, field, "a number", value)
+    elif spec is str:
+        if not isinstance(value, str):
+            raise _shape_error(path, field, "a string", value)
+    elif isinstance(spec, _List):
+        if not isinstance(value, list) or not value:
+            raise _shape_error(path, field, "a non-empty list", value)
+        for i, item in enumerate(value):
+            _check_shape(path, item, spec.item, f"{field}[{i}]")
+    elif isinstance(spec, _Map):
+        if not isinstance(value, dict):
+            raise _shape_error(path, field, "an object", value)
+        for key, item in value.items():
+            _check_shape(path, item, spec.value, f"{field}.{key}")
     else:
-        _require(path, run, "per_wall", list, where)
-        _require(path, run, "human", dict, where)
-        _require(path, run, "by_season", dict, where)
-        if "grouping" not in run and "connections" not in run:
-            raise ReportError(f"{path}: {where}neither `grouping` nor `connections` figures")
+        _check_object(path, value, spec, field)
+
+
+def _check_run(path: Path, run: Any, config: str, index: int | None) -> dict[str, Any]:
+    where = f"runs[{index}]" if index is not None else ""
+    if not isinstance(run, dict):
+        raise _shape_error(path, where or "(top level)", "an object of results", run)
+    _check_shape(path, run, WOTE_RUN if config == "wote" else OCW_RUN, where)
+    if config != "wote" and "grouping" not in run and "connections" not in run:
+        prefix = f"{where}: " if where else ""
+        raise ReportError(f"{path}: {prefix}neither `grouping` nor `connections` figures")
     return run
 
 

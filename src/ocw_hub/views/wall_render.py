@@ -15,6 +15,7 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+from ..shown import preview
 from .wall import PlacedClue, Wall
 
 #: Background colour of gold groups 1-4 (Okabe-Ito blue, orange, bluish green, reddish purple).
@@ -80,10 +81,11 @@ def _clue_text(clue: PlacedClue) -> Any:
     from rich.text import Text
 
     if clue.gold is None:
-        return Text(f"? {clue.clue}", style=f"black on {UNKNOWN_COLOUR}")
+        return Text(f"? {preview(clue.clue)}", style=f"black on {UNKNOWN_COLOUR}")
     mark = f"{MISPLACED} " if clue.misplaced else ""
     style = f"{GROUP_TEXT[clue.gold]} on {GROUP_COLOURS[clue.gold]}"
-    return Text(f"{mark}{clue.clue} ({clue.gold + 1})", style=style + (" bold" if mark else ""))
+    text = f"{mark}{preview(clue.clue)} ({clue.gold + 1})"
+    return Text(text, style=style + (" bold" if mark else ""))
 
 
 def _gold_table(wall: Wall) -> Any:
@@ -101,8 +103,8 @@ def _gold_table(wall: Wall) -> Any:
         human = f"{_mark(group.human_grouping)} / {_mark(group.human_connection)}"
         table.add_row(
             str(g + 1),
-            *(Text(c, style=style) for c in group.clues),
-            Text(group.connection, style="bold"),
+            *(Text(preview(c), style=style) for c in group.clues),
+            Text(preview(group.connection), style="bold"),
             human,
         )
     return table
@@ -122,7 +124,7 @@ def _prediction_table(wall: Wall) -> Any:
     for p, row in enumerate(wall.placed()):
         cells = [str(p + 1), *(_clue_text(c) for c in row), Text(_row_note(wall, p, row))]
         if wall.predicted_connections is not None:
-            cells.append(Text(_connection_note(wall, p)))
+            cells.append(Text(preview(_connection_note(wall, p))))
         table.add_row(*cells)
     return table
 
@@ -132,7 +134,7 @@ def wall_renderable(wall: Wall) -> Any:
     from rich.console import Group as RichGroup
     from rich.text import Text
 
-    parts: list[Any] = [Text(wall.title, style="bold")]
+    parts: list[Any] = [Text(preview(wall.title), style="bold")]
     parts.append(_gold_table(wall))
     if wall.predicted_groups is not None:
         parts.append(_prediction_table(wall))
@@ -145,7 +147,7 @@ def wall_renderable(wall: Wall) -> Any:
         )
         parts.append(Text(_figures_line(wall), style="bold"))
     elif wall.predicted_connections is not None:
-        names = "; ".join(wall.predicted_connections)
+        names = "; ".join(map(preview, wall.predicted_connections))
         parts.append(Text(f"predicted connections (gold group order): {names}"))
     return RichGroup(*parts)
 

@@ -1,0 +1,185 @@
+"""Static word vectors (GloVe, word2vec, FastText) from a local text file, as the paper's
+static rows embedded a clue (upstream: ``DocumentPoolEmbeddings([WordEmbeddings(name),
+BytePairEmbeddings("en")])`` in flair 0.9, on ``Sentence(clue.lower())``).
+
+Reproduced from flair's source (``WordEmbeddings.get_cached_vec``, ``DocumentPoolEmbeddings``
+with its default ``pooling="mean"``):
+
+* a clue is split into words as ``Sentence`` does (:func:`.flair_text.sentence_tokens`:
+  segtok, so "murphy's" is "murphy" and "'s");
+* a word's vector is the file's vector of the word, else of the word lowercased, else of the
+  word with every digit replaced by ``#``, else by ``0``; a word in none of these forms gets
+  a **zero vector** (which still counts in the mean);
+* a clue's vector is the mean of its words' vectors (float32). A clue with no word at all
+  gets a zero vector (flair fails on such a clue; no OCW clue is one).
+
+Not reproduced: upstream concatenates to each word vector the BPEmb vectors (English,
+100,000 sub-words, 50 dimensions: first and last sub-word of the word) of
+``BytePairEmbeddings("en")``, downloaded at run time, which give unknown words a non-zero
+vector. Only the word-vector half is computed here, so figures from a file are the paper's
+static rows without that half.
+
+File formats (UTF-8 text, one word a line, the vector's numbers separated by spaces): GloVe's
+``.txt`` without a header, word2vec/FastText ``.vec`` with a first line ``<count> <dim>``.
+The word is everything before the last ``dim`` fields (GloVe 840B has words with spaces); a
+word listed twice keeps its first vector (as gensim, which flair used, does). The file is read
+once per call and only the vectors of the words the split needs are kept: a 2M-word FastText
+crawl file would take 2.4 GB in memory whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import OCWHubError
+from .encoders import distinct_clues, rows_of
+from .flair_text import sentence_tokens
+
+_DIGIT = re.compile(r"\d")
+
+
+class VectorsFileError(OCWHubError, ValueError):
+    """A word-vectors file that cannot be read: missing, empty, a line with the wrong number of
+    fields or a field that is not a number; the message names the file and the line."""
+
+
+def lookup_forms(word: str) -> list[str]:
+    """The forms flair's ``WordEmbeddings`` looks a word up under, in order: the word, lowercased,
+    digits as ``#``, digits as ``0``."""
+    lower = word.lower()
+    return [word, lower, _DIGIT.sub("#", lower), _DIGIT.sub("0", lower)]
+
+
+def _header(path: Path, first: str) -> int | None:
+    """The dimension of a word2vec/FastText header line ``<count> <dim>``, None for a GloVe
+    file (whose first line is a vector)."""
+    fields = first.split()
+    if len(fields) == 2 and all(f.isdigit() for f in fields):
+        dim = int(fields[1])
+        if dim < 1:
+            raise VectorsFileError(f"{path}: line 1: field 'dim' must be at least 1, not {dim}")
+        return dim
+    return None
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, line without its line end and trailing spaces), blank lines skipped."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                line = line.rstrip()
+                if line:
+                    yield number, line
+    except UnicodeDecodeError as err:
+        raise VectorsFileError(f"{path}: not UTF-8 text ({err.reason})") from None
+    except OSError as err:
+        raise VectorsFileError(f"{path}: cannot be read ({err.strerror or err})") from None
+
+
+def file_dimension(path: str | Path) -> int:
+    """The vector dimension of a word-vectors file (from its header or its first vector).
+
+    Raises:
+        VectorsFileError: missing, not a file, empty, or a first line that is not a vector.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise VectorsFileError(f"{path}: no such file")
+    for number, line in _lines(path):
+        dim = _header(path, line)
+        if dim is not None:
+            return dim
+        fields = line.split(" ")
+        if len(fields) < 2:
+            raise VectorsFileError(f"{path}: line {number}: a word without a vector")
+        return len(fields) - 1
+    raise VectorsFileError(f"{path}: empty")
+
+
+def read_vectors(path: str | Path, words: set[str]) -> tuple[int, dict[str, np.ndarray]]:
+    """The dimension and the float32 vectors of those of ``words`` that ``path`` lists.
+
+    Raises:
+        VectorsFileError: see :func:`file_dimension`; a line with another number of fields
+            than its dimension, or a field that is not a number (the line named).
+    """
+    path = Path(path)
+    dim = file_dimension(path)
+    found: dict[str, np.ndarray] = {}
+    lines = _lines(path)
+    for number, line in lines:
+        if number == 1 and _header(path, line) is not None:
+            continue
+        fields = line.rsplit(" ", dim)
+        if len(fields) != dim + 1 or not fields[0]:
+            raise VectorsFileError(
+                f"{path}: line {number}: expected a word and {dim} numbers, "
+                f"found {len(line.split(' '))} fields"
+            )
+        word = fields[0]
+        if word in words and word not in found:
+            try:
+                found[word] = np.array(fields[1:], dtype=np.float32)
+            except ValueError:
+                raise VectorsFileError(
+                    f"{path}: line {number} (word {word!r}): a vector field is not a number"
+                ) from None
+    return dim, found
+
+
+def clue_vector(words: Sequence[str], table: dict[str, np.ndarray], dim: int) -> np.ndarray:
+    """The mean of the words' vectors (each by :func:`lookup_forms`, zero when unknown), float32
+    of shape (dim,); zeros for no word."""
+    if not words:
+        return np.zeros(dim, dtype=np.float32)
+    rows = []
+    for word in words:
+        vector = next((table[f] for f in lookup_forms(word) if f in table), None)
+        rows.append(vector if vector is not None else np.zeros(dim, dtype=np.float32))
+    return np.mean(np.stack(rows), axis=0, dtype=np.float32)
+
+
+class WordVectorsEncoder:
+    """Static word vectors from a local text file, a clue's vector the mean of its words' (see
+    the module docstring). The file is checked on construction and read by
+    :meth:`encode_walls`.
+
+    Raises:
+        VectorsFileError: the file is missing, empty or its first line is not a vector.
+    """
+
+    kind = "word-vectors"
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.model = str(path)
+        self.dim = file_dimension(self.path)
+
+    def describe(self) -> dict[str, Any]:
+        """The encoder's protocol, for a results file's provenance."""
+        return {
+            "encoder": self.kind,
+            "model": self.model,
+            "context": "clue",
+            "pooling": "mean of the words' vectors (segtok words), unknown words zero",
+            "reproduces": "flair 0.9 DocumentPoolEmbeddings([WordEmbeddings]) without "
+            "its BytePairEmbeddings half",
+            "lowercase": True,
+            "normalised": False,
+        }
+
+    def encode_walls(self, walls: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """One float32 array of shape (16, dim) per wall, rows in the order of its clues."""
+        clues = distinct_clues(walls)
+        if not clues:
+            return []
+        words = {clue: sentence_tokens(clue) for clue in clues}
+        needed = {form for ws in words.values() for w in ws for form in lookup_forms(w)}
+        dim, table = read_vectors(self.path, needed)
+        matrix = np.stack([clue_vector(words[clue], table, dim) for clue in clues])
+        return [matrix[rows] for rows in rows_of(walls, clues)]

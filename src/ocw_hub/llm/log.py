@@ -1,0 +1,318 @@
+"""The files of ``ocw-hub run-llm``: the requests it reads and the response log it appends to.
+
+The requests are JSON Lines in the OpenAI batch *input* shape (written by
+:mod:`ocw_hub.llm.prompts`); the answers are appended to a log in the batch *output* shape, one
+JSON line per request, flushed as soon as it is written::
+
+    {"custom_id": ..., "response": {"status_code": 200, "body": <chat completion>},
+     "error": null, "body_sha256": ...}
+
+A failed request is logged as ``{"custom_id", "response": {"status_code", "body"} | null,
+"error": {"code", "message"}, "body_sha256"}``. ``body_sha256`` is the SHA-256 of the request
+body as sent (the model included; canonical JSON), so a log is never resumed with other prompts
+or another model by mistake. When the token limit was sent under another name than the
+request's own (``max_completion_tokens`` for ``max_tokens``, or the reverse), the line says so
+in ``max_tokens_field`` and its digest is that of the body as sent.
+
+Lines end at ``\\n`` only (an answer may hold U+2028 and other Unicode line breaks, written as
+they are: ``ensure_ascii=False``). A request counts as done when the log holds a line for its
+``custom_id`` with status 200 and no error. A last line cut short by a crash (no newline, not
+JSON) is dropped and its request sent again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from .. import jsonio
+from ..errors import OCWHubError
+from ..outputs import exclusive
+from .prompts import CHAT_COMPLETIONS_URL
+
+#: Endpoints a request line may name (the batch shape's ``url``).
+ACCEPTED_URLS = (CHAT_COMPLETIONS_URL, "/chat/completions")
+#: The names a chat-completion body may give its token limit (``max_completion_tokens`` is
+#: OpenAI's newer name, the only one some of its models accept).
+MAX_TOKENS_FIELDS = ("max_tokens", "max_completion_tokens")
+
+
+class LLMInputError(OCWHubError, ValueError):
+    """A requests file or response log that cannot be used: the message names the file, the
+    line number (1-based) and the field."""
+
+
+def _json_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(1-based line number, text) of the non-blank lines of a UTF-8 file, split on ``\\n``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LLMInputError(f"{path}: no such file") from None
+    except UnicodeDecodeError as err:
+        raise LLMInputError(f"{path}: not UTF-8 text ({err})") from None
+    except IsADirectoryError:
+        raise LLMInputError(f"{path}: is a folder, not a JSON Lines file") from None
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.strip():
+            yield number, line
+
+
+def _load_object(path: Path, number: int, line: str) -> dict[str, Any]:
+    return jsonio.load_line(path, number, line, LLMInputError)
+
+
+def _check_request(path: Path, number: int, record: Mapping[str, Any]) -> None:
+    where = f"{path}, line {number}"
+    custom_id = record.get("custom_id")
+    if not isinstance(custom_id, str) or not custom_id:
+        raise LLMInputError(f"{where}: field custom_id: expected a non-empty string")
+    if record.get("method", "POST") != "POST":
+        raise LLMInputError(f"{where} ({custom_id}): field method: expected POST")
+    if record.get("url", CHAT_COMPLETIONS_URL) not in ACCEPTED_URLS:
+        raise LLMInputError(
+            f"{where} ({custom_id}): field url: expected {CHAT_COMPLETIONS_URL}, "
+            f"got {record.get('url')!r}"
+        )
+    body = record.get("body")
+    if not isinstance(body, dict):
+        raise LLMInputError(f"{where} ({custom_id}): field body: expected a JSON object")
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise LLMInputError(f"{where} ({custom_id}): field body.messages: expected a list")
+    if not all(isinstance(m, dict) and "role" in m and "content" in m for m in messages):
+        raise LLMInputError(
+            f"{where} ({custom_id}): field body.messages: each message needs role and content"
+        )
+    if all(name in body for name in MAX_TOKENS_FIELDS):
+        raise LLMInputError(
+            f"{where} ({custom_id}): field body: gives both max_tokens and "
+            "max_completion_tokens; keep one"
+        )
+
+
+def read_requests(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The requests of a JSON Lines file in the batch input shape, in file order.
+
+    Raises:
+        LLMInputError: no such file; a line that is not a JSON object, lacks ``custom_id``
+            or ``body.messages``, names another method or endpoint, gives both token-limit
+            fields; a ``custom_id`` given twice (both line numbers named).
+    """
+    path = Path(path)
+    requests: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for number, line in _json_lines(path):
+        record = _load_object(path, number, line)
+        _check_request(path, number, record)
+        custom_id = record["custom_id"]
+        if custom_id in seen:
+            raise LLMInputError(
+                f"{path}, line {number}: custom_id {custom_id!r} already on line {seen[custom_id]}"
+            )
+        seen[custom_id] = number
+        requests.append(record)
+    if not requests:
+        raise LLMInputError(f"{path}: no requests")
+    return requests
+
+
+def sent_body(
+    request: Mapping[str, Any], model: str, max_tokens_field: str | None = None
+) -> dict[str, Any]:
+    """The JSON body sent for ``request``: its ``body`` with ``model`` set and, when
+    ``max_tokens_field`` is given, its token limit (either name) under that name."""
+    body = {**request["body"], "model": model}
+    if max_tokens_field is not None:
+        for name in MAX_TOKENS_FIELDS:
+            if name in body and name != max_tokens_field:
+                body[max_tokens_field] = body.pop(name)
+    return body
+
+
+def renamed_field(request: Mapping[str, Any], max_tokens_field: str | None) -> str | None:
+    """``max_tokens_field`` when sending ``request`` with it renames the request's token
+    limit (what a log line records), else None."""
+    if max_tokens_field is None or max_tokens_field in request["body"]:
+        return None
+    return max_tokens_field if any(n in request["body"] for n in MAX_TOKENS_FIELDS) else None
+
+
+def body_digest(body: Mapping[str, Any]) -> str:
+    """SHA-256 (hex) of ``body`` as canonical JSON (sorted keys, no spaces)."""
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def is_success(record: Mapping[str, Any]) -> bool:
+    """Whether a log line holds an answer: status 200 and no error."""
+    response = record.get("response")
+    return (
+        record.get("error") is None
+        and isinstance(response, dict)
+        and response.get("status_code") == 200
+    )
+
+
+def partial_tail(path: str | os.PathLike[str]) -> int | None:
+    """Where a last line cut short by a crash starts (no newline and not JSON), as a byte
+    offset; None when the file ends cleanly or does not exist."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return None
+    start = data.rfind(b"\n") + 1
+    try:
+        json.loads(data[start:])
+    except ValueError:
+        return start
+    return None
+
+
+def read_log(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
+    """The answered requests of a response log: ``{custom_id: line}`` of the lines with status
+    200 and no error (a missing file is an empty log; a last line cut short by a crash is
+    ignored, see :func:`partial_tail`).
+
+    Raises:
+        LLMInputError: a line that is not a JSON object with a string ``custom_id``, or whose
+            ``max_tokens_field`` is neither name of the token limit.
+    """
+    path = Path(path)
+    if not path.exists():
+        return {}
+    cut = partial_tail(path)
+    last = None if cut is None else path.read_bytes()[:cut].count(b"\n")
+    done: dict[str, dict[str, Any]] = {}
+    for number, line in _json_lines(path):
+        if last is not None and number > last:
+            break
+        record = _load_object(path, number, line)
+        if not isinstance(record.get("custom_id"), str):
+            raise LLMInputError(f"{path}, line {number}: field custom_id: expected a string")
+        if record.get("max_tokens_field", MAX_TOKENS_FIELDS[0]) not in MAX_TOKENS_FIELDS:
+            raise LLMInputError(
+                f"{path}, line {number} ({record['custom_id']}): field max_tokens_field: "
+                f"expected one of {', '.join(MAX_TOKENS_FIELDS)}"
+            )
+        if is_success(record):
+            done[record["custom_id"]] = record
+    return done
+
+
+def logged_field(done: Mapping[str, Mapping[str, Any]]) -> str | None:
+    """The token-limit name the log's answers were last sent with, when they were renamed."""
+    fields = [r["max_tokens_field"] for r in done.values() if r.get("max_tokens_field")]
+    return fields[-1] if fields else None
+
+
+def check_log_matches(
+    log_path: Path,
+    done: Mapping[str, Mapping[str, Any]],
+    requests: Mapping[str, Mapping[str, Any]],
+    model: str,
+) -> None:
+    """The log may only hold answers to these very ``requests`` (``{custom_id: request}``):
+    same ids, same bodies as sent to ``model`` (under the token-limit name the line records).
+
+    Raises:
+        LLMInputError: an answer to another ``custom_id`` or to another body.
+    """
+    foreign = sorted(cid for cid in done if cid not in requests)
+    if foreign:
+        raise LLMInputError(
+            f"{log_path}: holds answers to custom_ids that are not in the requests "
+            f"({', '.join(foreign[:5])}{', …' if len(foreign) > 5 else ''}); it is the log of "
+            "another requests file: write to another file"
+        )
+    changed = [
+        cid
+        for cid, record in done.items()
+        if record.get("body_sha256") is not None
+        and record["body_sha256"]
+        != body_digest(sent_body(requests[cid], model, record.get("max_tokens_field")))
+    ]
+    if changed:
+        raise LLMInputError(
+            f"{log_path}: its answer to {changed[0]!r} was for another request body (other "
+            f"prompts or another model; {len(changed)} such lines): write to another file"
+        )
+
+
+def output_line(
+    custom_id: str,
+    *,
+    status_code: int | None,
+    body: Any,
+    error: Mapping[str, Any] | None,
+    digest: str,
+    max_tokens_field: str | None = None,
+) -> dict[str, Any]:
+    """One line of the response log in the batch output shape (see the module docstring)."""
+    response = None if status_code is None else {"status_code": status_code, "body": body}
+    line = {"custom_id": custom_id, "response": response, "error": error, "body_sha256": digest}
+    if max_tokens_field is not None:
+        line["max_tokens_field"] = max_tokens_field
+    return line
+
+
+class LogWriter:
+    """Appends lines to a response log, opening (and so creating) it only for the first line:
+    a run that answers nothing leaves no file behind. Use as a context manager."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._handle: IO[str] | None = None
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        """Append ``record`` as one JSON line (``ensure_ascii=False``) and flush it."""
+        if self._handle is None:
+            self._handle = self.path.open("a", encoding="utf-8", newline="\n")
+        self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._handle.flush()
+
+    def __enter__(self) -> LogWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._handle is not None:
+            self._handle.close()
+
+
+def lock_folder(path: str | os.PathLike[str]) -> Path:
+    """The folder :func:`exclusive_log` holds for the log ``path``: ``.NAME.lock`` beside it."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.lock")
+
+
+@contextmanager
+def exclusive_log(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold the log ``path`` (which need not exist) for this process: a second run on the same
+    log fails at once. :func:`~ocw_hub.outputs.exclusive` holds :func:`lock_folder`; that folder
+    and the parent folders made for it are removed afterwards when empty, and ``path`` itself is
+    neither created nor opened.
+
+    Raises:
+        OutputPathError: another process holds the log (or its lock cannot be made).
+    """
+    path = Path(path).absolute()
+    existing = path.parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    try:
+        with exclusive(lock_folder(path)):
+            yield
+    finally:
+        folder = lock_folder(path)
+        while folder != existing and folder.is_relative_to(existing):
+            try:
+                folder.rmdir()  # only when empty
+            except OSError:
+                break
+            folder = folder.parent

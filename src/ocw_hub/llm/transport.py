@@ -1,0 +1,204 @@
+"""One chat-completion request sent once to one OpenAI-compatible server, and what came of it.
+
+The ``openai`` client (``AsyncOpenAI``, its own retries off) does the HTTP; the whole answer
+must arrive within the deadline (``asyncio.wait_for``: a server trickling its body byte by byte
+is cut there too, not only a silent one). :func:`attempt` sorts every result into one
+:class:`Outcome` kind; :mod:`ocw_hub.llm.client` decides what to do with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+#: The answer is a chat completion (status 200, a JSON object with a non-empty ``choices``).
+ANSWERED = "answered"
+#: The request failed and sending it again now would fail alike (a 200 whose body is no
+#: chat completion: not JSON, not an object, ``{"choices": []}``, an ``error`` body).
+FAILED = "failed"
+#: A passing fault: the connection closed before the whole answer, the deadline passed,
+#: 408, 409, 429 or 5xx.
+RETRY = "retry"
+#: The server could not be reached at all (connection refused, no route, connect timeout).
+REFUSED = "refused"
+#: A deterministic client error (400, 401, 403, 404, 422 and other 4xx): never retried.
+CLIENT_ERROR = "client_error"
+#: A 400 asking for the token limit under its other name (``max_completion_tokens``).
+WRONG_FIELD = "wrong_field"
+
+#: 4xx statuses that are passing faults (request timeout, conflict, rate limit).
+RETRIED_4XX = (408, 409, 429)
+#: Backoff between tries of one request: the first wait, its cap, the longest Retry-After.
+INITIAL_BACKOFF, MAX_BACKOFF, MAX_RETRY_AFTER = 0.5, 8.0, 60.0
+_CONNECT_ERRORS = ("ConnectError", "ConnectTimeout", "ConnectionRefusedError")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one try of a request came to.
+
+    Attributes:
+        kind: one of the module's kinds (:data:`ANSWERED`, :data:`FAILED`, ...).
+        status_code: the HTTP status, None when no answer came.
+        body: the answer's JSON (its text when it is not JSON), None without one.
+        error: ``{"code", "message"}`` for anything but :data:`ANSWERED`.
+        retry_after: seconds the server asked to wait (``Retry-After``), else None.
+    """
+
+    kind: str
+    status_code: int | None = None
+    body: Any = None
+    error: dict[str, str] | None = None
+    retry_after: float | None = None
+
+
+def make_client(base_url: str, api_key: str, timeout: float) -> Any:
+    """An ``AsyncOpenAI`` client for ``base_url`` that never retries by itself."""
+    from openai import AsyncOpenAI
+
+    return AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=timeout)
+
+
+def backoff(tries: int) -> float:
+    """Seconds to wait before try ``tries + 1`` (``tries`` >= 1): 0.5 s doubling up to 8 s,
+    less up to 25 % of random jitter (the ``openai`` client's schedule)."""
+    return min(INITIAL_BACKOFF * 2.0 ** (tries - 1), MAX_BACKOFF) * (1 - 0.25 * random.random())
+
+
+def retry_after(headers: Mapping[str, str]) -> float | None:
+    """The wait a server asked for (``retry-after-ms``, or ``Retry-After`` in seconds or as an
+    HTTP date), if any and at most 60 s."""
+    value: float | None = None
+    try:
+        if "retry-after-ms" in headers:
+            value = float(headers["retry-after-ms"]) / 1000
+        elif "retry-after" in headers:
+            text = headers["retry-after"]
+            try:
+                value = float(text)
+            except ValueError:
+                when = email.utils.parsedate_to_datetime(text)
+                value = when.timestamp() - time.time()
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return value if value is not None and 0 <= value <= MAX_RETRY_AFTER else None
+
+
+def _cannot_connect(err: BaseException) -> BaseException | None:
+    """The connect error in ``err``'s chain of causes, if the server was never reached."""
+    seen: BaseException | None = err
+    for _ in range(8):
+        if seen is None:
+            return None
+        if type(seen).__name__ in _CONNECT_ERRORS:
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _server_message(err: Any) -> str:
+    """The server's own error message (``{"error": {"message": ...}}``), else the client's."""
+    body = err.body
+    if isinstance(body, dict):
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        if isinstance(inner.get("message"), str):
+            return inner["message"]
+    return str(err.message)
+
+
+def _response_json(response: Any) -> Any:
+    """The body of an HTTP answer: JSON when it is, else its text."""
+    try:
+        return response.json()
+    except ValueError:
+        return response.text
+
+
+def _status_outcome(err: Any, body: Mapping[str, Any]) -> Outcome:
+    """The outcome of an HTTP error status (4xx or 5xx)."""
+    status, message = err.status_code, _server_message(err)
+    kind = RETRY if status >= 500 or status in RETRIED_4XX else CLIENT_ERROR
+    if status == 400 and _asks_other_field(message, body):
+        kind = WRONG_FIELD
+    return Outcome(
+        kind,
+        status,
+        _response_json(err.response),
+        {"code": str(status), "message": message},
+        retry_after(err.response.headers) if kind == RETRY else None,
+    )
+
+
+def _asks_other_field(message: str, body: Mapping[str, Any]) -> bool:
+    """Whether a 400's message names the token-limit field sent and the other name."""
+    pairs = (("max_tokens", "max_completion_tokens"), ("max_completion_tokens", "max_tokens"))
+    return any(sent in body and sent in message and other in message for sent, other in pairs)
+
+
+def completion_outcome(status: int, text: str) -> Outcome:
+    """The outcome of a 2xx answer with body ``text``: a chat completion, or why it is not."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        message = f"the answer is not JSON: {text[:200]!r}"
+        return Outcome(FAILED, status, text, {"code": "invalid_json", "message": message})
+    if not isinstance(data, dict):
+        message = f"the answer is JSON but not an object ({type(data).__name__})"
+        return Outcome(FAILED, status, data, {"code": "invalid_body", "message": message})
+    choices = data.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        return Outcome(ANSWERED, status, data)
+    if "error" in data:
+        error = data["error"]
+        inner = error.get("message") if isinstance(error, dict) else error
+        message = f"the answer is an error: {inner}"
+        return Outcome(FAILED, status, data, {"code": "error_body", "message": message})
+    message = "the answer has no choices"
+    return Outcome(FAILED, status, data, {"code": "no_choices", "message": message})
+
+
+async def attempt(client: Any, body: Mapping[str, Any], deadline: float) -> Outcome:
+    """Send the chat-completion ``body`` (its model included) once; the whole answer must
+    arrive within ``deadline`` seconds."""
+    import openai
+
+    rest = dict(body)
+    model, messages = rest.pop("model"), rest.pop("messages")
+    call = client.chat.completions.with_raw_response.create(
+        model=model, messages=messages, extra_body=rest
+    )
+    try:
+        raw = await asyncio.wait_for(call, deadline)
+    except asyncio.TimeoutError:
+        return _timeout(deadline)
+    except openai.APIStatusError as err:
+        return _status_outcome(err, body)
+    except openai.APIConnectionError as err:  # APITimeoutError included
+        return _connection_outcome(err, deadline)
+    return completion_outcome(raw.status_code, raw.text)
+
+
+def _timeout(deadline: float) -> Outcome:
+    message = f"no whole answer within the deadline ({deadline:g} s)"
+    return Outcome(RETRY, error={"code": "timeout", "message": message})
+
+
+def _connection_outcome(err: Exception, deadline: float) -> Outcome:
+    """The outcome of a transport error: never connected, timed out, or cut off."""
+    import openai
+
+    cause = _cannot_connect(err)
+    if cause is not None:
+        message = f"cannot connect ({type(cause).__name__}: {cause})"
+        return Outcome(REFUSED, error={"code": "cannot_connect", "message": message})
+    if isinstance(err, openai.APITimeoutError):
+        return _timeout(deadline)
+    cause = err.__cause__ or err
+    message = f"the connection closed before the whole answer ({type(cause).__name__}: {cause})"
+    return Outcome(RETRY, error={"code": "connection_closed", "message": message})

@@ -1,0 +1,265 @@
+"""What a figure was computed on and how: the source of a split and the protocol of the
+predictions, recorded by the commands that produce them and collected by ``ocw-hub evaluate``.
+
+* The **protocol record** is a small JSON object beside a command's output: in a folder of
+  runs, ``protocol.json`` (``ocw-hub predict``, ``reproduce``); beside a file ``F``,
+  ``F.protocol.json`` (``prompts``, ``run-llm``, ``parse``). Each command copies the record of
+  its input (the requests of ``run-llm``, the responses of ``parse``) and adds its own fields,
+  so the record of a predictions file holds the whole chain: ``method``, ``model``,
+  ``encoder``, ``pooling``, ``prompt_style``, ``shots``, ``parse_mode``, ... and the
+  ``package_version`` of each command (``ocw-hub`` version) that wrote it.
+* The **source** of a split (:func:`source_provenance`): which data the figures are on (the
+  official release, the pre-release stand-in, a copy derived by ``ocw-hub derive``, an export,
+  a Hub repo at a revision) and the SHA-256 of its content (``source_digest`` of
+  ``source_files.py``, the project's one content hash).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import jsonio
+from .configs import PathLike, config_spec
+from .errors import OCWHubError
+from .resources import load_sibling
+
+#: The record in a folder of runs, and the suffix of the record beside a file.
+FOLDER_RECORD = "protocol.json"
+FILE_RECORD_SUFFIX = ".protocol.json"
+#: The record ``ocw-hub derive`` leaves in the folder it writes.
+DERIVED_RECORD = "derived.json"
+#: How the pre-release stand-in is named wherever its figures appear.
+STAND_IN = "stand-in"
+#: Protocol fields in the order they are shown.
+PROTOCOL_FIELDS = (
+    "method",
+    "task",
+    "model",
+    "encoder",
+    "pooling",
+    "context",
+    "prompt_style",
+    "shots",
+    "seed",
+    "runs",
+    "parse_mode",
+)
+
+
+class ProvenanceError(OCWHubError, ValueError):
+    """A protocol or derived record that is not a JSON object (names the file)."""
+
+
+def package_version() -> str:
+    """The version of ``ocw-hub`` running."""
+    from . import __version__
+
+    return __version__
+
+
+def record_path(output: PathLike) -> Path:
+    """Where the protocol record of ``output`` goes: ``output/protocol.json`` for a folder of
+    runs, else ``output.protocol.json`` beside the file."""
+    path = Path(output)
+    return path / FOLDER_RECORD if path.is_dir() else path.with_name(path.name + FILE_RECORD_SUFFIX)
+
+
+def _read_record(path: Path) -> dict[str, Any]:
+    record = jsonio.read_json(path, ProvenanceError, "protocol record")
+    if not isinstance(record, dict):
+        raise ProvenanceError(f"{path}: a protocol record must be a JSON object")
+    return record
+
+
+def read_protocol(output: PathLike) -> dict[str, Any] | None:
+    """The protocol record of a command's output (a predictions file: its own record, else
+    its folder's), or None when none was written.
+
+    Raises:
+        ProvenanceError: a record that is not a JSON object.
+    """
+    path = Path(output)
+    candidates = [record_path(path)] + ([] if path.is_dir() else [path.parent / FOLDER_RECORD])
+    found = next((c for c in candidates if c.is_file()), None)
+    return None if found is None else _read_record(found)
+
+
+def protocol_record(fields: Mapping[str, Any], inputs: Iterable[PathLike | None] = ()) -> dict:
+    """The record of an output: the records of its ``inputs`` (in order, later fields win),
+    then ``fields`` (None values left out) and ``package_version``."""
+    record: dict[str, Any] = {}
+    for given in inputs:
+        if given is not None and (upstream := read_protocol(given)) is not None:
+            record.update(upstream)
+    record.update({k: v for k, v in fields.items() if v is not None})
+    record["package_version"] = package_version()
+    return record
+
+
+def write_protocol(
+    output: PathLike, fields: Mapping[str, Any], inputs: Iterable[PathLike | None] = ()
+) -> Path:
+    """Write :func:`protocol_record` beside ``output`` (see :func:`record_path`); returns the
+    record's path. The output is written first, so a folder of runs exists."""
+    from .outputs import write_text_atomic
+
+    path = record_path(output)
+    record = protocol_record(fields, inputs)
+    write_text_atomic(path, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
+def describe_protocol(protocol: Mapping[str, Any] | None) -> str:
+    """One line: ``method embedding, model X, seed 42, runs 16, ocw-hub 0.1.0``; ``protocol
+    not recorded`` for None."""
+    if not protocol:
+        return "protocol not recorded"
+    parts = [f"{k.replace('_', ' ')} {protocol[k]}" for k in PROTOCOL_FIELDS if k in protocol]
+    if "package_version" in protocol:
+        parts.append(f"ocw-hub {protocol['package_version']}")
+    return ", ".join(parts)
+
+
+def common_protocol(protocols: Sequence[Mapping[str, Any] | None]) -> dict[str, Any] | None:
+    """The protocol of several runs when they share one, else None (each run keeps its own)."""
+    first = protocols[0] if protocols else None
+    return dict(first) if first is not None and all(p == first for p in protocols) else None
+
+
+# --------------------------------------------------------------------------------------------
+# The source of a split
+# --------------------------------------------------------------------------------------------
+
+
+def derived_record(origin: PathLike, kind: str, seed: int, *, stand_in: bool) -> dict[str, Any]:
+    """What ``ocw-hub derive`` records in its output folder: the kind (``randomized``), the
+    source folder, its SHA-256 and release (``stand-in`` or ``official release``), the seed
+    and the package version."""
+    digest = load_sibling("source_files").source_digest
+    return {
+        "derived": kind,
+        "from": str(origin),
+        "from_sha256": digest(origin),
+        "from_release": STAND_IN if stand_in else "official release",
+        "seed": seed,
+        "package_version": package_version(),
+    }
+
+
+def _derived(path: Path) -> dict[str, Any] | None:
+    folder = path if path.is_dir() else path.parent
+    record = folder / DERIVED_RECORD
+    return _read_record(record) if record.is_file() else None
+
+
+def _hub_revision(cache_files: Sequence[Mapping[str, str]]) -> str | None:
+    """The commit of a Hub dataset as ``datasets`` names its cache folder (40 hex digits)."""
+    for entry in cache_files:
+        for part in Path(entry.get("filename", "")).parts:
+            if len(part) == 40 and all(c in "0123456789abcdef" for c in part):
+                return part
+    return None
+
+
+def _origin(
+    data_dir: PathLike | None, config: str, cache_files: Sequence[Mapping[str, str]]
+) -> dict[str, Any]:
+    """Where the split was read: ``kind`` (``files``, ``export``, ``hub``, ``cache``), the
+    path or repo id, the revision (Hub) and the SHA-256 of the content read."""
+    from .data.layout import export_of, is_export
+    from .data.sources import looks_like_repo_id
+
+    digest = load_sibling("source_files").source_digest
+    arrow = [e["filename"] for e in cache_files if Path(e.get("filename", "")).is_file()]
+    if data_dir is None:
+        return {"kind": "cache", "path": None, "sha256": digest(*arrow) if arrow else None}
+    text = str(data_dir)
+    path = Path(text).expanduser()
+    if not path.exists() and looks_like_repo_id(text):
+        return {
+            "kind": "hub",
+            "path": text,
+            "revision": _hub_revision(cache_files),
+            "sha256": digest(*arrow) if arrow else None,
+        }
+    path = export_of(path, config_spec(config).name)
+    kind = "export" if is_export(path) else "files"
+    return {"kind": kind, "path": str(path), "sha256": digest(path)}
+
+
+def source_provenance(
+    config: str,
+    data_dir: PathLike | None,
+    ids: Sequence[str],
+    cache_files: Sequence[Mapping[str, str]] = (),
+) -> dict[str, Any]:
+    """The source of a split's figures.
+
+    Args:
+        config: the config scored.
+        data_dir: as given to ``load_split`` (raw files, an export, a repo id, or None).
+        ids: the wall (question) ids of the split, to recognise the stand-in.
+        cache_files: the dataset's ``cache_files`` (the Hub revision, the content read).
+
+    Returns:
+        ``{"release": "official release" | "stand-in" | "derived", "stand_in": bool, "kind",
+        "path", "revision" (Hub), "sha256", "derived" (derive's record, if any), "label"}``:
+        ``label`` is the one-line text the table and the report show.
+    """
+    from .data.card import are_prerelease_ids
+
+    origin = _origin(data_dir, config, cache_files)
+    derived = _derived(Path(origin["path"])) if origin["kind"] == "files" else None
+    stand_in = config_spec(config).script == "OCW" and are_prerelease_ids(ids)
+    if derived is not None and derived.get("from_release") == STAND_IN:
+        stand_in = True
+    release = "derived" if derived is not None else STAND_IN if stand_in else "official release"
+    out: dict[str, Any] = {"release": release, "stand_in": stand_in, **origin}
+    if derived is not None:
+        out["derived"] = derived
+    out["label"] = source_label(out)
+    return out
+
+
+def results_protocol(results: Mapping[str, Any]) -> Mapping[str, Any] | str | None:
+    """The protocol of a results dict: its own (one run, or the runs' common one);
+    ``"differs by run"`` when its runs were made by different protocols (each run keeps its
+    own); None when none was recorded."""
+    if results.get("protocol"):
+        return results["protocol"]
+    runs = results.get("runs")
+    if isinstance(runs, list) and any(isinstance(r, Mapping) and r.get("protocol") for r in runs):
+        return "differs by run (each run's protocol is in the results JSON)"
+    return None
+
+
+def provenance_lines(results: Mapping[str, Any]) -> tuple[str, str]:
+    """``("source: <source_label>", "protocol: <describe_protocol>")`` of a results dict (the
+    terminal table's title, the report's header); a results file written before sources
+    were recorded says ``source: not recorded``."""
+    source = results.get("source")
+    shown = source_label(source) if isinstance(source, Mapping) else "not recorded"
+    protocol = results_protocol(results)
+    described = protocol if isinstance(protocol, str) else describe_protocol(protocol)
+    return f"source: {shown}", f"protocol: {described}"
+
+
+def source_label(source: Mapping[str, Any]) -> str:
+    """``stand-in (pre-release wall ids, not the official OCW release): PATH, sha256 1a2b…``."""
+    release = str(source.get("release", "?"))
+    if source.get("release") == "derived" and isinstance(source.get("derived"), Mapping):
+        release = f"derived ({source['derived'].get('derived')} of {source['derived'].get('from')})"
+    if source.get("stand_in"):
+        release += (
+            f" ({STAND_IN}: pre-release wall ids, not the official OCW release)"
+            if source.get("release") != STAND_IN
+            else " (pre-release wall ids, not the official OCW release)"
+        )
+    where = source.get("path") or "prepared cache"
+    if source.get("revision"):
+        where = f"{where}@{source['revision']}"
+    sha = source.get("sha256")
+    return f"{release}: {where}" + (f", sha256 {sha[:12]}" if sha else "")

@@ -1,0 +1,188 @@
+"""ocw-hub run-llm over several servers: three scripted chat-completions servers, each its own
+process on 127.0.0.1 (:mod:`chat_server`), one killed in the middle of the run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from chat_server import ChatServer
+from test_llm_faults import answered, log_lines, make_requests, write_requests
+from typer.testing import CliRunner
+
+from ocw_hub.cli import app
+from ocw_hub.llm.client import run_requests
+
+HERE = Path(__file__).resolve().parent
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _local_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+
+class ServerProcess:
+    """``python chat_server.py`` in its own process; what it received is read from its file."""
+
+    def __init__(self, folder: Path, name: str, delay: float) -> None:
+        self.port_file, self.received = folder / f"{name}.port", folder / f"{name}.received"
+        self.received.touch()
+        self.process = subprocess.Popen(
+            [sys.executable, str(HERE / "chat_server.py"), "--port-file", str(self.port_file)]
+            + ["--received", str(self.received), "--delay", str(delay)],
+        )
+        for _ in range(200):  # at most 10 s to start
+            if self.port_file.exists() or self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert self.port_file.exists(), "the server did not start"
+        self.url = f"http://127.0.0.1:{int(self.port_file.read_text())}/v1"
+
+    def count(self) -> Counter[str]:
+        return Counter(self.received.read_text().split())
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def three_servers(tmp_path: Path) -> Iterator[list[ServerProcess]]:
+    servers = [ServerProcess(tmp_path, name, delay=0.2) for name in "abc"]
+    yield servers
+    for server in servers:
+        server.kill()
+
+
+def kill_when_busy(server: ServerProcess, received: int) -> threading.Thread:
+    """Kill ``server`` once it has received ``received`` requests (watched for at most 30 s),
+    while it is still answering them (each takes 0.2 s)."""
+
+    def watch() -> None:
+        for _ in range(3000):
+            if sum(server.count().values()) >= received:
+                break
+            time.sleep(0.01)
+        server.kill()
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_one_server_killed_mid_run_loses_nothing(tmp_path: Path, three_servers) -> None:
+    a, b, c = three_servers
+    requests = make_requests(30)
+    log = tmp_path / "log.jsonl"
+    watcher = kill_when_busy(b, received=3)
+    summary = run_requests(
+        requests, log, base_url=[a.url, b.url, c.url], model="m", concurrency=2, timeout=20
+    )
+    watcher.join(timeout=30)
+    assert b.process.poll() is not None  # b was killed during the run
+    assert (summary.succeeded, summary.failures) == (30, [])
+    assert answered(log) == {f"w{i}": 1 for i in range(30)}  # every request answered once
+    assert len(log_lines(log)) == 30
+    for line in log_lines(log):
+        text = line["response"]["body"]["choices"][0]["message"]["content"]
+        assert text == f"answer to q{line['custom_id'][1:]}"
+    received = {s.url: s.count() for s in three_servers}
+    # b took requests and died with some unanswered: they were answered by a and c
+    assert sum(received[b.url].values()) >= 3
+    assert summary.answered_by[b.url] < sum(received[b.url].values())
+    assert summary.answered_by[a.url] > 0 and summary.answered_by[c.url] > 0
+    assert sum(summary.answered_by.values()) == 30
+    for i in range(30):
+        assert sum(r[f"q{i}"] for r in received.values()) >= 1
+    # a re-run after success sends nothing to anyone
+    again = run_requests(requests, log, base_url=[a.url, b.url, c.url], model="m")
+    assert (again.sent, again.already_done) == (0, 30)
+    assert {s.url: s.count() for s in three_servers} == received
+
+
+def test_requests_spread_over_servers_with_concurrency_each(tmp_path: Path) -> None:
+    servers = [ChatServer(delay=0.1) for _ in range(3)]
+    try:
+        urls = [s.url for s in servers]
+        summary = run_requests(
+            make_requests(18), tmp_path / "log.jsonl", base_url=urls, model="m", concurrency=2
+        )
+        assert summary.succeeded == 18
+        assert [s.max_active for s in servers] == [2, 2, 2]
+        assert sum(sum(s.count.values()) for s in servers) == 18
+        assert summary.answered_by == {s.url: sum(s.count.values()) for s in servers}
+    finally:
+        for server in servers:
+            server.close()
+
+
+def test_a_server_down_from_the_start(tmp_path: Path) -> None:
+    from test_llm_client import free_port
+
+    server = ChatServer()
+    try:
+        dead = f"http://127.0.0.1:{free_port()}/v1"
+        requests = write_requests(tmp_path / "req.jsonl", make_requests(6))
+        out = tmp_path / "out.jsonl"
+        args = ["run-llm", str(requests), "--base-url", dead, "--base-url", server.url]
+        result = runner.invoke(app, [*args, "--model", "m", "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        assert answered(out) == {f"w{i}": 1 for i in range(6)}
+        assert server.count == {f"q{i}": 1 for i in range(6)}
+    finally:
+        server.close()
+
+
+def test_chat_server_script_counts_what_it_receives(tmp_path: Path) -> None:
+    """The process server of these tests answers and records each request once."""
+    server = ServerProcess(tmp_path, "x", delay=0.0)
+    try:
+        run_requests(make_requests(2), tmp_path / "log.jsonl", base_url=server.url, model="m")
+        assert server.count() == {"q0": 1, "q1": 1}
+    finally:
+        server.kill()
+
+
+def test_two_processes_on_one_log(tmp_path: Path) -> None:
+    """A second run-llm on the log a running one writes sends nothing; the first completes."""
+    import ocw_hub
+
+    server = ChatServer(delay=0.3)
+    try:
+        requests = write_requests(tmp_path / "req.jsonl", make_requests(6))
+        out = tmp_path / "out.jsonl"
+        args = ["run-llm", str(requests), "--base-url", server.url, "--model", "m"]
+        args += ["--out", str(out), "--concurrency", "1"]
+        env = dict(os.environ, PYTHONPATH=str(Path(ocw_hub.__file__).parents[1]))
+        code = f"from ocw_hub.cli import app; app({args!r})"
+        first = subprocess.Popen([sys.executable, "-c", code], env=env)
+        try:
+            for _ in range(600):  # at most 30 s for the first run to start sending
+                if server.count or first.poll() is not None:
+                    break
+                time.sleep(0.05)
+            assert server.count, "the first run sent nothing"
+            second = runner.invoke(app, args)
+            assert first.wait(timeout=60) == 0
+        finally:
+            if first.poll() is None:
+                first.kill()
+        assert second.exit_code == 1
+        assert len([line for line in second.output.splitlines() if line.strip()]) == 1
+        assert server.count == {f"q{i}": 1 for i in range(6)}  # the second sent none
+        assert answered(out) == {f"w{i}": 1 for i in range(6)} and len(log_lines(out)) == 6
+    finally:
+        server.close()
