@@ -28,16 +28,14 @@ from ocw_hub.baselines.encoders import (
 )
 from ocw_hub.baselines.protocol import (
     BaselineError,
-    check_predictions_dir,
     cluster_walls,
     embed_walls,
     embedding_baseline,
     predict,
     random_baseline,
-    run_file_names,
     run_order,
-    write_baseline,
 )
+from ocw_hub.baselines.run_files import check_predictions_dir, run_file_names, write_baseline
 from ocw_hub.cli import app
 from ocw_hub.errors import OutputPathError
 
@@ -523,7 +521,7 @@ def test_unloadable_model_is_one_clear_line(fake_st, tmp_path: Path) -> None:
     result = runner.invoke(
         app,
         ["predict", "--method", "embedding", "--model", "org/missing-model",
-         "--out", str(tmp_path / "o")],
+         "--encoder", "sentence-transformers", "--out", str(tmp_path / "o")],
     )  # fmt: skip
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
-from ocw_hub.scoring.runs import summary_rows
+from ocw_hub.scoring.summary import summary_rows
 from ocw_hub.views.embedding_plot import plot_embeddings
 from ocw_hub.views.hardest import hardest_walls
 from ocw_hub.views.plots import (

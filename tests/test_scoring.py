@@ -388,7 +388,7 @@ def test_randomized_walls_show_no_human_full_walls(
     tmp_path: Path, release: Path, cache: Path
 ) -> None:
     """Contestants never played the rebuilt walls of ocw_randomized: no human full walls."""
-    from ocw_hub.scoring.runs import summary_rows
+    from ocw_hub.scoring.summary import summary_rows
 
     path = _write(tmp_path / "p.json", [_perfect(w) for w in _test_walls()])
     res = evaluate_files(

@@ -127,7 +127,8 @@ def _reproduce(
     verification_mode: str | None,
     on_step: Callable[[str], None],
 ) -> list[Outcome]:
-    from .baselines.protocol import predict, write_baseline
+    from .baselines.protocol import predict
+    from .baselines.run_files import write_baseline
     from .data.export import build_export
     from .data.randomize import derive_randomized
     from .scoring.runs import evaluate_files

@@ -75,17 +75,19 @@ def install_command(extra: str) -> str:
     return f'pip install "ocw-hub[{extra}]"'
 
 
-def require(extra: str, feature: str) -> ModuleType:
+def require(extra: str, feature: str, package: str | None = None) -> ModuleType:
     """Import the module ``extra`` brings, or raise its one-line error.
 
     Args:
         extra: a key of :data:`EXTRAS`.
         feature: what needs it, as the user asked for it (e.g. ``predict --method embedding``).
+        package: another PyPI package of the extra that ``feature`` needs (default: the one
+            :data:`EXTRAS` names), e.g. ``sentence-transformers`` of ``encoders``.
 
     Raises:
         MissingExtraError: the module is not installed.
     """
-    module, package = EXTRAS[extra]
+    module, package = (package.replace("-", "_"), package) if package else EXTRAS[extra]
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as err:

@@ -62,7 +62,8 @@ def evaluate(
     from ..outputs import check_output_file, write_text_atomic
     from ..provenance import provenance_lines
     from ..resources import load_metric_module
-    from ..scoring.runs import evaluate_files, summary_rows
+    from ..scoring.runs import evaluate_files
+    from ..scoring.summary import summary_rows
 
     config = check_config(config)
     source = data_dir_of(data_dir, config)

@@ -132,12 +132,8 @@ def predict(
     no_checks: NoChecks = False,
 ) -> None:
     """Write baseline predictions (grouping only), one official-format file per run."""
-    from ..baselines.protocol import (
-        check_ocw_config,
-        check_predictions_dir,
-        start_workers,
-        write_baseline,
-    )
+    from ..baselines.protocol import check_ocw_config, start_workers
+    from ..baselines.run_files import check_predictions_dir, write_baseline
     from ..outputs import exclusive
 
     options = {"model": model, "encoder": encoder, "pooling": pooling,
@@ -148,7 +144,8 @@ def predict(
         if method == "embedding":
             require("baselines", "predict --method embedding")
             if model is not None:
-                require("encoders", "predict --model")
+                st = encoder == "sentence-transformers"
+                require("encoders", "predict --model", "sentence-transformers" if st else None)
         config = check_ocw_config(config)
         source = data_dir_of(data_dir, config)
         folder = check_predictions_dir(out, runs, keep_vectors=keep_vectors, inputs=[source])

@@ -24,7 +24,7 @@ from .report_data import PredictionsCache, ResultsFile, by_key, grouped_files, r
 
 def _summary_rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
     """The terminal table's rows of ``ocw-hub evaluate`` for one results file."""
-    from ..scoring.runs import summary_rows
+    from ..scoring.summary import summary_rows
 
     return summary_rows(data)
 

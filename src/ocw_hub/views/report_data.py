@@ -159,20 +159,30 @@ def _check_object(path: Path, value: Any, spec: dict[str, Any], field: str) -> N
             raise ReportError(f"{path}: field `{inner}`: missing")
 
 
+def _check_leaf(path: Path, value: Any, spec: Any, field: str) -> bool:
+    """Check ``value`` against a leaf ``spec`` (a figure, a number, a string); False when
+    ``spec`` is no leaf."""
+    if spec in (FIGURE, _HUMAN_FIGURE):
+        ok = isinstance(value, (int, float)) or (spec == _HUMAN_FIGURE and value is None)
+        what = "a number"
+    elif spec == NUMBER:
+        ok, what = _is_number(value), "a number"
+    elif spec is str:
+        ok, what = isinstance(value, str), "a string"
+    else:
+        return False
+    if not ok:
+        raise _shape_error(path, field, what, value)
+    return True
+
+
 def _check_shape(path: Path, value: Any, spec: Any, field: str) -> None:
     """Check ``value`` against ``spec`` (:data:`OCW_RUN`); errors name the file and the field
     (``runs[0].per_wall[3].grouping.ami``)."""
     if spec in (FIGURES, HUMAN):
         _check_shape(path, value, {"*": FIGURE if spec == FIGURES else _HUMAN_FIGURE}, field)
-    elif spec in (FIGURE, _HUMAN_FIGURE):
-        if not isinstance(value, (int, float)) and not (spec == _HUMAN_FIGURE and value is None):
-            raise _shape_error(path, field, "a number", value)
-    elif spec == NUMBER:
-        if not _is_number(value):
-            raise _shape_error(path, field, "a number", value)
-    elif spec is str:
-        if not isinstance(value, str):
-            raise _shape_error(path, field, "a string", value)
+    elif _check_leaf(path, value, spec, field):
+        return
     elif isinstance(spec, _List):
         if not isinstance(value, list) or not value:
             raise _shape_error(path, field, "a non-empty list", value)

@@ -1,0 +1,85 @@
+"""The headline rows of a results file: what ``ocw-hub evaluate`` prints as its table and the
+HTML report shows, each figure as mean ± std over runs beside the contestants' figures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .runs import REBUILT_WALLS
+
+#: Figures of the human performance shown beside the model's, by figure name.
+_HUMAN_FIGURES = ("full_wall", "full_wall_rate", "correct_groups", "correct_groups_rate")
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+#: Figures that are counts (totals over walls): shown with 2 decimals as mean ± std over runs.
+_COUNTS = ("full_wall", "correct_groups")
+
+
+def _fmt_spread(mean: float, std: float, scale: str) -> str:
+    digits = 2 if scale in ("0-100", "count") else 4
+    return f"{mean:.{digits}f} ± {std:.{digits}f}"
+
+
+def _wote_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = [("questions", "in the split", str(results["n_questions"]), "-")]
+    if "runs" in results:
+        rows.append(("questions", "runs", str(results["n_runs"]), "-"))
+        for key in ("exact_match", "f1"):
+            mean, std = results["mean"]["spans"][key], results["std"]["spans"][key]
+            rows.append(("spans", f"{key} (0-100)", _fmt_spread(mean, std, "0-100"), "-"))
+        return rows
+    rows.append(("questions", "missing, scored as wrong", str(results["n_missing"]), "-"))
+    for key in ("exact_match", "f1"):
+        rows.append(("spans", f"{key} (0-100)", f"{results['spans'][key]:.2f}", "-"))
+    return rows
+
+
+def _task_rows(task: str, figures: dict[str, Any], human: dict[str, Any]) -> list[tuple[str, ...]]:
+    return [
+        (task, key, _fmt(value), _fmt(human.get(key) if key in _HUMAN_FIGURES else None))
+        for key, value in figures.items()
+        if key != "n_walls"
+    ]
+
+
+def summary_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The headline figures of a result of :func:`evaluate_files` as text rows (task, figure,
+    model, human), as the terminal table and the HTML report show them: one run's figures
+    (4 decimals on 0-1, 2 on 0-100), or mean ± std over runs (counts with 2 decimals)."""
+    if results["config"] == "wote":
+        return _wote_rows(results)
+    human = dict(results["human"])
+    if results["config"] in REBUILT_WALLS:  # also for results written before the rule
+        human.update(full_wall=None, full_wall_rate=None)
+    rows: list[tuple[str, ...]] = [
+        ("walls", "in the split", str(results["n_walls"]), str(human["n_walls"]))
+    ]
+    runs = results.get("runs", [results])
+    if "runs" in results:
+        rows.append(("walls", "runs", str(results["n_runs"]), "-"))
+    else:
+        rows.append(("walls", "missing, scored as wrong", str(results["n_missing"]), "-"))
+    for task in ("grouping", "connections"):
+        if task not in runs[0]:
+            continue
+        rows.append((task, "walls scored", str(runs[0][task]["n_walls"]), "-"))
+        if "runs" in results:
+            mean, std = results["mean"][task], results["std"][task]
+            spread = {
+                k: _fmt_spread(mean[k], std[k], "count" if k in _COUNTS else "0-1") for k in mean
+            }
+            rows += _task_rows(task, spread, {k: _fmt(human[k]) for k in _HUMAN_FIGURES})
+        else:
+            rows += _task_rows(task, results[task], human)
+    if "connections" in runs[0]:
+        found = _fmt(human["connections_correct_rate"])
+        rows.append(("connections", "found by the contestants", "-", found))
+    return rows
