@@ -42,7 +42,7 @@ N_CLUES = N_GROUPS * GROUP_SIZE
 MAX_CLUE_REPEATS = 2
 """A wall may hold one clue (compared lowercased) at most this many times.
 
-The same rule, with the same comparison, as ``MAX_GOLD_CLUE_REPEATS`` of the metric
+The same rule, with the same comparison, as ``MAX_CLUE_REPEATS`` of the metric
 (``metrics/ocw_metric/inputs.py``), which rejects a gold wall with a clue more than
 twice: the builder rejects such a wall at build time instead of letting scoring fail later.
 The release holds two walls with a clue twice (``654041``, ``b308e4``) and none with more.

@@ -8,12 +8,14 @@ The checkout's files (tracked and untracked, not ignored) are copied into a temp
 that has no ``shared/`` beside it; ``pytest`` runs there with that copy first on
 ``PYTHONPATH`` and without the ``OCW_*`` variables of ``.ci/run``, so the full-data tests and
 the other environment's tests are skipped as on a contributor's plain clone. Prints pytest's
-last line and the wall time.
+last line, the wall time and the CPU time (user + system, pytest and its children: near the
+wall time of a run on idle cores, since pytest runs the tests one at a time).
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -57,8 +59,15 @@ def main() -> None:
     lines = done.stdout.strip().splitlines()
     if "--durations" in " ".join(sys.argv[1:]):
         print("\n".join(line for line in lines if line[:1].isdigit() and "s " in line[:12]))
+    print("\n".join(line for line in lines if line.startswith(("FAILED", "ERROR"))))
     print(lines[-1] if lines else done.stderr.strip()[-500:])
-    print(f"default pytest from a plain clone: {seconds:.1f} s wall, {os.cpu_count()} cores")
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # pytest and what it started
+    cpu = usage.ru_utime + usage.ru_stime
+    load = os.getloadavg()[0]
+    print(
+        f"default pytest from a plain clone: {seconds:.1f} s wall, {cpu:.1f} s CPU, "
+        f"{os.cpu_count()} cores, load average {load:.1f} at the end"
+    )
     sys.exit(done.returncode)
 
 

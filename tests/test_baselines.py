@@ -108,6 +108,7 @@ def test_run_file_names() -> None:
     assert run_file_names(101)[0] == "run-000.json"
 
 
+@pytest.mark.slow
 def test_each_run_clusters_its_own_clue_order(monkeypatch: pytest.MonkeyPatch) -> None:
     """Run s clusters the vectors in the order random.Random(s).sample(words, 16), with
     random_state=seed, and lists each group's clues in that order."""
@@ -132,6 +133,7 @@ def test_each_run_clusters_its_own_clue_order(monkeypatch: pytest.MonkeyPatch) -
     assert len({v.tobytes() for v, _ in seen}) == 16  # different input order in every run
 
 
+@pytest.mark.slow
 def test_runs_match_the_protocol_step_by_step(fixture_walls: list[dict]) -> None:
     """Each run, recomputed directly as the protocol reads: shuffle the clues with
     random.Random(s).sample, embed them lowercased (one vector per clue), cluster with
@@ -217,6 +219,7 @@ def test_predict_api_on_fixture_split(method: str, ocw_fixture_dir: Path, cache:
         max_size=3,
     )
 )
+@pytest.mark.slow
 def test_any_wall_gets_a_partition_of_its_own_clues(word_lists: list[list[str]]) -> None:
     walls = [{"wall_id": f"w{i}", "words": words} for i, words in enumerate(word_lists)]
     for result in (
@@ -228,6 +231,7 @@ def test_any_wall_gets_a_partition_of_its_own_clues(word_lists: list[list[str]])
                 assert _is_partition(prediction["predicted_groups"], wall["words"])
 
 
+@pytest.mark.slow
 def test_cli_writes_valid_identical_runs(
     tmp_path: Path, ocw_fixture_dir: Path, cache: Path
 ) -> None:
@@ -275,6 +279,7 @@ def test_cli_writes_valid_identical_runs(
     assert len(set(texts["emb-a"])) > 1 and len(set(texts["rnd-a"])) == 4  # runs differ
 
 
+@pytest.mark.slow
 def test_jobs_do_not_change_the_output(
     fixture_walls: list[dict], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -308,6 +313,7 @@ def _tally(result: baselines.BaselineResult, gold: set) -> tuple[list[int], Coun
     return correct, mates
 
 
+@pytest.mark.slow
 def test_random_baseline_is_at_chance_level() -> None:
     """Hand-computed expectations for a uniform partition of 16 clues into 4 groups of 4.
 

@@ -263,6 +263,7 @@ def test_by_marker():
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("shared", "require", "outcomes"),
     [

@@ -28,6 +28,7 @@ def outcome(tmp_path_factory: pytest.TempPathFactory, ocw_fixture_dir: Path) -> 
     return out, cache, outcomes
 
 
+@pytest.mark.slow
 def test_every_step_writes_its_files(outcome: tuple) -> None:
     out, _, outcomes = outcome
     assert [(o.config, o.method) for o in outcomes] == list(RUNS_OF)
@@ -50,6 +51,7 @@ def test_every_step_writes_its_files(outcome: tuple) -> None:
     assert manifest["runs"] == 2 and len(manifest["outcomes"]) == 3
 
 
+@pytest.mark.slow
 def test_results_are_the_scores_of_the_written_predictions(
     outcome: tuple, ocw_fixture_dir: Path
 ) -> None:
@@ -69,6 +71,7 @@ def test_results_are_the_scores_of_the_written_predictions(
     assert saved["n_runs"] == 2 and saved["n_walls"] == 6
 
 
+@pytest.mark.slow
 def test_a_second_run_reuses_the_folder(outcome: tuple, ocw_fixture_dir: Path) -> None:
     out, cache, outcomes = outcome
     again = reproduce(
@@ -90,6 +93,7 @@ def test_a_folder_of_other_files_is_refused_first(tmp_path: Path, ocw_fixture_di
         reproduce(ocw_fixture_dir, ocw_fixture_dir / "inside", runs=1)
 
 
+@pytest.mark.slow
 def test_an_interrupted_run_is_redone_and_a_second_writer_refused(
     tmp_path: Path, ocw_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -89,6 +89,7 @@ def free_port() -> int:
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_retries_then_batch_output_log(tmp_path: Path, fake_server) -> None:
     server = fake_server(echo, failures={"q1": [500], "q2": [429, 429], "q4": [503]})
     requests = make_requests(6)

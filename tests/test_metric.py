@@ -474,6 +474,7 @@ _COPY_CASES = {
 }
 
 
+@pytest.mark.slow
 def test_folder_copied_alone_loads_every_config(tmp_path: Path) -> None:
     """A copy of the metric folder alone, loaded in a fresh process with an empty modules
     cache: evaluate fetches every sibling module from the copy, and each config computes."""
@@ -989,6 +990,7 @@ def test_unicode_tokenizer_tokens() -> None:
     assert tok.tokenize("") == []
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=127)))
 def test_unicode_tokenizer_equals_the_default_on_ascii(text: str) -> None:
@@ -1020,6 +1022,7 @@ def test_rouge_tokenizer_option_checks(loaded: dict) -> None:
 # ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_card_examples_run() -> None:
     import doctest
 
@@ -1066,6 +1069,7 @@ def test_installed_forms_load_the_same_metric() -> None:
     ),
     st.randoms(use_true_random=False),
 )
+@pytest.mark.slow
 def test_squad_shape_in_any_order_equals_the_plain_shape(items: list, rnd: object) -> None:
     preds = [_squad_pred(f"q{i}", p) for i, (p, _) in enumerate(items)]
     refs = [_squad_ref(f"q{i}", *golds) for i, (_, golds) in enumerate(items)]

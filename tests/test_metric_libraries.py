@@ -8,6 +8,7 @@ import itertools
 import subprocess
 import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rouge_score import rouge_scorer
@@ -18,6 +19,7 @@ PIECES = st.sampled_from(list("abcAB 1,.-'é") + ["Ω", "ñ", "\t", "dog", "cat"
 TEXT = st.lists(PIECES, max_size=10).map("".join)
 
 
+@pytest.mark.slow
 def test_wd_of_every_run_equals_scipy() -> None:
     """Every predicted run (4 labels among 0..15; fresh labels reach 15) against every gold
     run: the point-mass formula equals SciPy's CDF integral exactly."""
@@ -42,6 +44,7 @@ def test_wd_of_a_non_constant_gold_run_uses_scipy() -> None:
     TEXT,
     st.sampled_from(["default", "unicode"]),
 )
+@pytest.mark.slow
 def test_rouge1_equals_rouge_scorer(prediction: str, reference: str, tokenizer: str) -> None:
     scorer = rouge_scorer.RougeScorer(
         ["rouge1"],
@@ -69,6 +72,7 @@ def test_restored_margin_terms_give_the_same_ami() -> None:
     assert [partition.partition_scores(x) for x in labels] == computed
 
 
+@pytest.mark.slow
 def test_scoring_a_wall_imports_no_scipy_sklearn_or_nltk_when_memoised() -> None:
     """With the margin terms restored, one wall's figures need numpy and rouge_score's light
     modules only: the start-up of a scoring run stays small."""

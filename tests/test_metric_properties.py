@@ -62,6 +62,7 @@ def wall_and_prediction(draw: st.DrawFn, outsiders: bool = True) -> tuple[list, 
 # ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(wall_and_prediction(), st.randoms(use_true_random=False))
 def test_invariant_to_clue_order_inside_groups(case: tuple[list, list], rnd: random.Random) -> None:
@@ -71,6 +72,7 @@ def test_invariant_to_clue_order_inside_groups(case: tuple[list, list], rnd: ran
     assert grouping.score_wall(shuffled, gold_shuffled) == grouping.score_wall(pred, gold)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(wall_and_prediction(), st.randoms(use_true_random=False))
 def test_invariant_to_group_order(case: tuple[list, list], rnd: random.Random) -> None:
@@ -86,6 +88,7 @@ def test_invariant_to_group_order(case: tuple[list, list], rnd: random.Random) -
             assert got[key] == pytest.approx(base[key], abs=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(wall_and_prediction())
 def test_bounds(case: tuple[list, list]) -> None:
@@ -100,6 +103,7 @@ def test_bounds(case: tuple[list, list]) -> None:
         assert (got["wd"], got["ami"], got["ari"], got["fms"]) == (0.0, 1.0, 1.0, 1.0)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(wall_and_prediction(outsiders=False), st.randoms(use_true_random=False))
 def test_perfect_prediction_is_perfect(case: tuple[list, list], rnd: random.Random) -> None:
@@ -117,6 +121,7 @@ def test_perfect_prediction_is_perfect(case: tuple[list, list], rnd: random.Rand
     }
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(wall_and_prediction())
 def test_invariant_to_case(case: tuple[list, list]) -> None:
@@ -128,6 +133,7 @@ def test_invariant_to_case(case: tuple[list, list]) -> None:
     assert grouping.score_wall(swapped, upper) == grouping.score_wall(pred, gold)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(wall_and_prediction(), st.randoms(use_true_random=False))
 def test_invariant_to_renaming_clues(case: tuple[list, list], rnd: random.Random) -> None:
@@ -143,6 +149,7 @@ def test_invariant_to_renaming_clues(case: tuple[list, list], rnd: random.Random
     assert grouping.score_wall(renamed_pred, renamed_gold) == grouping.score_wall(pred, gold)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(wall_and_prediction())
 def test_correct_groups_and_perfect_figures_agree(case: tuple[list, list]) -> None:
@@ -160,6 +167,7 @@ def test_correct_groups_and_perfect_figures_agree(case: tuple[list, list]) -> No
         assert (got[key] > 1.0 - 1e-9) is solved, key
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None)
 @given(st.lists(wall_and_prediction(), min_size=1, max_size=8))
 def test_grouping_scores_aggregate_the_walls(cases: list[tuple[list, list]]) -> None:
@@ -192,6 +200,7 @@ def test_grouping_scores_aggregate_the_walls(cases: list[tuple[list, list]]) -> 
         max_size=4,
     ),
 )
+@pytest.mark.slow
 def test_arbitrary_repeats_never_crash_and_stay_in_bounds(pred: list, gold: list) -> None:
     # Any repeats on either side (the paper's code can raise on these): scores stay in range.
     got = grouping.score_wall(pred, gold)
@@ -222,6 +231,7 @@ def _public_scores(labels_true: list[int], labels_pred: list[int]) -> tuple[floa
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(wall_labels)
 def test_partition_scores_equal_sklearn_public_functions(labels: list[int]) -> None:
@@ -240,6 +250,7 @@ def test_partition_scores_equal_sklearn_public_functions(labels: list[int]) -> N
         )
     )
 )
+@pytest.mark.slow
 def test_table_scores_equal_sklearn_on_any_labelings(pair: tuple[list[int], list[int]]) -> None:
     # Beyond walls: any two labelings of any length, through the contingency table as
     # scikit-learn builds it (rows: sorted true labels, columns: sorted predicted labels).
@@ -290,6 +301,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch, modules: tuple[Any, ...], name: s
     return calls
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(st.lists(wall_and_prediction(), min_size=1, max_size=5))
 def test_validate_false_gives_the_same_figures(cases: list[tuple[list, list]]) -> None:

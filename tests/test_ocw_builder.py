@@ -758,6 +758,7 @@ def property_dir(tmp_path_factory) -> Path:
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
+@pytest.mark.slow
 @given(data=st.data())
 def test_permuted_words_validate_and_changed_clue_fails(ocw, clean_walls, property_dir, data):
     wall = copy.deepcopy(data.draw(st.sampled_from(clean_walls)))

@@ -277,6 +277,7 @@ def test_lines_split_on_newline_only() -> None:
         "connection - " * 20_000,
     ],
 )
+@pytest.mark.slow
 def test_long_runs_take_linear_time(text: str) -> None:
     start = time.perf_counter()
     result = parse_groups(text, WORDS)
@@ -288,6 +289,7 @@ RUNS = st.sampled_from([" ", ",", ";", "|", "[", "]", "{", "}", "(", "-", "\n", 
                         "<think>", "</think>", "Group 1:", "Connection:", "Hammer"])  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(RUNS, st.integers(1, 400)) | st.text(max_size=20), max_size=30))
 def test_no_traceback_on_any_text(parts: list) -> None:
@@ -300,6 +302,7 @@ def test_no_traceback_on_any_text(parts: list) -> None:
         assert result.groups == EMPTY_GROUPS
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.permutations(WORDS), st.sampled_from(list(LAYOUTS.values())), st.data())
 def test_never_a_different_partition(order: list[str], layout: str, data: st.DataObject) -> None:

@@ -110,6 +110,7 @@ def _one_line_error(result) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_link_leaving_the_folder_is_refused_by_check_and_publish(
     export: Path, tmp_path: Path, online: None
 ) -> None:
@@ -130,6 +131,7 @@ def test_link_leaving_the_folder_is_refused_by_check_and_publish(
     assert result.exit_code == 1 and "data/notes.txt: a symbolic link" in result.output
 
 
+@pytest.mark.slow
 def test_linked_folder_and_dangling_link_are_refused(export: Path, tmp_path: Path) -> None:
     (tmp_path / "outside").mkdir()
     (tmp_path / "outside" / "id_rsa").write_text("key")
@@ -300,6 +302,7 @@ def _publish_in_a_clean_env(folder: Path, home: Path, **env: str) -> subprocess.
     )
 
 
+@pytest.mark.slow
 def test_publish_without_a_token_is_one_line(export: Path, tmp_path: Path) -> None:
     done = _publish_in_a_clean_env(export, tmp_path / "home")
     assert done.returncode == 1, done.stdout + done.stderr
@@ -310,6 +313,7 @@ def test_publish_without_a_token_is_one_line(export: Path, tmp_path: Path) -> No
     ]
 
 
+@pytest.mark.slow
 def test_hub_that_cannot_be_reached_is_one_line(export: Path, tmp_path: Path) -> None:
     done = _publish_in_a_clean_env(export, tmp_path / "home", HF_TOKEN="hf_not_a_real_token")
     assert done.returncode == 1, done.stdout + done.stderr
@@ -334,6 +338,7 @@ def stand_in(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return work / "out" / "ocw"
 
 
+@pytest.mark.slow
 def test_stand_in_is_refused_without_force(stand_in: Path, online: None) -> None:
     assert "> **Provenance: not the official OCW release.**" in (stand_in / "README.md").read_text()
     report = inspect_export(stand_in)

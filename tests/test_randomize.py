@@ -369,6 +369,7 @@ def test_malformed_walls_are_named(mutate: Any, message: str) -> None:
         randomize_test_split(walls)
 
 
+@pytest.mark.slow
 @given(st.sets(st.text(max_size=3), max_size=12), st.data())
 def test_candidates_are_sorted_ids_without_the_seen_walls(ids: set[str], data: Any) -> None:
     # rng.choice on the candidates must draw what it draws on sorted(wall_ids - seen_walls)
@@ -398,6 +399,7 @@ def split_and_seed(draw: st.DrawFn) -> tuple[list[dict], int]:
     return walls, draw(st.integers(min_value=0, max_value=2**32))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(split_and_seed())
 def test_any_split_gives_a_valid_result_or_a_named_error(case: tuple[list[dict], int]) -> None:

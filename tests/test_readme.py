@@ -1,5 +1,7 @@
-"""The README's scoring example runs (from any folder: ``ocw_hub.load_metric``) and gives the
-figures it shows (hand-checked here); its set-up commands are the two the project promises.
+"""The README's examples run as written: the scoring example (from any folder:
+``ocw_hub.load_metric``) gives the figures it shows (hand-checked here), the records it shows
+are the rows its load snippet returns, its list-feature snippet works on this ``datasets``
+version, and its test command requires the real data and runs both ``datasets`` versions.
 
 Grouping (wall 46fa44, groups 2 and 3 swap `Santa` and `Lag`): predicted labels per group,
 clues sorted, are 0000 | 1211 | 2212 | 3333. Correct groups 2. WD: runs 0000 and 3333 match and

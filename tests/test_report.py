@@ -231,6 +231,7 @@ def test_wote_breakdown(files: list) -> None:
     assert em_by_type.get_ylim() == (0, 105)
 
 
+@pytest.mark.slow
 def test_hardest_walls_per_results_file_and_embeddings(files: list, walls: dict, page: str) -> None:
     for f in files[:2]:  # model-a (3 runs), model-b (1 run): ranked each on its own runs
         hard = hardest_walls(f, n=3)
@@ -304,6 +305,7 @@ def test_labels_in_any_script_are_html_text(tmp_path: Path, walls: dict) -> None
     assert all("<li>" in item for item in legends) and len(legends) == len(svgs)
 
 
+@pytest.mark.slow
 def test_page_is_self_contained(page: str) -> None:
     assert page.startswith("<!DOCTYPE html>") and "<script" not in page.lower()
     references = re.findall(r"""\b(?:src|href|xlink:href)\s*=\s*["']([^"']*)""", page)
@@ -316,6 +318,7 @@ def test_page_is_self_contained(page: str) -> None:
         assert section in page
 
 
+@pytest.mark.slow
 def test_page_escapes_data(page: str) -> None:
     # every wall of ocw_randomized, and of default once per results file (model-a, model-b)
     assert page.count('class="ocw-wall"') == 36
@@ -323,6 +326,7 @@ def test_page_escapes_data(page: str) -> None:
     assert "&lt;b&gt;Tags&lt;/b&gt;" in page
 
 
+@pytest.mark.slow
 def test_hostile_labels_and_run_names(tmp_path: Path) -> None:
     data = _json(MODEL_A)
     for run in data["runs"]:
@@ -335,6 +339,7 @@ def test_hostile_labels_and_run_names(tmp_path: Path) -> None:
     assert "give the config's data" in page  # no walls: listed, not drawn
 
 
+@pytest.mark.slow
 def test_report_cli(tmp_path: Path) -> None:
     out = tmp_path / "r" / "report.html"
     args = ["report", *map(str, ALL), "--out", str(out), "--no-checks", "--hardest", "2"]

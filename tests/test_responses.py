@@ -76,6 +76,7 @@ CLUE = st.from_regex(r"[A-Z][a-z]{2,9}", fullmatch=True).filter(lambda w: not _R
 WALL_CLUES = st.lists(CLUE, min_size=16, max_size=16, unique_by=str.lower)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(WALL_CLUES, st.permutations(range(16)))
 def test_paper_equals_robust_on_a_perfect_answer(clues: list[str], order: list[int]) -> None:

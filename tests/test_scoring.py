@@ -305,6 +305,7 @@ def test_written_results_are_ordinary_files(tmp_path: Path) -> None:
     assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644
 
 
+@pytest.mark.slow
 def test_ami_margin_memo_is_kept_across_runs(tmp_path: Path, release: Path, cache: Path) -> None:
     """The second process restores AMI's margin terms and never imports scikit-learn; the
     figures are the same."""

@@ -104,6 +104,7 @@ def test_app_loads_every_config_from_the_copy(space: Path, monkeypatch: pytest.M
     assert got == {"exact_match": 100.0, "f1": 100.0, "n_questions": 1}
 
 
+@pytest.mark.slow
 def test_app_runs_in_a_fresh_process_from_the_copy(space: Path) -> None:
     # Nothing of this checkout on the path: the copy alone, its cwd, as on a Space.
     code = (

@@ -429,6 +429,7 @@ def test_answers_not_located_inside_a_word(built: datasets.DatasetDict) -> None:
         assert re.search(rf"\b{re.escape(answer)}\b", row["context"], re.IGNORECASE) is None
 
 
+@pytest.mark.slow
 def test_fold_case_over_every_cased_character() -> None:
     """One character in, one out; a character and its upper, lower, title and swapped case
     fold alike; characters that fold alike match under re.IGNORECASE."""
@@ -466,6 +467,7 @@ def _case_changed(text: str, choices: list[int]) -> str:
     bounds=st.tuples(st.integers(0, 60), st.integers(1, 60)),
     choices=st.lists(st.integers(0, 3), min_size=60, max_size=60),
 )
+@pytest.mark.slow
 def test_locate_answer_property(context: str, bounds: tuple, choices: list[int]) -> None:
     """A slice of the context, its case changed, is found (ignoring case) unless it cuts a
     word; a hit never starts or ends inside a word."""
@@ -580,6 +582,7 @@ def test_history_with_a_long_run_of_spaces() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_locate_answer_in_a_context_of_several_megabytes() -> None:
     filler = "Stir the soup gently, it doesn't burn. " * 80_000  # 3.1 MB
     context = f"{filler}Add the jalape&ntilde;o.\n{' ' * 1_000_000}End."
@@ -605,6 +608,7 @@ def test_locate_answer_in_a_context_of_several_megabytes() -> None:
     assert wote.locate_answer("AB", "ab" * 1_500_000 + " ab") == ("ab", 3_000_001)
 
 
+@pytest.mark.slow
 def test_read_questions_with_a_field_of_several_megabytes(tmp_path: Path) -> None:
     row = synthetic_question(1, "train")
     step = "Whisk the eggs and fold in the flour, then whisk again. " * 100_000  # 5.7 MB

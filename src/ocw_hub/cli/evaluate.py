@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from ..extras import require
 from ..shown import inert
 from . import app
 from ._common import (
@@ -70,6 +71,8 @@ def evaluate(
     if rouge_tokenizer not in tokenizers:
         fail(f"--rouge-tokenizer {rouge_tokenizer}: expected one of {list(tokenizers)}")
     with user_errors():
+        if bertscore:
+            require("bertscore", "evaluate --bertscore")
         if out is not None:
             out = check_output_file(out, [*predictions, source])
         with quiet_datasets(), progress() as bar:

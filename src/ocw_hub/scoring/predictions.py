@@ -54,26 +54,17 @@ def listing(ids: Sequence[str]) -> str:
     return shown + more
 
 
-def read_json(path: PathLike) -> Any:
-    """Parse a predictions file strictly (:func:`ocw_hub.jsonio.read_json`).
-
-    Raises:
-        PredictionsError: no such file, not UTF-8, not valid JSON, or a key given twice (the
-            message names the file, the key and the wall or question id of the object).
-    """
-    return jsonio.read_json(path, PredictionsError, "predictions file")
-
-
 def read_predictions(path: PathLike, config: str) -> dict[str, Any]:
     """Parse and shape-check a predictions file: ``{wall_id: WallPrediction}`` for the OCW
     configs, ``{id: prediction_text}`` for ``wote``.
 
     Raises:
-        PredictionsError: see :func:`read_json`; wrong top-level shape; an entry without its
+        PredictionsError: no such file, not UTF-8, not valid JSON, a key given twice (strict
+            :func:`ocw_hub.jsonio.read_json`); wrong top-level shape; an entry without its
             id; unknown or missing fields; a prediction that is not 4 groups of 4 clue strings
             or 4 connection strings (names the wall and the field); duplicated ids (listed).
     """
-    raw = read_json(path)
+    raw = jsonio.read_json(path, PredictionsError, "predictions file")
     if config_spec(config).script == "WoTe":
         return _read_wote(Path(path), raw)
     return _read_ocw(Path(path), raw)
