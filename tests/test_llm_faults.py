@@ -270,7 +270,8 @@ def test_second_run_on_the_same_log_sends_nothing(tmp_path: Path, chat_server) -
     result = run_llm(requests, out, [server.url])  # released
     assert result.exit_code == 0 and answered(out) == {"w0": 1, "w1": 1}
     assert not lock_folder(out).exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl", "req.jsonl"]
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == ["out.jsonl", "out.jsonl.protocol.json", "req.jsonl"]
 
 
 def test_unreachable_leaves_no_file(tmp_path: Path) -> None:

@@ -176,4 +176,5 @@ def test_a_second_predict_into_a_held_folder_is_refused(
         assert sorted(p.name for p in folder.iterdir()) == [".ocw-hub.lock"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in folder.iterdir()) == ["run-00.json", "run-01.json"]
+    written = sorted(p.name for p in folder.iterdir())
+    assert written == ["protocol.json", "run-00.json", "run-01.json"]

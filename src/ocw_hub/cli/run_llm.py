@@ -187,7 +187,8 @@ def run_llm(
             )
         except LLMServerError as err:
             server_error = err
-    write_protocol(out, {"model": model}, inputs=[requests])
+    if out.exists():  # a run that answered nothing leaves no file, nor a record of one
+        write_protocol(out, {"model": model}, inputs=[requests])
     if server_error is not None:
         _server_failure(server_error, out)
     _report_switch(summary)

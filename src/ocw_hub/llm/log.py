@@ -313,6 +313,8 @@ def exclusive_log(path: str | os.PathLike[str]) -> Iterator[None]:
         while folder != existing and folder.is_relative_to(existing):
             try:
                 folder.rmdir()  # only when empty
+            except FileNotFoundError:
+                pass  # exclusive() removed it already
             except OSError:
                 break
             folder = folder.parent
