@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 # The suite never writes to the user's datasets cache (a later `ocw-hub evaluate` without
 # --data-dir would find the fixtures there): one cache folder per test session, set before
@@ -126,3 +127,30 @@ def _offline(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathF
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("OCW_HUB_CACHE", str(tmp_path_factory.getbasetemp() / "ocw_hub_cache"))
+
+
+@pytest.fixture
+def local_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No proxy between a client and 127.0.0.1; no OpenAI key or base URL from the environment
+    (``pytestmark = pytest.mark.usefixtures("local_only")`` in the LLM client tests)."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+
+@pytest.fixture
+def chat_server() -> Iterator[Callable[..., Any]]:
+    """Start scripted servers (:class:`chat_server.ChatServer`); all closed after the test."""
+    from chat_server import ChatServer
+
+    servers: list[ChatServer] = []
+
+    def start(*args: Any, **kwargs: Any) -> ChatServer:
+        servers.append(ChatServer(*args, **kwargs))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,31 +25,9 @@ from ocw_hub.llm.client import (
 )
 
 runner = CliRunner()
+pytestmark = pytest.mark.usefixtures("local_only")
 #: The scripted server under its former name (other tests and benchmarks import it).
 FakeServer = ChatServer
-
-
-@pytest.fixture(autouse=True)
-def _local_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No proxy between the client and 127.0.0.1; no key from the environment."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-
-
-@pytest.fixture
-def fake_server() -> Iterator[Callable[..., ChatServer]]:
-    servers: list[ChatServer] = []
-
-    def start(*args: Any, **kwargs: Any) -> ChatServer:
-        servers.append(ChatServer(*args, **kwargs))
-        return servers[-1]
-
-    yield start
-    for server in servers:
-        server.close()
 
 
 def make_requests(n: int, model: str = "gpt-3.5-turbo") -> list[dict[str, Any]]:
@@ -90,8 +67,8 @@ def free_port() -> int:
 
 
 @pytest.mark.slow
-def test_retries_then_batch_output_log(tmp_path: Path, fake_server) -> None:
-    server = fake_server(echo, failures={"q1": [500], "q2": [429, 429], "q4": [503]})
+def test_retries_then_batch_output_log(tmp_path: Path, chat_server) -> None:
+    server = chat_server(echo, failures={"q1": [500], "q2": [429, 429], "q4": [503]})
     requests = make_requests(6)
     log = tmp_path / "log.jsonl"
     summary = run_requests(
@@ -120,8 +97,8 @@ def test_retries_then_batch_output_log(tmp_path: Path, fake_server) -> None:
     assert server.auth[0] == f"Bearer {DUMMY_API_KEY}"
 
 
-def test_concurrency_is_bounded(tmp_path: Path, fake_server) -> None:
-    server = fake_server(echo, delay=0.1)
+def test_concurrency_is_bounded(tmp_path: Path, chat_server) -> None:
+    server = chat_server(echo, delay=0.1)
     run_requests(
         make_requests(8), tmp_path / "log.jsonl", base_url=server.url, model="m", concurrency=2
     )
@@ -129,8 +106,8 @@ def test_concurrency_is_bounded(tmp_path: Path, fake_server) -> None:
     assert sum(server.count.values()) == 8
 
 
-def test_rerun_sends_only_missing(tmp_path: Path, fake_server) -> None:
-    server = fake_server(echo)
+def test_rerun_sends_only_missing(tmp_path: Path, chat_server) -> None:
+    server = chat_server(echo)
     requests = make_requests(6)
     log = tmp_path / "log.jsonl"
     first = run_requests(requests[:2], log, base_url=server.url, model="m")
@@ -144,8 +121,8 @@ def test_rerun_sends_only_missing(tmp_path: Path, fake_server) -> None:
     assert len(log_lines(log)) == 6
 
 
-def test_failed_request_logged_then_sent_again(tmp_path: Path, fake_server) -> None:
-    server = fake_server(echo, failures={"q1": [400]})
+def test_failed_request_logged_then_sent_again(tmp_path: Path, chat_server) -> None:
+    server = chat_server(echo, failures={"q1": [400]})
     requests = make_requests(3)
     log = tmp_path / "log.jsonl"
     summary = run_requests(requests, log, base_url=server.url, model="m", max_retries=2)
@@ -160,8 +137,8 @@ def test_failed_request_logged_then_sent_again(tmp_path: Path, fake_server) -> N
     assert set(read_log(log)) == {"w0", "w1", "w2"}
 
 
-def test_answer_that_is_not_json_is_a_failure(tmp_path: Path, fake_server) -> None:
-    server = fake_server(echo, failures={"q0": [0]})
+def test_answer_that_is_not_json_is_a_failure(tmp_path: Path, chat_server) -> None:
+    server = chat_server(echo, failures={"q0": [0]})
     log = tmp_path / "log.jsonl"
     summary = run_requests(make_requests(2), log, base_url=server.url, model="m")
     assert summary.failures == [("w0", "invalid_json: the answer is not JSON: '<html>oops</html>'")]
@@ -170,8 +147,8 @@ def test_answer_that_is_not_json_is_a_failure(tmp_path: Path, fake_server) -> No
     assert (again.sent, again.succeeded) == (1, 1)
 
 
-def test_retries_exhausted_is_a_failure_not_a_crash(tmp_path: Path, fake_server) -> None:
-    server = fake_server(echo, failures={"q0": [429, 429, 429]})
+def test_retries_exhausted_is_a_failure_not_a_crash(tmp_path: Path, chat_server) -> None:
+    server = chat_server(echo, failures={"q0": [429, 429, 429]})
     summary = run_requests(
         make_requests(2), tmp_path / "log.jsonl", base_url=server.url, model="m", max_retries=1
     )
@@ -179,8 +156,8 @@ def test_retries_exhausted_is_a_failure_not_a_crash(tmp_path: Path, fake_server)
     assert server.count["q0"] == 2  # the first try and one retry
 
 
-def test_line_cut_by_a_crash_is_sent_again(tmp_path: Path, fake_server) -> None:
-    server = fake_server(echo)
+def test_line_cut_by_a_crash_is_sent_again(tmp_path: Path, chat_server) -> None:
+    server = chat_server(echo)
     requests = make_requests(3)
     log = tmp_path / "log.jsonl"
     run_requests(requests[:2], log, base_url=server.url, model="m")
@@ -193,8 +170,8 @@ def test_line_cut_by_a_crash_is_sent_again(tmp_path: Path, fake_server) -> None:
     assert len(log_lines(log)) == 3  # every line whole again
 
 
-def test_log_of_other_requests_is_refused(tmp_path: Path, fake_server) -> None:
-    server = fake_server(echo)
+def test_log_of_other_requests_is_refused(tmp_path: Path, chat_server) -> None:
+    server = chat_server(echo)
     log = tmp_path / "log.jsonl"
     run_requests(make_requests(2), log, base_url=server.url, model="m")
     with pytest.raises(LLMInputError, match="another request body"):
@@ -207,10 +184,10 @@ def test_log_of_other_requests_is_refused(tmp_path: Path, fake_server) -> None:
 
 
 def test_api_key_from_environment(
-    tmp_path: Path, fake_server, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, chat_server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-123")
-    server = fake_server(echo)
+    server = chat_server(echo)
     run_requests(make_requests(1), tmp_path / "log.jsonl", base_url=server.url, model="m")
     assert server.auth == ["Bearer sk-test-123"]
 
@@ -224,8 +201,8 @@ def test_unreachable_server(tmp_path: Path) -> None:
     assert not log.exists()
 
 
-def test_unknown_model_is_fatal(tmp_path: Path, fake_server) -> None:
-    server = fake_server(echo, failures={f"q{i}": [404] for i in range(5)})
+def test_unknown_model_is_fatal(tmp_path: Path, chat_server) -> None:
+    server = chat_server(echo, failures={f"q{i}": [404] for i in range(5)})
     with pytest.raises(LLMServerError, match="answered 404 for model 'nope'") as info:
         run_requests(make_requests(5), tmp_path / "log.jsonl", base_url=server.url, model="nope")
     assert info.value.status_code == 404
@@ -289,8 +266,8 @@ def _run_llm(requests: Path, out: Path, url: str, *args: str):
     )
 
 
-def test_run_llm_command(tmp_path: Path, fake_server) -> None:
-    server = fake_server(echo, failures={"q0": [429]})
+def test_run_llm_command(tmp_path: Path, chat_server) -> None:
+    server = chat_server(echo, failures={"q0": [429]})
     requests = _write(tmp_path / "req.jsonl", make_requests(4))
     out = tmp_path / "responses.jsonl"
     result = _run_llm(requests, out, server.url, "--concurrency", "2")
@@ -303,8 +280,8 @@ def test_run_llm_command(tmp_path: Path, fake_server) -> None:
     assert sum(server.count.values()) == 5
 
 
-def test_run_llm_reports_failures(tmp_path: Path, fake_server) -> None:
-    server = fake_server(echo, failures={"q1": [400]})
+def test_run_llm_reports_failures(tmp_path: Path, chat_server) -> None:
+    server = chat_server(echo, failures={"q1": [400]})
     requests = _write(tmp_path / "req.jsonl", make_requests(2))
     result = _run_llm(requests, tmp_path / "out.jsonl", server.url)
     assert result.exit_code == 1

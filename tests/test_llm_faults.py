@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from chat_server import ChatServer
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
@@ -29,29 +27,7 @@ from ocw_hub.llm.log import exclusive_log, lock_folder
 from ocw_hub.llm.responses import read_responses
 
 runner = CliRunner()
-
-
-@pytest.fixture(autouse=True)
-def _local_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No proxy between the client and 127.0.0.1; no key from the environment."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-
-
-@pytest.fixture
-def chat_server() -> Iterator[Callable[..., ChatServer]]:
-    servers: list[ChatServer] = []
-
-    def start(**kwargs: Any) -> ChatServer:
-        servers.append(ChatServer(**kwargs))
-        return servers[-1]
-
-    yield start
-    for server in servers:
-        server.close()
+pytestmark = pytest.mark.usefixtures("local_only")
 
 
 def make_requests(n: int) -> list[dict[str, Any]]:

@@ -23,14 +23,7 @@ from ocw_hub.llm.client import run_requests
 
 HERE = Path(__file__).resolve().parent
 runner = CliRunner()
-
-
-@pytest.fixture(autouse=True)
-def _local_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+pytestmark = pytest.mark.usefixtures("local_only")
 
 
 class ServerProcess:

@@ -88,6 +88,23 @@ def test_regular_file_and_new_path_are_written(tmp_path: Path) -> None:
     assert old.read_text() == "after" and (tmp_path / "new" / "x.json").read_text() == "new"
 
 
+def test_read_only_file_is_never_replaced(tmp_path: Path, ocw_fixture_dir: Path) -> None:
+    """A file without write bits (a release file, say) is refused even as root, where the
+    atomic rename would replace it regardless of its mode."""
+    kept = tmp_path / "validation.json"
+    kept.write_text("[]")
+    kept.chmod(0o444)
+    with pytest.raises(OutputPathError):
+        check_output_file(kept)
+    predictions = tmp_path / "p.json"
+    predictions.write_text("[]")
+    result = CliRunner().invoke(
+        app, ["evaluate", str(predictions), "--data-dir", str(ocw_fixture_dir), "--out", str(kept)]
+    )
+    assert result.exit_code == 1 and "--out" in result.output
+    assert kept.read_text() == "[]" and stat.S_IMODE(kept.stat().st_mode) == 0o444
+
+
 def test_unwritable_place_is_refused_before_work(tmp_path: Path) -> None:
     with pytest.raises(OutputPathError):
         check_output_file("/proc/ocw-hub-results.json")

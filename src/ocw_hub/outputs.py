@@ -77,9 +77,9 @@ def check_output_file(
 
     Raises:
         OutputPathError: ``out`` exists and is no regular file (a folder, ``/`` included, a
-            symbolic link, a device, FIFO or socket); it is an input (the same file, even under
-            another name) or lies inside an input folder; a parent is an existing file; no file
-            can be created in the nearest existing parent.
+            symbolic link, a device, FIFO or socket) or a read-only one; it is an input (the
+            same file, even under another name) or lies inside an input folder; a parent is an
+            existing file; no file can be created in the nearest existing parent.
     """
     with _os_errors(option, out):
         return _check_output_file(Path(out).expanduser(), out, inputs, option)
@@ -103,6 +103,8 @@ def _check_output_file(
     kind = _not_regular(path)
     if kind is not None:
         raise OutputPathError(f"{option} {out}: is {kind}, not a regular file; give a file path")
+    if path.exists() and not path.lstat().st_mode & 0o222:  # an atomic rename ignores the mode
+        raise OutputPathError(f"{option} {out}: is read-only; never replaced (give another path)")
     parent = _nearest_existing_parent(path.absolute())
     if not parent.is_dir():
         raise OutputPathError(f"{option} {out}: {parent} is a file, not a folder")
