@@ -221,3 +221,17 @@ def test_export_card_says_source_and_hash(tmp_path: Path, cache: Path) -> None:
     section = text[text.index("## Built from") :]
     row = next(line for line in section.splitlines() if line.startswith("| `default` |"))
     assert row == f"| `default` | stand-in | `{source_digest(OCW_FIXTURE)}` |"
+
+
+def test_evaluate_never_writes_over_the_records_it_reads(
+    stand_in: tuple[Path, dict, str], cache: Path
+) -> None:
+    """The protocol record of the runs scored is an input of evaluate: --out on it is refused."""
+    results, _, _ = stand_in
+    record = results.parent / "random" / "protocol.json"
+    before = record.read_bytes()
+    data = ["--data-dir", str(OCW_FIXTURE), "--cache-dir", str(cache), "--no-checks"]
+    run = str(record.parent / "run-00.json")
+    result = runner.invoke(app, ["evaluate", run, "--out", str(record), *data])
+    assert result.exit_code == 1 and "--out" in result.output
+    assert record.read_bytes() == before

@@ -81,10 +81,15 @@ def read_protocol(output: PathLike) -> dict[str, Any] | None:
     Raises:
         ProvenanceError: a record that is not a JSON object.
     """
-    path = Path(output)
-    candidates = [record_path(path)] + ([] if path.is_dir() else [path.parent / FOLDER_RECORD])
-    found = next((c for c in candidates if c.is_file()), None)
+    found = next((c for c in record_candidates(output) if c.is_file()), None)
     return None if found is None else _read_record(found)
+
+
+def record_candidates(output: PathLike) -> list[Path]:
+    """The files :func:`read_protocol` reads for ``output``, first found first: its own record,
+    then (for a file) its folder's. They are inputs of whatever reads ``output``."""
+    path = Path(output)
+    return [record_path(path)] + ([] if path.is_dir() else [path.parent / FOLDER_RECORD])
 
 
 def protocol_record(fields: Mapping[str, Any], inputs: Iterable[PathLike | None] = ()) -> dict:

@@ -60,7 +60,7 @@ def evaluate(
 ) -> None:
     """Score predictions exactly as the paper did; print a table, optionally write JSON."""
     from ..outputs import check_output_file, write_text_atomic
-    from ..provenance import provenance_lines
+    from ..provenance import provenance_lines, record_candidates
     from ..resources import load_metric_module
     from ..scoring.runs import evaluate_files
     from ..scoring.summary import summary_rows
@@ -74,7 +74,8 @@ def evaluate(
         if bertscore:
             require("bertscore", "evaluate --bertscore")
         if out is not None:
-            out = check_output_file(out, [*predictions, source])
+            records = [r for p in predictions for r in record_candidates(p)]
+            out = check_output_file(out, [*predictions, *records, source])
         with quiet_datasets(), progress() as bar:
             task = bar.add_task("scoring", total=None)
             results = evaluate_files(
