@@ -267,3 +267,46 @@ def test_stand_in_report_in_chromium(stand_in_report: tuple[Path, dict]) -> None
     check_page(seen, results)
     assert len(seen["clue_boxes"]) == 32  # one wall's 16 clue labels in 2 projections
     assert SCREENSHOT.stat().st_size > 10_000
+
+
+#: Compares, in the page, each character of a label drawn in the legend's own font with a code
+#: point no font has (U+10FFFD, private use): equal pixels mean the missing-glyph box.
+_BOXED_CHARACTERS = """([label, text]) => {
+  const items = [...document.querySelectorAll('ul.legend li')];
+  const item = items.find(li => li.textContent.includes(label));
+  if (!item) return null;
+  const font = getComputedStyle(item).font;
+  const draw = (s) => {
+    const c = document.createElement('canvas'); c.width = 64; c.height = 64;
+    const g = c.getContext('2d'); g.font = font; g.fillText(s, 4, 48);
+    return Array.from(g.getImageData(0, 0, 64, 64).data).join(',');
+  };
+  const box = draw(String.fromCodePoint(0x10FFFD));
+  return [...text].filter(ch => draw(ch) === box);
+}"""
+
+
+def test_cjk_label_is_drawn_with_real_glyphs(tmp_path: Path) -> None:
+    """A run label in CJK shows its characters in the legend, not missing-glyph boxes (the
+    legends are HTML text; .ci/run installs a CJK font beside Chromium)."""
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    label = "模型-甲"
+    source = tmp_path / f"{label}.json"
+    source.write_bytes((DATA / "model-a.json").read_bytes())
+    out = tmp_path / "report.html"
+    _cli("report", str(source), "--out", str(out), "--no-checks",
+         "--data-dir", f"default={DATA / 'ocw' / 'dataset'}",
+         "--cache-dir", str(tmp_path / "cache"))  # fmt: skip
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_context(offline=True).new_page()
+            page.goto(out.resolve().as_uri(), wait_until="load")
+            boxed = page.evaluate(_BOXED_CHARACTERS, [label, "模型甲"])
+            control = page.evaluate(_BOXED_CHARACTERS, [label, "\U0010fffe"])
+        finally:
+            browser.close()
+    assert control == ["\U0010fffe"]  # the comparison does see a box where there is one
+    assert boxed == []
