@@ -199,7 +199,7 @@ def test_core_install_loads_every_config_and_scores(core_venv: Path, tmp_path: P
     assert out["sizes"]["default"] == {"train": 4, "validation": 3, "test": 6}
     assert out["sizes"]["ocw_randomized"] == out["sizes"]["ocw_wordnet"]
     assert out["sizes"]["ocw_wordnet"] == {"train": 3, "validation": 2, "test": 4}
-    assert out["sizes"]["wote"] == {"train": 3, "validation": 3, "test": 4}
+    assert out["sizes"]["wote"] == {"train": 3, "validation": 3, "test": 5}
 
     walls = [_wall(3, 1), _wall(4, 1)]
     release = tmp_path / "release"

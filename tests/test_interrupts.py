@@ -47,10 +47,11 @@ def _check_ending(done: subprocess.CompletedProcess) -> None:
 
 
 def _runs_left(folder: Path, runs: int) -> list[str]:
-    """The files in a predictions folder: none, or every run whole."""
+    """The run files in a predictions folder: none, or every run whole (the protocol record,
+    written after them, may be there too)."""
     if not folder.exists():
         return []
-    names = sorted(p.name for p in folder.iterdir())
+    names = sorted(p.name for p in folder.iterdir() if p.name != "protocol.json")
     assert names in ([], [f"run-{s:02d}.json" for s in range(runs)]), names
     for name in names:
         json.loads((folder / name).read_text(encoding="utf-8"))
