@@ -188,10 +188,12 @@ class _Run:
         self.finished.set()
 
     async def worker(self, server: _Server) -> None:
-        """Take requests for ``server`` while it is not given up; wait while it is down."""
+        """Take requests for ``server`` while it is not given up and the run goes on; wait while
+        it is down. The run's end is checked too, not only the cancellation: on Python 3.11
+        ``asyncio.wait_for`` can swallow a cancellation that arrives as its answer does."""
         loop = asyncio.get_running_loop()
         try:
-            while not server.given_up:
+            while not server.given_up and not self.finished.is_set():
                 wait = server.down_until - loop.time()
                 if wait > 0:
                     await asyncio.sleep(wait)
@@ -303,9 +305,10 @@ class _Run:
         try:
             await self.finished.wait()
         finally:
-            for task in workers:
-                task.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
+            while pending := [task for task in workers if not task.done()]:
+                for task in pending:  # again while one swallowed its cancellation
+                    task.cancel()
+                await asyncio.wait(pending, timeout=1)
             for server in self.servers:
                 await server.client.close()
         if self.error is not None:
