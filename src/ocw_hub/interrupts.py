@@ -14,6 +14,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -31,11 +32,13 @@ def _on_sigint(signum: int, frame: Any) -> None:
 
 
 def _stop_workers() -> None:
-    """End joblib's worker processes, if any were started (they would outlive us a while)."""
+    """End joblib's worker processes, if any were started (they would outlive us a while).
+    Their tasks in flight (a chunk of walls each, well under a second) finish first: killing
+    them races joblib's resource tracker, which then prints a traceback of its own."""
     module = sys.modules.get("joblib.externals.loky.reusable_executor")
     executor = getattr(module, "_executor", None)
     if executor is not None:
-        executor.shutdown(wait=True, kill_workers=True)
+        executor.shutdown(wait=True, kill_workers=False)
 
 
 def run_interruptible(main: Callable[[], Any]) -> Any:
@@ -44,13 +47,18 @@ def run_interruptible(main: Callable[[], Any]) -> Any:
     Raises:
         SystemExit: 130 after Ctrl-C (and whatever ``main`` raises).
     """
-    if threading.current_thread() is threading.main_thread():
+    main_thread = threading.current_thread() is threading.main_thread()
+    if main_thread:
         signal.signal(signal.SIGINT, _on_sigint)
     try:
         return main()
     except (Interrupted, KeyboardInterrupt):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         threading.excepthook = lambda args: None  # a helper thread whose workers stop
+        warnings.simplefilter("ignore")  # joblib's clean-up of its stopped pool, at exit
         _stop_workers()
         sys.stderr.write("\ninterrupted\n")
         raise SystemExit(INTERRUPTED_EXIT) from None
+    finally:
+        if main_thread:  # the command is over: a Ctrl-C in the exit hooks changes nothing
+            signal.signal(signal.SIGINT, signal.SIG_IGN)

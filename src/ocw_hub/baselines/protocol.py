@@ -252,7 +252,7 @@ def start_workers(jobs: int | None = None) -> threading.Thread | None:
     from joblib import Parallel, delayed
 
     with workers_ignore_sigint():  # the pool's processes start here, in the calling thread
-        results = Parallel(n_jobs=jobs, return_as="generator")(
+        results = Parallel(n_jobs=jobs, return_as="generator", max_nbytes=None)(
             delayed(_warm_worker)(0.2) for _ in range(jobs)
         )
     thread = threading.Thread(
@@ -299,7 +299,9 @@ def label_walls(
     else:
         from joblib import Parallel, delayed
 
-        parallel = Parallel(n_jobs=min(jobs, len(chunks)), return_as="generator")
+        # max_nbytes=None: chunks are small, and no memmapped folder for joblib's resource
+        # tracker to clean up (after a Ctrl-C it could print a KeyError traceback of its own)
+        parallel = Parallel(n_jobs=min(jobs, len(chunks)), return_as="generator", max_nbytes=None)
         with workers_ignore_sigint():
             results = parallel(delayed(_label_chunk)(c, runs, seed) for c in chunks)
     labels: list[np.ndarray] = []
