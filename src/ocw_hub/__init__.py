@@ -55,7 +55,14 @@ __all__ = [
 ]
 
 
+#: Submodules reachable as attributes of ``import ocw_hub`` (``ocw_hub.resources.metric_dir()``),
+#: imported on first use.
+_SUBMODULES = ("baselines", "cli", "data", "experiment", "llm", "resources", "scoring", "views")
+
+
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    if name in _SUBMODULES:
+        return import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

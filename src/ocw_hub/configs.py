@@ -53,3 +53,10 @@ def config_spec(name: str) -> ConfigSpec:
         return CONFIGS[ALIASES.get(name, name)]
     except KeyError:
         raise ValueError(f"unknown config {name!r}; expected one of {list(CONFIGS)}") from None
+
+
+def verification_mode(no_checks: bool) -> str | None:
+    """``datasets``' ``verification_mode`` of the ``no_checks`` flag (``--no-checks``, the
+    lm-eval tasks' ``"no_checks"`` metadata): ``"no_checks"`` skips the split-size check, None
+    keeps the default check."""
+    return "no_checks" if no_checks else None

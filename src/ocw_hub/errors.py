@@ -1,18 +1,30 @@
 """Exceptions of ocw-hub: one base class for every error a user can fix.
 
 The core raises these with the facts a message needs (the config, the file, the wall or question
-id, the field); the CLI (:mod:`ocw_hub.cli`) prints them as one line and exits 1, and catches
-nothing else, so a bug keeps its traceback. The loading scripts ``OCW.py`` and ``WoTe.py`` and
-their sibling modules do not import ocw_hub (they run on the Hub without it), so their
-``OCWFormatError`` and ``WoTeFormatError`` (``ocw_walls.py``, ``wote_questions.py``) are
-``ValueError`` subclasses of their own; the CLI treats them as user errors too.
+id, the field); the CLI prints them as one line and exits with the class's ``exit_code``, in one
+place (:mod:`ocw_hub.cli._errors`), and catches nothing else, so a bug keeps its traceback.
+The loading scripts ``OCW.py`` and ``WoTe.py`` and their sibling modules do not import ocw_hub
+(they run on the Hub without it), so their ``OCWFormatError`` and ``WoTeFormatError``
+(``ocw_walls.py``, ``wote_questions.py``) are ``ValueError`` subclasses of their own; the CLI
+treats them as user errors too.
 """
 
 from __future__ import annotations
 
 
 class OCWHubError(Exception):
-    """Base class of every error a user can fix by changing an input or an option."""
+    """Base class of every error a user can fix by changing an input or an option.
+
+    Attributes:
+        exit_code: the exit code of ``ocw-hub`` when this error ends it.
+    """
+
+    exit_code = 1
+
+
+class OptionError(OCWHubError, ValueError):
+    """A command-line option, or a combination of options, that cannot be used; the message
+    names the option (raised by :mod:`ocw_hub.cli` only)."""
 
 
 class SourceUnavailableError(OCWHubError, OSError):
@@ -44,6 +56,22 @@ class ExportError(OCWHubError, ValueError):
 class OutputPathError(OCWHubError, ValueError):
     """An output path that cannot be written safely (a folder where a file is expected, an input
     of the same command, a path under a file); checked before any work is done."""
+
+
+class ChoiceError(OCWHubError, ValueError):
+    """An argument given a value it does not take.
+
+    Attributes:
+        parameter: the argument (``rouge_tokenizer``).
+        value: the value given.
+        choices: the values it takes.
+    """
+
+    def __init__(self, parameter: str, value: object, choices: tuple[str, ...]) -> None:
+        super().__init__(f"{parameter} {value!r}: expected one of {list(choices)}")
+        self.parameter = parameter
+        self.value = value
+        self.choices = choices
 
 
 class UnknownSplitError(OCWHubError, ValueError):

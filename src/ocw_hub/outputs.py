@@ -172,6 +172,21 @@ def write_text_atomic(path: PathLike, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
+def json_text(value: object, *, indent: int | None = 2) -> str:
+    """``value`` as the JSON text every ocw-hub JSON file holds: UTF-8 characters as they are
+    (``ensure_ascii=False``), ``indent`` spaces (None: one line), a final newline."""
+    import json
+
+    return json.dumps(value, indent=indent, ensure_ascii=False) + "\n"
+
+
+def write_json(path: PathLike, value: object, *, indent: int | None = 2) -> None:
+    """Write ``value`` as :func:`json_text` to ``path``, atomically (:func:`write_bytes_atomic`):
+    the one JSON writer. ``path`` is checked beforehand by the caller (:func:`check_output_file`:
+    never an input)."""
+    write_text_atomic(path, json_text(value, indent=indent))
+
+
 def write_files_atomic(files: dict[Path, bytes]) -> None:
     """Write several files as one: each is written to a temporary file beside it, and only when
     all are complete are they renamed into place, with Ctrl-C held for the renames (so a

@@ -9,6 +9,8 @@ HTML output escapes with :func:`html.escape` instead.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 #: Characters of one echoed value (a clue, an id) in a message or a table cell.
 PREVIEW_CHARS = 80
 
@@ -44,3 +46,16 @@ def inert(text: object, *, limit: int | None = None, newlines: bool = False) -> 
 def preview(value: object) -> str:
     """:func:`inert` cut to :data:`PREVIEW_CHARS`: one echoed value in a message."""
     return inert(value, limit=PREVIEW_CHARS)
+
+
+#: Items of a list shown in one message before the rest is counted.
+CAPPED_ITEMS = 5
+
+
+def capped(items: Iterable[object], limit: int = CAPPED_ITEMS) -> str:
+    """The first ``limit`` items comma-separated, each a :func:`preview`, then how many are
+    left: ``a, b, c`` or ``a, b, c, d, e and 7 more``."""
+    items = list(items)
+    shown = ", ".join(preview(item) for item in items[:limit])
+    rest = len(items) - limit
+    return f"{shown} and {rest} more" if rest > 0 else shown

@@ -320,6 +320,7 @@ def embedding_baseline(
     seed: int = SEED,
     jobs: int | None = None,
     on_progress: Callable[[int], None] | None = None,
+    on_embedded: Callable[[], None] | None = None,
 ) -> BaselineResult:
     """The paper's embedding baseline (see the module docstring) on OCW wall rows:
     :func:`embed_walls` then :func:`cluster_walls`.
@@ -334,6 +335,7 @@ def embedding_baseline(
         jobs: worker processes for the clustering (default ``os.cpu_count()``); the output
             is the same for any value.
         on_progress: called with the number of fits done, as they finish (walls x runs in all).
+        on_embedded: called once the vectors are made, before the clustering starts.
 
     Returns:
         The runs, plus the vectors and clues of every wall.
@@ -344,6 +346,8 @@ def embedding_baseline(
     """
     _check_counts(runs, jobs)
     encoder, arrays = embed_walls(walls, encoder, runs=runs)
+    if on_embedded is not None:
+        on_embedded()
     return cluster_walls(
         walls,
         arrays,

@@ -1,20 +1,105 @@
 """``ocw-hub``: build, check and publish the Hub export; score, predict and look at results.
 
-Every command is a thin shell over the package, in a module of its own name (``run-llm`` in
-:mod:`.run_llm`); options shared by several commands are declared once in :mod:`.options`.
+Every command is a plain function in a module of its own name (``run-llm`` in :mod:`.run_llm`),
+listed in :data:`COMMANDS` with a one-line summary: ``ocw-hub --help`` imports no command
+module, and ``ocw-hub evaluate ...`` imports :mod:`.evaluate` only. Options shared by several
+commands are declared once in :mod:`.options`; a module's ``EPILOG`` follows its help.
 
-Errors a user can fix end with a one-line message and exit code 1 (see
-:func:`._common.user_errors`); anything else keeps its traceback. Heavy modules (``datasets``,
-``evaluate``, scikit-learn) are imported inside the commands, so ``ocw-hub --help`` is quick.
+Commands raise the package's errors (:mod:`ocw_hub.errors`); :meth:`_Commands.invoke` is the
+one place that turns an error a user can fix into one line and its exit code
+(:func:`._errors.user_message`), and shows warnings as ``warning:`` lines; anything else keeps
+its traceback. Heavy modules (``datasets``, ``evaluate``, scikit-learn) are imported inside
+the commands.
 """
 
 from __future__ import annotations
 
+import inspect
+from importlib import import_module
 from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 from ..interrupts import run_interruptible
+
+#: ``name -> ("module:function", summary)``: the function (or a ``typer.Typer`` of
+#: subcommands) is imported when the command is run or its help shown; the summary is the
+#: line of ``ocw-hub --help``.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "build": ("build:build", "Write the Parquet hub exports (OUT/ocw, OUT/wote) of the configs."),
+    "check": ("check:check", "Check an export for the Hub viewer and every datasets era."),
+    "derive": ("derive:derive_app", "Derive the ablation copies of the data (ocw_randomized)."),
+    "evaluate": ("evaluate:evaluate", "Score predictions files as the paper did."),
+    "infos": ("infos:infos", "Regenerate (or check) the root dataset_infos.json."),
+    "lm-eval-tasks": (
+        "lm_eval_tasks:lm_eval_tasks",
+        "Print the folder of the lm-evaluation-harness tasks.",
+    ),
+    "parse": ("parse:parse", "Turn LLM answers into a predictions file, with a repair report."),
+    "predict": ("predict:predict", "Write baseline predictions (random, embedding)."),
+    "prompts": ("prompts:prompts", "Write the chat-completion requests, one per wall or question."),
+    "publish": ("publish:publish", "Make a Hub repository mirror an export or the metric Space."),
+    "report": ("report:report", "Write a self-contained HTML report of results files."),
+    "reproduce": ("reproduce:reproduce", "Run the grouping experiment end to end, offline."),
+    "run-llm": ("run_llm:run_llm", "Send requests to OpenAI-compatible servers, log the answers."),
+    "show": ("show:show", "Draw one wall or question in the terminal, with a prediction."),
+}
+
+SUMMARY = "Load, export, score and publish the OCW and WoTe benchmarks."
+
+
+def prose(text: str | None) -> str | None:
+    """A docstring as help text: indentation removed, the lines of each paragraph joined (the
+    terminal wraps them), paragraphs kept apart."""
+    if not text:
+        return text
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(" ".join(line.strip() for line in p.splitlines()) for p in paragraphs)
+
+
+def _as_prose(command: Any) -> Any:
+    """``command`` (and its subcommands) with its help and epilog as :func:`prose`."""
+    command.help = prose(command.help)
+    command.epilog = prose(command.epilog)
+    for sub in getattr(command, "commands", {}).values():
+        _as_prose(sub)
+    return command
+
+
+def load_command(name: str) -> Any:
+    """The click command of ``name`` in :data:`COMMANDS`, its module imported now."""
+    target, summary = COMMANDS[name]
+    module_name, attr = target.split(":")
+    module = import_module(f".{module_name}", __name__)
+    function = getattr(module, attr)
+    if isinstance(function, typer.Typer):
+        return _as_prose(typer.main.get_group(function))
+    single = typer.Typer(add_completion=False)
+    single.command(name, short_help=summary, epilog=getattr(module, "EPILOG", None))(function)
+    return _as_prose(typer.main.get_command(single))
+
+
+class _Commands(TyperGroup):
+    """The commands of :data:`COMMANDS`, each imported when it is used; the one place where
+    errors become a one-line message and an exit code."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        return load_command(cmd_name) if cmd_name in COMMANDS else None
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """The command list from the summaries, importing no command."""
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, summary) for name, (_, summary) in COMMANDS.items()])
+
+    def invoke(self, ctx: Any) -> Any:
+        from ._errors import reported
+
+        with reported():
+            return super().invoke(ctx)
 
 
 class _App(typer.Typer):
@@ -26,9 +111,11 @@ class _App(typer.Typer):
 
 
 app = _App(
-    help="Load, export, score and publish the OCW and WoTe benchmarks.",
+    cls=_Commands,
+    help=SUMMARY,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # the top-level help in click's plain layout: no rich import
 )
 
 
@@ -49,21 +136,4 @@ def main(
     """Load, export, score and publish the OCW and WoTe benchmarks."""
 
 
-from . import (  # noqa: E402,F401
-    build,
-    check,
-    derive,
-    evaluate,
-    infos,
-    lm_eval_tasks,
-    parse,
-    predict,
-    prompts,
-    publish,
-    report,
-    reproduce,
-    run_llm,
-    show,
-)
-
-__all__ = ["app"]
+__all__ = ["COMMANDS", "app", "load_command", "prose"]

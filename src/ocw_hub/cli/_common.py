@@ -1,9 +1,8 @@
-"""What every ``ocw-hub`` command shares: consoles, one-line errors, progress bars, options.
+"""What every ``ocw-hub`` command shares: consoles, messages, progress bars, option checks.
 
 CLI words (option names such as ``--data-dir``) live in this package only: the core raises
-:class:`~ocw_hub.errors.OCWHubError` subclasses that carry the config or the field, and
-:func:`user_errors` turns them (and the loading scripts' format errors) into one line and exit
-code 1. Any other exception keeps its traceback: it is a bug.
+:class:`~ocw_hub.errors.OCWHubError` subclasses that carry the config or the field; a check of
+an option here raises :class:`~ocw_hub.errors.OptionError`; :mod:`._errors` prints either.
 """
 
 from __future__ import annotations
@@ -16,10 +15,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import typer
 from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 
+from ..configs import verification_mode
+from ..errors import OptionError
 from ..shown import inert
 
 #: Columns of an output that is not a terminal (a file, a pipe): no table is cut to fit.
@@ -61,18 +61,18 @@ def shown_message(message: str) -> str:
     return escape("\n".join(inert(line, limit=MESSAGE_LINE_CHARS) for line in lines))
 
 
-def fail(message: str) -> None:
-    """Print ``error: message`` on stderr and exit 1."""
+def print_error(message: str) -> None:
+    """``error: message`` on stderr (the one-line end of a command, see :mod:`._errors`)."""
     err_console.print(
         f"[bold red]error:[/] {shown_message(message)}", highlight=False, soft_wrap=True
     )
-    raise typer.Exit(1)
 
 
-def _source_message(err: Any) -> str:
-    """A SourceUnavailableError's message with the CLI option in place of ``data_dir``."""
-    option = f"--data-dir {err.config}=DIR" if err.config else "--data-dir DIR"
-    return str(err).replace("data_dir=DIR", option).replace("data_dir", "--data-dir")
+def print_warning(message: str) -> None:
+    """``warning: message`` on stderr."""
+    err_console.print(
+        f"[yellow]warning:[/] {shown_message(message)}", highlight=False, soft_wrap=True
+    )
 
 
 def print_notes(notes: list[str]) -> None:
@@ -81,53 +81,6 @@ def print_notes(notes: list[str]) -> None:
         err_console.print(
             f"[yellow]note:[/] {shown_message(note)}", highlight=False, soft_wrap=True
         )
-
-
-def _datasets_error(err: Exception) -> str | None:
-    """The message for a ``datasets`` error a user can fix, or None (only when ``datasets`` is
-    loaded: it is imported by the commands that need it, not here)."""
-    from ..resources import loaded_format_errors
-
-    exceptions = sys.modules.get("datasets.exceptions")
-    if exceptions is None:
-        return None
-    if isinstance(err, exceptions.SplitsVerificationError):
-        return (
-            f"the split sizes differ from the official ones ({err}); for a local copy of "
-            "another size pass --no-checks"
-        )
-    if isinstance(err, exceptions.DatasetGenerationError):
-        cause = err.__cause__
-        if isinstance(cause, loaded_format_errors()):
-            return f"{type(cause).__name__}: {cause}"
-    return None
-
-
-@contextmanager
-def user_errors() -> Iterator[None]:
-    """Errors a user can fix end with one line and exit code 1; anything else propagates.
-
-    ``datasets`` wraps an error raised while writing a split in ``DatasetGenerationError``;
-    its cause is what the user needs to read.
-    """
-    from ..errors import OCWHubError, SourceUnavailableError, UnknownSplitError
-    from ..resources import loaded_format_errors
-
-    try:
-        yield
-    except SourceUnavailableError as err:
-        fail(_source_message(err))
-    except UnknownSplitError as err:
-        fail(f"--split {err.split}: config {err.config!r} has splits {list(err.splits)}")
-    except OCWHubError as err:
-        fail(str(err))
-    except Exception as err:
-        if isinstance(err, loaded_format_errors()):
-            fail(f"{type(err).__name__}: {err}")
-        message = _datasets_error(err)
-        if message is None:
-            raise
-        fail(message)
 
 
 @contextmanager
@@ -157,11 +110,7 @@ def quiet_datasets() -> Iterator[None]:
                 # variable did it (datasets read it on import and would warn)
             for warning in caught:
                 if issubclass(warning.category, UserWarning):
-                    err_console.print(
-                        f"[yellow]warning:[/] {shown_message(str(warning.message))}",
-                        highlight=False,
-                        soft_wrap=True,
-                    )
+                    print_warning(str(warning.message))
 
 
 def progress(transient: bool = True) -> Any:
@@ -195,15 +144,17 @@ def worker_count(jobs: int | None) -> int:
 
 
 def check_config(name: str) -> str:
-    """The public config name of ``name`` (``ocw`` is an alias of ``default``); exits 1 on an
-    unknown name."""
+    """The public config name of ``name`` (``ocw`` is an alias of ``default``).
+
+    Raises:
+        OptionError: an unknown name.
+    """
     from ..configs import config_spec
 
     try:
         return config_spec(name).name
     except ValueError as err:
-        fail(f"{err} (or `ocw` for default)")
-        raise  # fail() exits; this line is never reached
+        raise OptionError(f"{err} (or `ocw` for default)") from None
 
 
 def load_split_rows(
@@ -216,16 +167,16 @@ def load_split_rows(
     download_mode: str | None = None,
 ) -> list[dict[str, Any]]:
     """The rows of one split of a config, for commands that read a split (prompts, predict,
-    parse, show); errors as :func:`user_errors` prints them."""
+    parse, show)."""
     from ..data.sources import load_split
 
-    with user_errors(), quiet_datasets():
+    with quiet_datasets():
         dataset = load_split(
             config,
             split,
             data_dir,
             cache_dir=cache_dir,
-            verification_mode="no_checks" if no_checks else None,
+            verification_mode=verification_mode(no_checks),
             download_mode=download_mode,
         )
         return dataset.to_list()
@@ -234,7 +185,8 @@ def load_split_rows(
 def data_dirs(values: list[str] | None) -> dict[str, str]:
     """``--data-dir`` values as ``{config: DIR}``; a DIR without ``CONFIG=`` is under ``"*"``.
 
-    Exits 1 when a config (or ``*``) is given twice.
+    Raises:
+        OptionError: a config (or ``*``) given twice.
     """
     from ..configs import ALIASES, CONFIGS
 
@@ -244,46 +196,38 @@ def data_dirs(values: list[str] | None) -> dict[str, str]:
         name = ALIASES.get(name, name)
         key, folder = (name, rest) if sep and name in CONFIGS else ("*", value)
         if key in dirs:
-            fail(f"--data-dir {value}: {'DIR' if key == '*' else key} is given twice")
+            raise OptionError(f"--data-dir {value}: {'DIR' if key == '*' else key} is given twice")
         dirs[key] = folder
     return dirs
 
 
 def data_dir_of(values: list[str] | None, config: str) -> str | None:
-    """The ``--data-dir`` of a command that reads one config; exits 1 when a value names
-    another config."""
+    """The ``--data-dir`` of a command that reads one config.
+
+    Raises:
+        OptionError: a value names another config.
+    """
     dirs = data_dirs(values)
     others = sorted(set(dirs) - {config, "*"})
     if others:
-        fail(f"--data-dir {others[0]}=...: this command reads config {config}")
+        raise OptionError(f"--data-dir {others[0]}=...: this command reads config {config}")
     return dirs.get(config, dirs.get("*"))
 
 
 def check_ocw(config: str) -> str:
-    """:func:`check_config` for commands that read walls: exits 1 on ``wote``."""
+    """:func:`check_config` for commands that read walls; OptionError on ``wote``."""
     config = check_config(config)
     if config == "wote":
-        fail("--config wote: this command is for the OCW configs (walls), not WoTe")
+        raise OptionError("--config wote: this command is for the OCW configs (walls), not WoTe")
     return config
 
 
 def check_choice(option: str, value: str, choices: tuple[str, ...]) -> None:
-    """Exit 1 unless ``value`` is one of ``choices``."""
+    """OptionError unless ``value`` is one of ``choices``."""
     if value not in choices:
-        fail(f"{option} {value}: expected one of {', '.join(choices)}")
+        raise OptionError(f"{option} {value}: expected one of {', '.join(choices)}")
 
 
 def local_path(data_dir: str | None) -> Path | None:
     """``--data-dir`` as a path when it is one (it may also be a Hub repo id)."""
     return Path(data_dir) if data_dir is not None and Path(data_dir).exists() else None
-
-
-@contextmanager
-def plain_errors() -> Iterator[None]:
-    """:class:`~ocw_hub.errors.OCWHubError` as one line, without importing ``datasets``."""
-    from ..errors import OCWHubError
-
-    try:
-        yield
-    except OCWHubError as err:
-        fail(str(err))

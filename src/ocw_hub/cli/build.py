@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -11,44 +9,12 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from ..configs import verification_mode
+from ..errors import OptionError
+from ..offline import offline
 from ..shown import inert
-from . import app
-from ._common import (
-    check_config,
-    console,
-    data_dirs,
-    fail,
-    print_notes,
-    progress,
-    quiet_datasets,
-    user_errors,
-)
+from ._common import check_config, console, data_dirs, print_notes, progress, quiet_datasets
 from .options import CacheDir, DataDir, Fresh, NoChecks
-
-#: ``build``'s options for the arguments of ``build_export`` that an ExportPathError names.
-PATH_OPTIONS = {"out": "--out", "cache_dir": "--cache-dir"}
-
-
-@contextmanager
-def _export_path_errors() -> Iterator[None]:
-    """An unsafe export destination: one line naming the option at fault."""
-    from ..data.staging import ExportPathError
-
-    try:
-        yield
-    except ExportPathError as err:
-        fail(f"{PATH_OPTIONS.get(err.parameter, err.parameter)}: {err}")
-
-
-def _offline() -> bool:
-    """Whether downloads are off: ``HF_HUB_OFFLINE`` or ``HF_DATASETS_OFFLINE`` set true, as
-    ``datasets`` reads them."""
-    import os
-
-    return any(
-        os.environ.get(name, "").upper() in ("1", "ON", "YES", "TRUE")
-        for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
-    )
 
 
 def _default_configs(dirs: dict[str, str]) -> list[str]:
@@ -56,11 +22,11 @@ def _default_configs(dirs: dict[str, str]) -> list[str]:
     from ..configs import CONFIGS
 
     names = [name for name in CONFIGS if name in dirs]
-    if not names and not _offline():
+    if not names and not offline():
         names = list(CONFIGS)  # every config from its official download
     missing = ", ".join(f"--data-dir {name}=DIR" for name in CONFIGS if name not in names)
     if not names:
-        fail(f"offline, and no config is given a local source: add {missing}")
+        raise OptionError(f"offline, and no config is given a local source: add {missing}")
     if missing:
         print_notes([f"built only {', '.join(names)}; for the others add {missing}"])
     return names
@@ -75,17 +41,20 @@ def _sources(config: list[str] | None, data_dir: list[str] | None) -> dict[str, 
     names = list(dict.fromkeys(check_config(n) for n in config or []))
     if "*" in dirs:
         if len(names) != 1:
-            fail(f"--data-dir {dirs['*']}: name its config (CONFIG=DIR) or give one --config")
+            raise OptionError(
+                f"--data-dir {dirs['*']}: name its config (CONFIG=DIR) or give one --config"
+            )
         dirs[names[0]] = dirs.pop("*")
     names = names or _default_configs(dirs)
     unused = sorted(set(dirs) - set(names))
     if unused:
         name = unused[0]
-        fail(f"--data-dir {name}=...: config {name} is not built (add --config {name})")
+        raise OptionError(
+            f"--data-dir {name}=...: config {name} is not built (add --config {name})"
+        )
     return {name: dirs.get(name) for name in names}
 
 
-@app.command()
 def build(
     config: Annotated[
         list[str] | None,
@@ -124,16 +93,15 @@ def build(
         def on_split(item: ExportedSplit) -> None:
             bar.update(task, advance=1, description=f"wrote {item.config}/{item.split}")
 
-        with user_errors(), _export_path_errors():
-            written = build_export(
-                sources,
-                out,
-                cache_dir=cache_dir,
-                verification_mode="no_checks" if no_checks else None,
-                download_mode="force_redownload" if fresh else None,
-                on_config=on_config,
-                on_split=on_split,
-            )
+        written = build_export(
+            sources,
+            out,
+            cache_dir=cache_dir,
+            verification_mode=verification_mode(no_checks),
+            download_mode="force_redownload" if fresh else None,
+            on_config=on_config,
+            on_split=on_split,
+        )
     table = Table(title=Text(f"Hub exports written to {inert(out)} (one per dataset)"))
     for column in ("config", "split", "rows", "answers located", "file"):
         table.add_column(

@@ -7,11 +7,10 @@ from typing import Annotated
 
 import typer
 
-from . import app
-from ._common import console, fail, print_notes, user_errors
+from ..errors import ExportError
+from ._common import console, print_notes
 
 
-@app.command()
 def check(
     export_dir: Annotated[
         Path,
@@ -27,8 +26,7 @@ def check(
 
     failed = []
     for folder in exports_in(export_dir):
-        with user_errors():
-            report = inspect_export(folder)
+        report = inspect_export(folder)
         print_notes(report.differences)
         if report.prerelease:
             print_notes(
@@ -46,4 +44,4 @@ def check(
                 f"{folder}: OK for the Hub viewer ({len(report.files)} files)", soft_wrap=True
             )
     if failed:
-        fail("\n".join(failed))
+        raise ExportError("\n".join(failed))

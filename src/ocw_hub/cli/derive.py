@@ -7,15 +7,14 @@ from typing import Annotated
 
 import typer
 
-from . import app
-from ._common import console, data_dir_of, fail, quiet_datasets, user_errors
+from ..errors import OptionError
+from ._common import console, data_dir_of, quiet_datasets
 from .options import DataDir
 
 derive_app = typer.Typer(
     help="Derive the ablation copies of the data offline (ocw_randomized).",
     no_args_is_help=True,
 )
-app.add_typer(derive_app, name="derive")
 
 
 @derive_app.command("randomized")
@@ -43,8 +42,8 @@ def randomized(
 
     source = data_dir_of(data_dir, "default")
     if source is None:
-        fail("--data-dir: give the OCW release folder (dataset/ of OCW.tar.gz)")
-    with user_errors(), quiet_datasets():
+        raise OptionError("--data-dir: give the OCW release folder (dataset/ of OCW.tar.gz)")
+    with quiet_datasets():
         written = derive_randomized(source, out, seed=seed)
     console.print(
         f"wrote {written['test'].parent}: test.json (randomized, seed {seed}), train.json and "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -10,22 +9,13 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from ..configs import verification_mode
 from ..extras import require
 from ..shown import inert
-from . import app
-from ._common import (
-    check_config,
-    console,
-    data_dir_of,
-    fail,
-    progress,
-    quiet_datasets,
-    user_errors,
-)
+from ._common import check_config, console, data_dir_of, progress, quiet_datasets
 from .options import CacheDir, Config, DataDir, Fresh, NoChecks, Split
 
 
-@app.command()
 def evaluate(
     predictions: Annotated[
         list[Path],
@@ -59,38 +49,33 @@ def evaluate(
     ] = "default",
 ) -> None:
     """Score predictions exactly as the paper did; print a table, optionally write JSON."""
-    from ..outputs import check_output_file, write_text_atomic
+    from ..outputs import check_output_file, write_json
     from ..provenance import provenance_lines, record_candidates
-    from ..resources import load_metric_module
     from ..scoring.runs import evaluate_files
     from ..scoring.summary import summary_rows
 
     config = check_config(config)
     source = data_dir_of(data_dir, config)
-    tokenizers = load_metric_module("connections").ROUGE_TOKENIZERS
-    if rouge_tokenizer not in tokenizers:
-        fail(f"--rouge-tokenizer {rouge_tokenizer}: expected one of {list(tokenizers)}")
-    with user_errors():
-        if bertscore:
-            require("bertscore", "evaluate --bertscore")
-        if out is not None:
-            records = [r for p in predictions for r in record_candidates(p)]
-            out = check_output_file(out, [*predictions, *records, source])
-        with quiet_datasets(), progress() as bar:
-            task = bar.add_task("scoring", total=None)
-            results = evaluate_files(
-                predictions,
-                config,
-                split=split,
-                data_dir=source,
-                allow_missing=allow_missing,
-                bertscore=bertscore,
-                cache_dir=cache_dir,
-                verification_mode="no_checks" if no_checks else None,
-                download_mode="force_redownload" if fresh else None,
-                on_item=lambda n: bar.advance(task, n),
-                rouge_tokenizer=rouge_tokenizer,
-            )
+    if bertscore:
+        require("bertscore", "evaluate --bertscore")
+    if out is not None:
+        records = [r for p in predictions for r in record_candidates(p)]
+        out = check_output_file(out, [*predictions, *records, source])
+    with quiet_datasets(), progress() as bar:
+        task = bar.add_task("scoring", total=None)
+        results = evaluate_files(
+            predictions,
+            config,
+            split=split,
+            data_dir=source,
+            allow_missing=allow_missing,
+            bertscore=bertscore,
+            cache_dir=cache_dir,
+            verification_mode=verification_mode(no_checks),
+            download_mode="force_redownload" if fresh else None,
+            on_item=lambda n: bar.advance(task, n),
+            rouge_tokenizer=rouge_tokenizer,
+        )
     columns = ("task", "figure", "model") + (() if config == "wote" else ("human",))
     shown = ", ".join(map(str, predictions))
     lines = [f"{config} / {split}: {inert(shown)}", *map(inert, provenance_lines(results))]
@@ -101,5 +86,5 @@ def evaluate(
         table.add_row(*row[: len(columns)])
     console.print(table)
     if out is not None:
-        write_text_atomic(out, json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+        write_json(out, results)
         console.print(f"results written to {out}")

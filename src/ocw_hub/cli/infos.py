@@ -6,11 +6,10 @@ from typing import Annotated
 
 import typer
 
-from . import app
-from ._common import console, fail
+from ..errors import OCWHubError
+from ._common import console
 
 
-@app.command()
 def infos(
     check_only: Annotated[
         bool, typer.Option("--check", help="Fail if dataset_infos.json is stale.")
@@ -23,7 +22,7 @@ def infos(
     path = dataset_infos_path()
     if check_only:
         if not dataset_infos_is_current():
-            fail(f"{path} is stale: run `ocw-hub infos`")
+            raise OCWHubError(f"{path} is stale: run `ocw-hub infos`")
         console.print(f"{path} is current")
         return
     changed = write_dataset_infos()

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import app
 
-
-@app.command("lm-eval-tasks")
 def lm_eval_tasks() -> None:
     """Print the folder of the lm-evaluation-harness tasks ocw_grouping, ocw_connections, wote.
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,27 +10,19 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..errors import OptionError
 from ..extras import require
-from . import app
+from ..shown import capped
 from ._common import (
     check_choice,
     check_config,
     console,
     data_dir_of,
-    err_console,
-    fail,
     load_split_rows,
     local_path,
-    shown_message,
-    user_errors,
+    print_warning,
 )
 from .options import CacheDir, Config, DataDir, NoChecks, Split, Task
-
-
-def _write_json(path: Path, value: Any) -> None:
-    from ..outputs import write_text_atomic
-
-    write_text_atomic(path, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 
 def _parse_table(report: dict[str, Any]) -> Table:
@@ -49,7 +40,6 @@ def _parse_table(report: dict[str, Any]) -> Table:
     return table
 
 
-@app.command()
 def parse(
     responses: Annotated[
         Path,
@@ -96,7 +86,7 @@ def parse(
     """
     from ..llm.prompts import TASKS
     from ..llm.responses import MODES, parse_responses, read_responses
-    from ..outputs import check_output_file
+    from ..outputs import check_output_file, write_json
     from ..provenance import write_protocol
 
     config = check_config(config)
@@ -104,45 +94,40 @@ def parse(
     check_choice("--task", task, TASKS)
     check_choice("--mode", mode, MODES)
     if config == "wote" and mode != "robust":
-        fail(f"--mode {mode}: WoTe answers are parsed in robust mode only")
+        raise OptionError(f"--mode {mode}: WoTe answers are parsed in robust mode only")
     inputs = [responses, local_path(source)]
-    with user_errors():
-        require("llm", "parse")
-        out = check_output_file(out, inputs=inputs)
-        sidecar = check_output_file(out.with_name(out.name + ".parse.json"), inputs=inputs)
-        answers = read_responses(responses)
+    require("llm", "parse")
+    out = check_output_file(out, inputs=inputs)
+    sidecar = check_output_file(out.with_name(out.name + ".parse.json"), inputs=inputs)
+    answers = read_responses(responses)
     rows = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
-    with user_errors():
-        if config == "wote":
-            from ..llm.wote import parse_wote_responses
+    if config == "wote":
+        from ..llm.wote import parse_wote_responses
 
-            predictions, report = parse_wote_responses(
-                answers, rows, allow_truncated=allow_truncated, source=str(responses)
-            )
-        else:
-            predictions, report = parse_responses(
-                answers,
-                rows,
-                task=task,
-                mode=mode,
-                allow_truncated=allow_truncated,
-                source=str(responses),
-            )
+        predictions, report = parse_wote_responses(
+            answers, rows, allow_truncated=allow_truncated, source=str(responses)
+        )
+    else:
+        predictions, report = parse_responses(
+            answers,
+            rows,
+            task=task,
+            mode=mode,
+            allow_truncated=allow_truncated,
+            source=str(responses),
+        )
     report = {"responses": str(responses), "config": config, "split": split, **report}
-    _write_json(out, predictions)
-    _write_json(sidecar, report)
+    write_json(out, predictions)
+    write_json(sidecar, report)
     task_done = "spans" if config == "wote" else task
     write_protocol(out, {"task": task_done, "parse_mode": mode}, inputs=[responses])
     console.print(_parse_table(report))
     if report["missing"]:
         unit = "questions" if config == "wote" else "walls"
-        shown = ", ".join(report["missing"][:5])
-        err_console.print(
-            f"[yellow]warning:[/] {len(report['missing'])} {unit} of {config}/{split} have no "
-            f"response ({shown_message(shown)}{', …' if len(report['missing']) > 5 else ''}); "
-            "evaluate scores them as wrong only with --allow-missing",
-            highlight=False,
-            soft_wrap=True,
+        print_warning(
+            f"{len(report['missing'])} {unit} of {config}/{split} have no response "
+            f"({capped(report['missing'])}); evaluate scores them as wrong only with "
+            "--allow-missing"
         )
     console.print(
         f"{len(predictions)} predictions written to {escape(str(out))}; report: "

@@ -8,18 +8,9 @@ from typing import Annotated, Any
 
 import typer
 
+from ..errors import OptionError
 from ..extras import require
-from . import app
-from ._common import (
-    console,
-    data_dir_of,
-    err_console,
-    fail,
-    load_split_rows,
-    progress,
-    user_errors,
-    worker_count,
-)
+from ._common import console, data_dir_of, err_console, load_split_rows, progress, worker_count
 from .options import CacheDir, Config, DataDir, Jobs, NoChecks, Runs, Split
 
 METHOD_HELP = (
@@ -54,30 +45,32 @@ VECTORS_HELP = (
 
 def _check_options(method: str, keep_vectors: bool, options: dict[str, Any]) -> None:
     if method not in ("random", "embedding"):
-        fail(f"--method {method}: expected random or embedding")
+        raise OptionError(f"--method {method}: expected random or embedding")
     chosen = {k: v for k, v in options.items() if v not in (None, False)}
     if method == "random" and (chosen or keep_vectors):
-        fail("--model, --vectors and --keep-vectors apply to --method embedding only")
+        raise OptionError("--model, --vectors and --keep-vectors apply to --method embedding only")
     if options["model"] is not None and options["vectors"] is not None:
-        fail("--model and --vectors exclude each other")
+        raise OptionError("--model and --vectors exclude each other")
     _check_model_options(options, chosen)
 
 
 def _check_model_options(options: dict[str, Any], chosen: dict[str, Any]) -> None:
     """--encoder, --pooling and --contextual: known values, with --model, compatible."""
     if options["encoder"] not in (None, "transformers", "sentence-transformers"):
-        fail(f"--encoder {options['encoder']}: expected transformers or sentence-transformers")
+        raise OptionError(
+            f"--encoder {options['encoder']}: expected transformers or sentence-transformers"
+        )
     if options["pooling"] not in (None, "cls", "mean"):
-        fail(f"--pooling {options['pooling']}: expected cls or mean")
+        raise OptionError(f"--pooling {options['pooling']}: expected cls or mean")
     model_only = [k for k in ("encoder", "pooling", "contextual") if k in chosen]
     if model_only and options["model"] is None:
-        fail(f"--{model_only[0]} applies with --model only")
+        raise OptionError(f"--{model_only[0]} applies with --model only")
     if options["encoder"] == "sentence-transformers" and (
         options["pooling"] is not None or options["contextual"]
     ):
-        fail("--pooling and --contextual apply to --encoder transformers only")
+        raise OptionError("--pooling and --contextual apply to --encoder transformers only")
     if options["contextual"] and options["pooling"] is not None:
-        fail("--pooling applies to clues on their own, not with --contextual")
+        raise OptionError("--pooling applies to clues on their own, not with --contextual")
 
 
 def _require_extras(model: str | None, encoder: str | None) -> None:
@@ -92,24 +85,14 @@ def _require_extras(model: str | None, encoder: str | None) -> None:
 
 def _encoder(options: dict[str, Any]) -> Any:
     """The encoder, loaded before the split is read (a bad --model fails fast)."""
-    from ..baselines.encoders import ModelUnavailableError, make_encoder
-    from ..baselines.vectors import VectorsFileError
+    from ..baselines.encoders import make_encoder
 
     model = options["model"]
     kwargs = {k: v for k, v in options.items() if k != "model" and v is not None}
-    try:
-        with err_console.status(f"loading {model}") if model else nullcontext():
-            return make_encoder(model, **kwargs)
-    except ModelUnavailableError as err:
-        fail(
-            f"--model {err.model}: cannot be loaded ({err.reason}); give the local path of a "
-            f"{err.kind} model folder: --model /path/to/all-MiniLM-L6-v2"
-        )
-    except VectorsFileError as err:
-        fail(f"--vectors {err}")
+    with err_console.status(f"loading {model}") if model else nullcontext():
+        return make_encoder(model, **kwargs)
 
 
-@app.command()
 def predict(
     method: Annotated[str, typer.Option("--method", "-m", help=METHOD_HELP)],
     out: Annotated[
@@ -150,13 +133,12 @@ def predict(
                "contextual": contextual, "vectors": vectors}  # fmt: skip
     _check_options(method, keep_vectors, options)
     jobs = worker_count(jobs)
-    with user_errors():
-        if method == "embedding":
-            _require_extras(model, encoder)
-        config = check_ocw_config(config)
-        source = data_dir_of(data_dir, config)
-        folder = check_predictions_dir(out, runs, keep_vectors=keep_vectors, inputs=[source])
-    with user_errors(), exclusive(folder):  # a second predict into the folder is refused
+    if method == "embedding":
+        _require_extras(model, encoder)
+    config = check_ocw_config(config)
+    source = data_dir_of(data_dir, config)
+    folder = check_predictions_dir(out, runs, keep_vectors=keep_vectors, inputs=[source])
+    with exclusive(folder):  # a second predict into the folder is refused
         chosen = _encoder(options) if method == "embedding" else None
         if method == "embedding":
             start_workers(jobs)  # the worker processes start while the split is read
@@ -180,22 +162,20 @@ def _protocol_line(protocol: dict[str, Any]) -> str:
 
 
 def _run(method: str, walls: list, encoder: Any, runs: int, seed: int, jobs: int) -> Any:
-    from ..baselines.protocol import cluster_walls, embed_walls, random_baseline
+    """The baseline's result, with a bar: the embedding (no total), then the clustering."""
+    from ..baselines.protocol import embedding_baseline, random_baseline
 
     if method == "random":
         return random_baseline(walls, runs=runs, seed=seed)
-    with err_console.status(f"embedding the clues of {len(walls)} walls ({encoder.model})"):
-        encoder, arrays = embed_walls(walls, encoder, runs=runs)
     with progress() as bar:
-        task = bar.add_task("clustering", total=len(walls) * runs)
-        return cluster_walls(
+        what = f"embedding the clues of {len(walls)} walls ({encoder.model})"
+        task = bar.add_task(what, total=None)
+        return embedding_baseline(
             walls,
-            arrays,
+            encoder,
             runs=runs,
             seed=seed,
             jobs=jobs,
             on_progress=lambda n: bar.advance(task, n),
-            model=encoder.model,
-            encoder=encoder.kind,
-            protocol=encoder.describe(),
+            on_embedded=lambda: bar.update(task, description="clustering", total=len(walls) * runs),
         )

@@ -9,17 +9,15 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from ..errors import OptionError
 from ..llm.prompts import DEFAULT_MODEL
-from . import app
 from ._common import (
     check_choice,
     check_config,
     console,
     data_dir_of,
-    fail,
     load_split_rows,
     local_path,
-    user_errors,
 )
 from .options import TASK_HELP, CacheDir, Config, DataDir, NoChecks, Split
 
@@ -45,16 +43,18 @@ def _wote_prompts(
     from ..provenance import write_protocol
 
     if options["task"] is not None:
-        fail(f"--task {options['task']}: --config wote has one task (a span per question)")
+        raise OptionError(
+            f"--task {options['task']}: --config wote has one task (a span per question)"
+        )
     if options["shots"]:
-        fail(f"--shots {options['shots']}: WoTe requests have no in-context examples")
+        raise OptionError(f"--shots {options['shots']}: WoTe requests have no in-context examples")
     if options["prompt_style"] not in (None, "ours"):
-        fail(f"--prompt-style {options['prompt_style']}: WoTe has only our prompt (ours)")
-    with user_errors():
-        out = check_output_file(out, inputs=[local_path(source)])
+        raise OptionError(
+            f"--prompt-style {options['prompt_style']}: WoTe has only our prompt (ours)"
+        )
+    out = check_output_file(out, inputs=[local_path(source)])
     rows = load_split_rows("wote", split, source, cache_dir=cache_dir, no_checks=no_checks)
-    with user_errors():
-        requests = build_wote_requests(rows, model=model)
+    requests = build_wote_requests(rows, model=model)
     write_text_atomic(out, requests_jsonl(requests))
     write_protocol(
         out, {"method": "llm", "task": "spans", "model": model, "prompt_style": "ours", "shots": 0}
@@ -62,7 +62,6 @@ def _wote_prompts(
     _report(len(requests), f"wote requests (wote/{split}, our extractive prompt)", out)
 
 
-@app.command()
 def prompts(
     out: Annotated[Path, typer.Option("--out", "-o", help="Requests JSONL file to write.")],
     task: Annotated[
@@ -126,20 +125,18 @@ def prompts(
                       no_checks=no_checks)  # fmt: skip
         return
     if task is None or shots is None:
-        fail(f"--config {config}: --task and --shots are required")
+        raise OptionError(f"--config {config}: --task and --shots are required")
     prompt_style = prompt_style or "paper"
     check_choice("--task", task, TASKS)
     check_choice("--prompt-style", prompt_style, STYLES)
-    with user_errors():
-        out = check_output_file(out, inputs=[local_path(source)])
+    out = check_output_file(out, inputs=[local_path(source)])
     walls = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
     train = walls if split == "train" or shots == 0 else None
     if train is None:
         train = load_split_rows(config, "train", source, cache_dir=cache_dir, no_checks=no_checks)
-    with user_errors():
-        requests = build_requests(
-            walls, train, task=task, shots=shots, seed=seed, model=model, style=prompt_style
-        )
+    requests = build_requests(
+        walls, train, task=task, shots=shots, seed=seed, model=model, style=prompt_style
+    )
     write_text_atomic(out, requests_jsonl(requests))
     write_protocol(
         out,

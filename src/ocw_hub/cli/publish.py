@@ -8,11 +8,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from . import app
-from ._common import console, fail, user_errors
+from ._common import console
 
 
-@app.command()
 def publish(
     folder: Annotated[
         Path,
@@ -37,22 +35,17 @@ def publish(
 ) -> None:
     """Make a Hub repository mirror an export (or the metric Space) in one commit: files added
     or updated, files the folder no longer has deleted. Token from HF_TOKEN or the login."""
-    from ..data.publish import PrereleaseExportError
     from ..data.publish import publish as do_publish
 
-    with user_errors():
-        try:
-            files = do_publish(
-                folder,
-                repo_id,
-                revision=revision,
-                private=private,
-                dry_run=dry_run,
-                space=space,
-                force=force,
-            )
-        except PrereleaseExportError as err:
-            fail(f"{err}; pass --force to publish it anyway")
+    files = do_publish(
+        folder,
+        repo_id,
+        revision=revision,
+        private=private,
+        dry_run=dry_run,
+        space=space,
+        force=force,
+    )
     table = Table(title=("Would upload" if dry_run else "Uploaded") + f" to {repo_id}")
     table.add_column("file")
     table.add_column("bytes", justify="right")

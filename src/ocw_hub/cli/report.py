@@ -7,13 +7,12 @@ from typing import Annotated
 
 import typer
 
+from ..configs import verification_mode
 from ..extras import require
-from . import app
-from ._common import console, data_dirs, quiet_datasets, user_errors
+from ._common import console, data_dirs, quiet_datasets
 from .options import CacheDir, DataDir, NoChecks
 
 
-@app.command()
 def report(
     results: Annotated[
         list[Path],
@@ -43,12 +42,12 @@ def report(
     from ..views.report_data import load_walls, read_results
 
     dirs = data_dirs(data_dir)
-    with user_errors(), quiet_datasets():
+    with quiet_datasets():
         require("report", "report")
         target = check_output_file(out, [*results, *dirs.values()])
         files = read_results(results)
         walls = load_walls(
-            files, dirs, cache_dir=cache_dir, verification_mode="no_checks" if no_checks else None
+            files, dirs, cache_dir=cache_dir, verification_mode=verification_mode(no_checks)
         )
         page = build_report(files, walls=walls, n_hardest=hardest, wall_id=wall, title=title)
         write_text_atomic(target, page)

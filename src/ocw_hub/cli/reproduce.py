@@ -8,21 +8,13 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from ..configs import verification_mode
+from ..errors import OptionError
 from ..extras import require
-from . import app
-from ._common import (
-    console,
-    data_dirs,
-    err_console,
-    fail,
-    quiet_datasets,
-    user_errors,
-    worker_count,
-)
+from ._common import console, data_dirs, err_console, quiet_datasets, worker_count
 from .options import CacheDir, DataDir, Jobs, NoChecks, Runs
 
 
-@app.command()
 def reproduce(
     data_dir: DataDir = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (see below).")] = Path(
@@ -53,11 +45,13 @@ def reproduce(
     dirs = data_dirs(data_dir)
     ocw_dir = dirs.pop("default", None) or dirs.pop("*", None)
     if ocw_dir is None:
-        fail("--data-dir: give the OCW release (the dataset/ folder or OCW.tar.gz)")
+        raise OptionError("--data-dir: give the OCW release (the dataset/ folder or OCW.tar.gz)")
     wote_dir = dirs.pop("wote", None)
     if dirs:
-        fail(f"--data-dir {next(iter(dirs))}=...: reproduce reads default and wote only")
-    with user_errors(), quiet_datasets():
+        raise OptionError(
+            f"--data-dir {next(iter(dirs))}=...: reproduce reads default and wote only"
+        )
+    with quiet_datasets():
         require("baselines", "reproduce")
         require("report", "reproduce")
         if model is not None:
@@ -70,7 +64,7 @@ def reproduce(
             runs=runs,
             jobs=worker_count(jobs),
             cache_dir=cache_dir,
-            verification_mode="no_checks" if no_checks else None,
+            verification_mode=verification_mode(no_checks),
             on_step=lambda text: err_console.print(f"[bold]·[/] {text}", highlight=False),
         )
     table = Table(title=f"OCW grouping, test split, mean ± std over {runs} runs")

@@ -10,10 +10,10 @@ from urllib.parse import urlparse
 import typer
 from rich.markup import escape
 
+from ..errors import OCWHubError, OptionError
 from ..extras import require
 from ..llm.client import CLIENT_ERRORS_TO_STOP
-from . import app
-from ._common import console, err_console, fail, plain_errors, progress
+from ._common import console, err_console, progress
 
 
 class MaxTokensField(str, Enum):
@@ -26,17 +26,12 @@ class MaxTokensField(str, Enum):
 def _check_base_url(base_url: str) -> None:
     parsed = urlparse(base_url)
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
-        fail(f"--base-url {base_url}: expected an http(s) URL such as http://localhost:8000/v1")
+        raise OptionError(
+            f"--base-url {base_url}: expected an http(s) URL such as http://localhost:8000/v1"
+        )
 
 
 def _report_run(summary: Any, out: Path) -> None:
-    if summary.dropped_partial_line:
-        err_console.print(
-            "[yellow]warning:[/] the last line of the log was cut short; its request was sent "
-            "again",
-            highlight=False,
-            soft_wrap=True,
-        )
     console.print(
         f"{summary.succeeded} of {summary.sent} requests sent were answered; "
         f"{summary.already_done} of {summary.total} were already answered in "
@@ -52,13 +47,14 @@ def _report_run(summary: Any, out: Path) -> None:
             err_console.print(
                 f"  {escape(custom_id)}: {escape(message)}", highlight=False, soft_wrap=True
             )
-        fail(
+        raise OCWHubError(
             f"{len(summary.failures)} requests failed (logged with their error); run the same "
             "command again to send them again"
         )
 
 
-TIMEOUTS_AND_RETRIES = f"""
+#: After the help: timeouts and retries.
+EPILOG = f"""
 Each try of a request must bring its whole answer within --timeout seconds (a deadline, not a
 per-read window). A try that meets a passing fault (the connection closed before the whole
 answer, the deadline passed, 408, 409, 429, 5xx) is tried again up to --max-retries times,
@@ -82,7 +78,8 @@ def _report_switch(summary: Any) -> None:
         )
 
 
-def _server_failure(err: Any, out: Path) -> None:
+def _server_failure(err: Any, out: Path) -> OptionError:
+    """The error that ends a run whose servers failed, naming the option at fault."""
     if err.status_code == 404:
         option, value = "--model", err.model
     elif err.status_code in (401, 403):
@@ -90,10 +87,9 @@ def _server_failure(err: Any, out: Path) -> None:
     else:
         option, value = "--base-url", err.base_url
     kept = f"answers so far are kept in {out}" if out.exists() else f"{out} not written"
-    fail(f"{option} {value}: {err.reason} ({kept})")
+    return OptionError(f"{option} {value}: {err.reason} ({kept})")
 
 
-@app.command("run-llm", epilog=TIMEOUTS_AND_RETRIES)
 def run_llm(
     requests: Annotated[Path, typer.Argument(help="Requests JSONL (written by ocw-hub prompts).")],
     base_url: Annotated[
@@ -157,13 +153,12 @@ def run_llm(
     for url in base_url:
         _check_base_url(url)
     if len(set(base_url)) != len(base_url):
-        fail(f"--base-url: a server is given twice ({', '.join(base_url)})")
-    with plain_errors():
-        require("llm", "run-llm")
-        out = check_output_file(out, inputs=[requests])
-        loaded = read_requests(requests)
+        raise OptionError(f"--base-url: a server is given twice ({', '.join(base_url)})")
+    require("llm", "run-llm")
+    out = check_output_file(out, inputs=[requests])
+    loaded = read_requests(requests)
     server_error: LLMServerError | None = None
-    with progress() as bar, plain_errors():
+    with progress() as bar:
         state: dict[str, Any] = {}
 
         def on_start(total: int) -> None:
@@ -190,6 +185,6 @@ def run_llm(
     if out.exists():  # a run that answered nothing leaves no file, nor a record of one
         write_protocol(out, {"model": model}, inputs=[requests])
     if server_error is not None:
-        _server_failure(server_error, out)
+        raise _server_failure(server_error, out) from server_error
     _report_switch(summary)
     _report_run(summary, out)

@@ -9,22 +9,18 @@ from typing import Annotated
 
 import typer
 
-from . import app
-from ._common import (
-    check_config,
-    console,
-    data_dir_of,
-    fail,
-    load_split_rows,
-    print_notes,
-    user_errors,
-)
+from ..errors import OCWHubError, PredictionsError
+from ._common import check_config, console, data_dir_of, load_split_rows, print_notes
 from .options import CacheDir, Config, DataDir, NoChecks, Split
 
 
 def _find(item_id: str, config: str, split: str, load: Callable[[str], list]) -> tuple:
     """``(row, split)``: the row of ``item_id`` in ``split``, else in the first other split
-    that holds it (a note says so); exits 1 when no split holds it."""
+    that holds it (a note says so).
+
+    Raises:
+        OCWHubError: no split holds it.
+    """
     from ..data.layout import SPLITS
     from ..views.lookup import UnknownIdError, find_row
 
@@ -38,11 +34,9 @@ def _find(item_id: str, config: str, split: str, load: Callable[[str], list]) ->
                 continue
             print_notes([f"{item_id!r} is in split {other!r}, not {split!r}: shown from there"])
             return row, other
-        fail(f"{err}, nor in the other splits")
-        raise  # fail() exits
+        raise OCWHubError(f"{err}, nor in the other splits") from None
 
 
-@app.command()
 def show(
     item_id: Annotated[
         str, typer.Argument(metavar="ID", help="A wall_id (OCW configs) or a WoTe id.")
@@ -72,19 +66,18 @@ def show(
     source = data_dir_of(data_dir, config)
     load = partial(load_split_rows, config, data_dir=source, cache_dir=cache_dir)
     row, split = _find(item_id, config, split, partial(load, no_checks=no_checks))
-    with user_errors():
-        prediction = (
-            read_prediction(predictions, config, row["id" if config == "wote" else "wall_id"])
-            if predictions is not None
-            else None
-        )
-        if predictions is not None and prediction is None:
-            fail(f"{predictions}: has no prediction for {item_id!r}")
-        if config == "wote":
-            view = Question.from_row(row, prediction)
-        else:
-            try:
-                view = Wall.from_row(row, prediction, config=config, split=split)
-            except ValueError as err:
-                fail(f"{predictions}: {err}")
+    prediction = (
+        read_prediction(predictions, config, row["id" if config == "wote" else "wall_id"])
+        if predictions is not None
+        else None
+    )
+    if predictions is not None and prediction is None:
+        raise PredictionsError(f"{predictions}: has no prediction for {item_id!r}")
+    if config == "wote":
+        view = Question.from_row(row, prediction)
+    else:
+        try:
+            view = Wall.from_row(row, prediction, config=config, split=split)
+        except ValueError as err:
+            raise PredictionsError(f"{predictions}: {err}") from err
     console.print(view)

@@ -5,7 +5,6 @@ folder in one commit (new and changed files added, files the folder no longer ha
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +14,7 @@ from huggingface_hub import DatasetCard, HfApi
 
 from ..configs import PathLike
 from ..errors import ExportError
+from ..offline import offline_variable
 from .hub_check import check_space, inspect_export
 from .hub_files import PlannedFile, planned_files
 from .layout import exports_in
@@ -53,14 +53,6 @@ def _first_line(err: BaseException) -> str:
     return text.splitlines()[0] if text else type(err).__name__
 
 
-def _offline() -> bool:
-    """``HF_HUB_OFFLINE`` as ``huggingface_hub`` reads it, also when set after import."""
-    from huggingface_hub import constants
-
-    value = os.environ.get("HF_HUB_OFFLINE", "")
-    return value.upper() in {"1", "ON", "YES", "TRUE"} or constants.HF_HUB_OFFLINE
-
-
 def _require_hub(api: Any) -> None:
     """Refuse, before any request, what can only end in a network error.
 
@@ -69,8 +61,9 @@ def _require_hub(api: Any) -> None:
     """
     from huggingface_hub import get_token
 
-    if _offline():
-        raise ExportError("publishing needs the Hub, but HF_HUB_OFFLINE is set (offline mode)")
+    variable = offline_variable()
+    if variable is not None:
+        raise ExportError(f"publishing needs the Hub, but {variable} is set (offline mode)")
     if not (getattr(api, "token", None) or get_token()):
         raise ExportError(
             "no Hugging Face token: set HF_TOKEN or log in with `hf auth login` (a token with "

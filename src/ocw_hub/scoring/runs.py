@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..configs import PathLike, config_spec
-from ..errors import PredictionsError
+from ..errors import ChoiceError, PredictionsError
 from ..resources import load_metric_module
 from ..shown import preview
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
@@ -417,6 +417,20 @@ def margin_memo() -> Iterator[None]:
             write_text_atomic(path, json.dumps(entries))
 
 
+def _rouge_tokenizer(rouge_tokenizer: str) -> str:
+    """``rouge_tokenizer`` as the metric checks it (its ``check_rouge_tokenizer``).
+
+    Raises:
+        ChoiceError: not one of the metric's ``ROUGE_TOKENIZERS``.
+    """
+    connections = load_metric_module("connections")
+    try:
+        return str(connections.check_rouge_tokenizer(rouge_tokenizer))
+    except ValueError:
+        choices = tuple(connections.ROUGE_TOKENIZERS)
+        raise ChoiceError("rouge_tokenizer", rouge_tokenizer, choices) from None
+
+
 def evaluate_files(
     predictions: Sequence[PathLike],
     config: str,
@@ -478,9 +492,7 @@ def evaluate_files(
     source = source_provenance(spec.name, data_dir, [r[key] for r in rows], cache_files)
     options = {"allow_missing": allow_missing, "bertscore": bertscore}
     if spec.script == "OCW":
-        options["rouge_tokenizer"] = load_metric_module("connections").check_rouge_tokenizer(
-            rouge_tokenizer
-        )
+        options["rouge_tokenizer"] = _rouge_tokenizer(rouge_tokenizer)
     with margin_memo():
         runs = _score_runs(spec.name, spec.script, files, parsed, rows, options, on_item)
     for run, protocol in zip(runs, protocols, strict=True):

@@ -1,0 +1,119 @@
+"""The one place where an error a user can fix becomes one line on stderr and an exit code.
+
+The core raises :class:`~ocw_hub.errors.OCWHubError` subclasses that carry the config, the file
+or the argument at fault; :func:`user_message` writes them in CLI words (``--data-dir`` for
+``data_dir``), and :func:`reported` (wrapped around every command by the ``ocw-hub`` group)
+prints them and exits with the error's ``exit_code``. The loading scripts' format errors and the
+``datasets`` errors a user can fix are messages too; anything else keeps its traceback (a bug).
+No module is imported to tell: a class is looked up only when its module is loaded.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+#: Errors whose message names the command-line option at fault: ``(module, class) -> format``;
+#: the first class the error is an instance of wins.
+_OPTION_MESSAGES: dict[tuple[str, str], Callable[[Any], str]] = {
+    ("ocw_hub.errors", "SourceUnavailableError"): lambda e: _source_message(e),
+    ("ocw_hub.errors", "UnknownSplitError"): lambda e: (
+        f"--split {e.split}: config {e.config!r} has splits {list(e.splits)}"
+    ),
+    ("ocw_hub.errors", "ChoiceError"): lambda e: (
+        f"{_option(e.parameter)} {e.value}: expected one of {list(e.choices)}"
+    ),
+    ("ocw_hub.data.staging", "ExportPathError"): lambda e: f"{_option(e.parameter)}: {e}",
+    ("ocw_hub.data.publish", "PrereleaseExportError"): lambda e: (
+        f"{e}; pass --force to publish it anyway"
+    ),
+    ("ocw_hub.baselines.encoders", "ModelUnavailableError"): lambda e: (
+        f"--model {e.model}: cannot be loaded ({e.reason}); give the local path of a "
+        f"{e.kind} model folder: --model /path/to/all-MiniLM-L6-v2"
+    ),
+    ("ocw_hub.baselines.vectors", "VectorsFileError"): lambda e: f"--vectors {e}",
+}
+
+
+def _option(parameter: str) -> str:
+    """The option of a function argument: ``cache_dir`` -> ``--cache-dir``."""
+    return "--" + parameter.replace("_", "-")
+
+
+def _source_message(err: Any) -> str:
+    """A SourceUnavailableError's message with the CLI option in place of ``data_dir``."""
+    option = f"--data-dir {err.config}=DIR" if err.config else "--data-dir DIR"
+    return str(err).replace("data_dir=DIR", option).replace("data_dir", "--data-dir")
+
+
+def _datasets_message(err: BaseException) -> str | None:
+    """The message for a ``datasets`` error a user can fix, or None (only when ``datasets`` is
+    loaded)."""
+    from ..resources import loaded_format_errors
+
+    exceptions = sys.modules.get("datasets.exceptions")
+    if exceptions is None:
+        return None
+    if isinstance(err, exceptions.SplitsVerificationError):
+        return (
+            f"the split sizes differ from the official ones ({err}); for a local copy of "
+            "another size pass --no-checks"
+        )
+    if isinstance(err, exceptions.DatasetGenerationError):
+        cause = err.__cause__
+        if isinstance(cause, loaded_format_errors()):
+            return f"{type(cause).__name__}: {cause}"
+    return None
+
+
+def user_message(err: BaseException) -> str | None:
+    """The one-line message of an error a user can fix, in CLI words; None for a bug.
+
+    ``datasets`` wraps an error raised while writing a split in ``DatasetGenerationError``; its
+    cause is what the user needs to read.
+    """
+    from ..errors import OCWHubError
+    from ..resources import loaded_format_errors
+
+    for (module_name, class_name), message in _OPTION_MESSAGES.items():
+        module = sys.modules.get(module_name)
+        if module is not None and isinstance(err, getattr(module, class_name)):
+            return message(err)
+    if isinstance(err, OCWHubError):
+        return str(err)
+    if isinstance(err, loaded_format_errors()):
+        return f"{type(err).__name__}: {err}"
+    return _datasets_message(err)
+
+
+@contextmanager
+def reported() -> Iterator[None]:
+    """Errors a user can fix end with ``error: <message>`` on stderr and their exit code (1
+    unless the class says otherwise); ``UserWarning`` s are ``warning:`` lines as they come."""
+    import typer
+
+    previous = warnings.showwarning
+
+    def show(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        if issubclass(category, UserWarning):
+            from ._common import print_warning
+
+            print_warning(str(message))
+        else:
+            previous(message, category, *args, **kwargs)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        try:
+            yield
+        except Exception as err:
+            message = user_message(err)
+            if message is None:
+                raise
+            from ._common import print_error
+
+            print_error(message)
+            raise typer.Exit(getattr(err, "exit_code", 1)) from None
