@@ -21,7 +21,6 @@ package's own function
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,7 @@ from typing import Any
 
 from .configs import PathLike
 from .errors import OutputPathError
-from .outputs import LOCK_NAME, check_output_dir, exclusive, write_text_atomic
+from .outputs import LOCK_NAME, check_output_dir, exclusive, write_json, write_text_atomic
 
 #: The manifest a previous run leaves in ``out``: only such a folder (or an empty one) is reused.
 MANIFEST = "reproduce.json"
@@ -141,7 +140,7 @@ def _reproduce(
         "model": model or "built-in character n-gram TF-IDF (lexical baseline)",
         "runs": runs,
     }
-    write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    write_json(folder / MANIFEST, manifest)
     step("building the hub exports")
     sources = {"default": ocw_dir, **({"wote": wote_dir} if wote_dir is not None else {})}
     build_export(sources, folder / "hub", cache_dir=cache_dir, verification_mode=verification_mode)
@@ -174,7 +173,7 @@ def _reproduce(
             verification_mode=verification_mode,
         )
         results = folder / "results" / f"{config}-{method}.json"
-        write_text_atomic(results, json.dumps(scored, indent=2, ensure_ascii=False) + "\n")
+        write_json(results, scored)
         outcomes.append(Outcome(config, method, predictions, results, _summary(scored)))
     step("writing the report")
     _write_report(folder, outcomes, data_dirs, cache_dir, verification_mode)
@@ -183,7 +182,7 @@ def _reproduce(
         {"config": o.config, "method": o.method, "results": str(o.results.relative_to(folder))}
         for o in outcomes
     ]
-    write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    write_json(folder / MANIFEST, manifest)
     return outcomes
 
 

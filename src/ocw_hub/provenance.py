@@ -16,7 +16,6 @@ predictions, recorded by the commands that produce them and collected by ``ocw-h
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -109,11 +108,10 @@ def write_protocol(
 ) -> Path:
     """Write :func:`protocol_record` beside ``output`` (see :func:`record_path`); returns the
     record's path. The output is written first, so a folder of runs exists."""
-    from .outputs import write_text_atomic
+    from .outputs import write_json
 
     path = record_path(output)
-    record = protocol_record(fields, inputs)
-    write_text_atomic(path, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    write_json(path, protocol_record(fields, inputs))
     return path
 
 

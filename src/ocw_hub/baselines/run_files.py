@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import OutputPathError
-from ..outputs import PathLike, check_output_dir, write_files_atomic
+from ..outputs import PathLike, check_output_dir, json_text, write_files_atomic
 from ..provenance import write_protocol
+from ..shown import capped
 from .protocol import BaselineError, BaselineResult
 
 #: Files of ``keep_vectors`` beside the runs (format: :func:`write_baseline`).
@@ -62,7 +63,7 @@ def check_predictions_dir(
         and p.name not in written
     )
     if stale:
-        shown = ", ".join(stale[:5]) + (f" and {len(stale) - 5} more" if len(stale) > 5 else "")
+        shown = capped(stale)
         raise OutputPathError(
             f"{option} {out}: holds {shown} from an earlier call, which this one would not "
             "replace; choose an empty folder or remove them"
@@ -118,9 +119,7 @@ def write_baseline(result: BaselineResult, out: PathLike, *, keep_vectors: bool 
             "clues": result.clues,
         }
         files[folder / VECTORS_NPZ] = vectors_npz(result.vectors)
-        files[folder / VECTORS_JSON] = (
-            json.dumps(meta, ensure_ascii=False, indent=1) + "\n"
-        ).encode("utf-8")
+        files[folder / VECTORS_JSON] = json_text(meta, indent=1).encode("utf-8")
     write_files_atomic(files)  # all or none: never a folder of runs half old, half new
     written = list(files)
     written.append(write_protocol(folder, baseline_protocol(result)))

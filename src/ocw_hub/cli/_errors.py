@@ -106,6 +106,7 @@ def reported() -> Iterator[None]:
             previous(message, category, *args, **kwargs)
 
     with warnings.catch_warnings():
+        warnings.simplefilter("always", UserWarning)  # each one, not once per place
         warnings.showwarning = show
         try:
             yield

@@ -22,7 +22,7 @@ def _default_configs(dirs: dict[str, str]) -> list[str]:
     from ..configs import CONFIGS
 
     names = [name for name in CONFIGS if name in dirs]
-    if not names and not offline():
+    if not names and not offline(datasets=True):
         names = list(CONFIGS)  # every config from its official download
     missing = ", ".join(f"--data-dir {name}=DIR" for name in CONFIGS if name not in names)
     if not names:

@@ -40,7 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import OCWHubError
-from ..outputs import PathLike, check_output_dir, write_text_atomic
+from ..outputs import PathLike, check_output_dir, write_json, write_text_atomic
+from ..shown import capped
 
 #: The groups that are replaced, and the groups a replacement is drawn from (in this order).
 DRAWN_GROUPS = ("group_2", "group_3", "group_4")
@@ -331,7 +332,7 @@ def _check_other_json(out: Path) -> None:
     others = sorted(str(path.relative_to(out)) for path in out.rglob("*.json") if path not in ours)
     if others:
         raise RandomizeError(
-            f"output folder {out} holds other JSON files ({', '.join(others[:10])}), which "
+            f"output folder {out} holds other JSON files ({capped(others, 10)}), which "
             "the OCW builder would take for split files; choose an empty folder"
         )
 
@@ -390,7 +391,7 @@ def _write_derived_record(source: Path, target: Path, seed: int, ids: list[str])
     from .card import are_prerelease_ids
 
     record = derived_record(source, "randomized", seed, stand_in=are_prerelease_ids(ids))
-    write_text_atomic(target / DERIVED_RECORD, json.dumps(record, indent=2) + "\n")
+    write_json(target / DERIVED_RECORD, record)
 
 
 __all__ = [

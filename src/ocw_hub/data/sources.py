@@ -27,6 +27,7 @@ import datasets
 from ..configs import PathLike, config_spec
 from ..errors import SourceUnavailableError, UnknownSplitError
 from ..resources import load_sibling
+from ..shown import capped
 from .builders import SOURCE_RECORD, get_builder, load_dataset, script_key
 from .layout import SPLITS, export_of, is_export
 
@@ -64,7 +65,7 @@ def prepared_split(
     downloaded = [folder for folder, source in sources.items() if source is None]
     local = sorted({source for source in sources.values() if source is not None})
     if not downloaded and len(local) > 1:
-        shown = ", ".join(local[:5]) + (f" and {len(local) - 5} more" if len(local) > 5 else "")
+        shown = capped(local)
         raise SourceUnavailableError(
             f"config {name!r}: no data_dir given and the cache holds this split prepared from "
             f"{len(local)} local sources ({shown}); say which: data_dir=DIR",

@@ -21,6 +21,7 @@ from typing import Any
 from ..configs import PathLike
 from ..errors import OutputPathError
 from ..outputs import check_output_dir
+from ..shown import capped
 from .layout import EXPORT_FOLDERS, export_folder, holds_only_export_files
 
 
@@ -96,7 +97,7 @@ def _check_out_contents(out: Path) -> None:
     if others:
         raise ExportPathError(
             f"export folder {out}: the folder holds files that are not an ocw-hub export "
-            f"({', '.join(others[:5])}); remove them or choose another folder",
+            f"({capped(others)}); remove them or choose another folder",
             parameter="out",
         )
 
@@ -118,7 +119,7 @@ def _check_target(target: Path, sources: Iterable[PathLike | None]) -> None:
     locked = _unwritable_folders(target)
     if locked:
         raise ExportPathError(
-            f"export folder {target}: {', '.join(locked[:5])} is read-only, so the previous "
+            f"export folder {target}: {capped(locked)} is read-only, so the previous "
             f"export cannot be replaced; make it writable (chmod -R u+w {target}) or choose "
             "another folder",
             parameter="out",

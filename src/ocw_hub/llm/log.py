@@ -14,10 +14,14 @@ or another model by mistake. When the token limit was sent under another name th
 request's own (``max_completion_tokens`` for ``max_tokens``, or the reverse), the line says so
 in ``max_tokens_field`` and its digest is that of the body as sent.
 
-Lines end at ``\\n`` only (an answer may hold U+2028 and other Unicode line breaks, written as
-they are: ``ensure_ascii=False``). A request counts as done when the log holds a line for its
-``custom_id`` with status 200 and no error. A last line cut short by a crash (no newline, not
-JSON) is dropped and its request sent again.
+Every JSON Lines file of the package (the requests, the log, ``parse``'s responses) is read by
+:func:`json_records`, with one rule: lines end at ``\\n`` only (an answer may hold U+2028 and
+other Unicode line breaks, written as they are: ``ensure_ascii=False``); a last line cut short
+by a crash (no newline at the end of the file, not JSON) is skipped with a
+:class:`CutLineWarning`; any other line that is not a JSON object is an error naming the file
+and the line. A request counts as done when the log holds a line for its ``custom_id`` with
+status 200 and no error; ``run-llm`` cuts a cut last line off the log and sends its request
+again.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +38,7 @@ from typing import IO, Any
 from .. import jsonio
 from ..errors import OCWHubError
 from ..outputs import exclusive
+from ..shown import capped
 from .prompts import CHAT_COMPLETIONS_URL
 
 #: Endpoints a request line may name (the batch shape's ``url``).
@@ -47,23 +53,60 @@ class LLMInputError(OCWHubError, ValueError):
     line number (1-based) and the field."""
 
 
-def _json_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(1-based line number, text) of the non-blank lines of a UTF-8 file, split on ``\\n``."""
+class CutLineWarning(UserWarning):
+    """A JSON Lines file whose last line was cut short (what a crash while writing leaves): the
+    line is skipped."""
+
+
+def _cut_start(data: bytes) -> int | None:
+    """Where a last line cut short starts (no newline at the end, not JSON), as a byte offset;
+    None when the data ends cleanly."""
+    if not data or data.endswith(b"\n"):
+        return None
+    start = data.rfind(b"\n") + 1
     try:
-        text = path.read_text(encoding="utf-8")
+        json.loads(data[start:])
+    except ValueError:  # not JSON, or a UTF-8 character cut in two
+        return start
+    return None
+
+
+def json_records(
+    path: str | os.PathLike[str], error: type[OCWHubError] = OCWHubError
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(1-based line number, object) of each non-blank line of a UTF-8 JSON Lines file, split
+    on ``\\n`` only, each parsed strictly (:func:`ocw_hub.jsonio.load_line`); a last line cut
+    short (no newline at the end, not JSON: what a crash leaves) is skipped with a
+    :class:`CutLineWarning` naming the file and the line.
+
+    Raises:
+        error: no such file, a folder, not UTF-8; a line (other than a cut last one) that is
+            not a JSON object, named with the file and the line number.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
     except FileNotFoundError:
-        raise LLMInputError(f"{path}: no such file") from None
-    except UnicodeDecodeError as err:
-        raise LLMInputError(f"{path}: not UTF-8 text ({err})") from None
+        raise error(f"{path}: no such file") from None
     except IsADirectoryError:
-        raise LLMInputError(f"{path}: is a folder, not a JSON Lines file") from None
-    for number, line in enumerate(text.split("\n"), 1):
+        raise error(f"{path}: is a folder, not a JSON Lines file") from None
+    cut = _cut_start(data)
+    try:
+        text = data[:cut].decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise error(f"{path}: not UTF-8 text ({err})") from None
+    lines = text.split("\n")
+    for number, line in enumerate(lines, 1):
         if line.strip():
-            yield number, line
-
-
-def _load_object(path: Path, number: int, line: str) -> dict[str, Any]:
-    return jsonio.load_line(path, number, line, LLMInputError)
+            yield number, jsonio.load_line(path, number, line, error)
+    if cut is not None:
+        warnings.warn(
+            CutLineWarning(
+                f"{path}, line {len(lines)}: cut short (no newline at the end of the file, "
+                "not JSON: what a crash leaves); skipped"
+            ),
+            stacklevel=2,
+        )
 
 
 def _check_request(path: Path, number: int, record: Mapping[str, Any]) -> None:
@@ -106,8 +149,7 @@ def read_requests(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     path = Path(path)
     requests: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
-    for number, line in _json_lines(path):
-        record = _load_object(path, number, line)
+    for number, record in json_records(path, LLMInputError):
         _check_request(path, number, record)
         custom_id = record["custom_id"]
         if custom_id in seen:
@@ -159,26 +201,16 @@ def is_success(record: Mapping[str, Any]) -> bool:
 
 
 def partial_tail(path: str | os.PathLike[str]) -> int | None:
-    """Where a last line cut short by a crash starts (no newline and not JSON), as a byte
-    offset; None when the file ends cleanly or does not exist."""
+    """Where the last line that :func:`json_records` skips starts (cut short by a crash), as a
+    byte offset; None when the file ends cleanly or does not exist."""
     path = Path(path)
-    if not path.is_file():
-        return None
-    data = path.read_bytes()
-    if not data or data.endswith(b"\n"):
-        return None
-    start = data.rfind(b"\n") + 1
-    try:
-        json.loads(data[start:])
-    except ValueError:
-        return start
-    return None
+    return _cut_start(path.read_bytes()) if path.is_file() else None
 
 
 def read_log(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
     """The answered requests of a response log: ``{custom_id: line}`` of the lines with status
     200 and no error (a missing file is an empty log; a last line cut short by a crash is
-    ignored, see :func:`partial_tail`).
+    skipped, see :func:`json_records`).
 
     Raises:
         LLMInputError: a line that is not a JSON object with a string ``custom_id``, or whose
@@ -187,13 +219,8 @@ def read_log(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
     path = Path(path)
     if not path.exists():
         return {}
-    cut = partial_tail(path)
-    last = None if cut is None else path.read_bytes()[:cut].count(b"\n")
     done: dict[str, dict[str, Any]] = {}
-    for number, line in _json_lines(path):
-        if last is not None and number > last:
-            break
-        record = _load_object(path, number, line)
+    for number, record in json_records(path, LLMInputError):
         if not isinstance(record.get("custom_id"), str):
             raise LLMInputError(f"{path}, line {number}: field custom_id: expected a string")
         if record.get("max_tokens_field", MAX_TOKENS_FIELDS[0]) not in MAX_TOKENS_FIELDS:
@@ -228,7 +255,7 @@ def check_log_matches(
     if foreign:
         raise LLMInputError(
             f"{log_path}: holds answers to custom_ids that are not in the requests "
-            f"({', '.join(foreign[:5])}{', …' if len(foreign) > 5 else ''}); it is the log of "
+            f"({capped(foreign)}); it is the log of "
             "another requests file: write to another file"
         )
     changed = [

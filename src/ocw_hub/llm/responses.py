@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import jsonio
 from ..errors import PredictionsError
+from ..shown import capped
+from .log import json_records
 from .prompts import TASKS, gold_groups
 
 MODES = ("paper", "robust")
@@ -115,9 +116,8 @@ def _reasoning(message: Any) -> str | None:
     return reasoning if isinstance(reasoning, str) else None
 
 
-def _read_line(path: Path, number: int, line: str) -> tuple[Response, bool]:
-    """A line as a Response, and whether it is a batch output line."""
-    record = jsonio.load_line(path, number, line, PredictionsError)
+def _read_line(path: Path, number: int, record: Mapping[str, Any]) -> tuple[Response, bool]:
+    """A line's object as a Response, and whether it is a batch output line."""
     if "custom_id" in record:
         if not isinstance(record["custom_id"], str):
             raise _field_error(path, number, None, "custom_id", "expected a string")
@@ -143,7 +143,8 @@ def read_responses(path: str | Path) -> dict[str, Response]:
     """The answers of a responses file, ``{wall_id: Response}`` in file order.
 
     A wall may have several batch lines (failed attempts, then an answer): its answer wins.
-    Lines end at ``\n`` only (an answer may hold U+2028 and other Unicode line breaks).
+    Read by :func:`.log.json_records` (lines end at ``\n`` only; a last line cut short by a
+    crash is skipped with a warning).
 
     Raises:
         PredictionsError: no such file, not UTF-8; a line that is not JSON or has neither
@@ -152,17 +153,9 @@ def read_responses(path: str | Path) -> dict[str, Response]:
             with no response at all.
     """
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except FileNotFoundError:
-        raise PredictionsError(f"{path}: no such file") from None
-    except (UnicodeDecodeError, IsADirectoryError) as err:
-        raise PredictionsError(f"{path}: not a UTF-8 JSON Lines file ({err})") from None
     found: dict[str, Response] = {}
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        response, batch = _read_line(path, number, line)
+    for number, record in json_records(path, PredictionsError):
+        response, batch = _read_line(path, number, record)
         before = found.get(response.wall_id)
         answered_twice = (
             before is not None and before.text is not None and response.text is not None
@@ -332,7 +325,7 @@ def parse_responses(
     if unknown:
         raise PredictionsError(
             f"{source}: {len(unknown)} responses are for walls not in this split "
-            f"({', '.join(unknown[:5])}{', …' if len(unknown) > 5 else ''}); check the config "
+            f"({capped(unknown)}); check the config "
             "and the split"
         )
     parsed = [

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import PredictionsError
+from ..shown import capped
 from .answer_text import drop_reasoning
 from .prompts import CHAT_COMPLETIONS_URL, DEFAULT_MODEL, PromptError
 
@@ -280,7 +281,7 @@ def parse_wote_responses(
     if unknown:
         raise PredictionsError(
             f"{source}: {len(unknown)} responses are for questions not in this split "
-            f"({', '.join(unknown[:5])}{', …' if len(unknown) > 5 else ''}); check the config "
+            f"({capped(unknown)}); check the config "
             "and the split"
         )
     entries = [_parse_entry(q, responses[q], allow_truncated) for q in ids if q in responses]

@@ -38,9 +38,10 @@ CONFIG = "default"
 def _walls(
     data_dir: str | None, split: str, no_checks: bool, config: str = CONFIG
 ) -> list[dict[str, Any]]:
+    from ocw_hub.configs import verification_mode
     from ocw_hub.data.sources import load_split
 
-    mode = "no_checks" if no_checks else None
+    mode = verification_mode(no_checks)
     return load_split(config, split, data_dir, verification_mode=mode).to_list()
 
 

@@ -27,6 +27,7 @@ from .. import jsonio
 from ..configs import PathLike, config_spec
 from ..errors import PredictionsError
 from ..resources import load_metric_module
+from ..shown import capped
 
 #: Fields of an OCW prediction besides ``wall_id``; each must be present (null skips the task).
 OCW_FIELDS = ("predicted_groups", "predicted_connections")
@@ -48,10 +49,8 @@ class WallPrediction:
 
 
 def listing(ids: Sequence[str]) -> str:
-    """Up to 10 ids, comma-separated, with the count: ``a, b (2)`` or ``a, …, j, … (12 in all)``."""
-    shown = ", ".join(map(str, ids[:10]))
-    more = f", … ({len(ids)} in all)" if len(ids) > 10 else f" ({len(ids)})"
-    return shown + more
+    """Up to 10 ids, then how many more (:func:`ocw_hub.shown.capped`)."""
+    return capped(ids, 10)
 
 
 def read_predictions(path: PathLike, config: str) -> dict[str, Any]:

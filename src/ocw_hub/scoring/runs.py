@@ -28,7 +28,7 @@ from typing import Any
 from ..configs import PathLike, config_spec
 from ..errors import ChoiceError, PredictionsError
 from ..resources import load_metric_module
-from ..shown import preview
+from ..shown import capped, preview
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
 
 #: Placeholder clue of a missing wall scored with ``allow_missing``: never a real clue, so every
@@ -50,16 +50,15 @@ REBUILT_WALLS = frozenset({"ocw_randomized"})
 
 
 def _with_nearest(unknown: Sequence[str], ids: Sequence[str]) -> str:
-    """Up to 10 unknown ids, each with the nearest of ``ids`` (``difflib``) when one is close:
-    ``a0o2 (nearest: a002), zzzz (2)``."""
+    """Up to 10 unknown ids, each with the nearest of ``ids`` (``difflib``) when one is close,
+    then how many more: ``a0o2 (nearest: a002), zzzz`` (:func:`ocw_hub.shown.capped`)."""
     import difflib
 
-    shown = []
+    shown: list[str] = []
     for wrong in unknown[:10]:
         close = difflib.get_close_matches(wrong, ids, n=1, cutoff=0.6)
         shown.append(f"{wrong} (nearest: {close[0]})" if close else wrong)
-    more = f", … ({len(unknown)} in all)" if len(unknown) > 10 else f" ({len(unknown)})"
-    return ", ".join(shown) + more
+    return capped([*shown, *unknown[10:]], 10)
 
 
 def align(
@@ -400,7 +399,7 @@ def margin_memo() -> Iterator[None]:
     scikit-learn (half a second, most of a short run) only for margins never seen. Every value
     is computed by scikit-learn's routine in some run; floats round-trip exactly through JSON.
     An unreadable or unwritable memo is ignored: the figures are computed as usual."""
-    from ..outputs import write_text_atomic
+    from ..outputs import write_json
 
     memo = load_metric_module("partition").margin_terms()
     path = memo_path()
@@ -414,7 +413,7 @@ def margin_memo() -> Iterator[None]:
     if len(memo) > known:
         entries = [[list(r), list(c), emi, h] for (r, c), (emi, h) in sorted(memo.items())]
         with suppress(OSError):
-            write_text_atomic(path, json.dumps(entries))
+            write_json(path, entries, indent=None)
 
 
 def _rouge_tokenizer(rouge_tokenizer: str) -> str:
