@@ -1,0 +1,108 @@
+"""The ``ocw-hub`` program's structure: a lazy command table (``--help`` imports no command
+module, a command imports only its own), help as prose, errors turned into a line and an exit
+code in one place, ``import ocw_hub`` light with its submodules as attributes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from ocw_hub.cli import COMMANDS, app, load_command
+from ocw_hub.errors import OCWHubError, SourceUnavailableError
+
+runner = CliRunner()
+#: The command modules, as ``sys.modules`` names them.
+COMMAND_MODULES = sorted({f"ocw_hub.cli.{t.split(':')[0]}" for t, _ in COMMANDS.values()})
+
+
+def _modules_after(code: str) -> list[str]:
+    """The command modules loaded after ``code`` ran in a fresh interpreter."""
+    probe = (
+        f"{code}\nimport json, sys\n"
+        f"print(json.dumps(sorted(m for m in sys.modules if m in {COMMAND_MODULES!r})))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _cli(*args: str) -> str:
+    """Code that runs ``ocw-hub ARGS`` and goes on (help output on stdout, ignored)."""
+    call = f"app({list(args)!r})"
+    return f"from ocw_hub.cli import app\ntry:\n    {call}\nexcept SystemExit:\n    pass"
+
+
+def test_top_level_help_imports_no_command_module() -> None:
+    assert _modules_after(_cli("--help")) == []
+
+
+def test_a_command_imports_only_its_own_module() -> None:
+    assert _modules_after(_cli("evaluate", "--help")) == ["ocw_hub.cli.evaluate"]
+    assert _modules_after(_cli("derive", "randomized", "--help")) == ["ocw_hub.cli.derive"]
+
+
+def test_top_level_help_lists_every_command_with_its_summary() -> None:
+    result = runner.invoke(app, ["--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    text = " ".join(result.output.split())
+    for name, (_, summary) in COMMANDS.items():
+        assert f"{name} {summary}" in text
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_help_texts_are_prose(name: str) -> None:
+    """No hard line break inside a paragraph of a command's help or epilog."""
+    command = load_command(name)
+    commands = [command, *getattr(command, "commands", {}).values()]
+    texts = [t for c in commands for t in (c.help, c.epilog) if t]
+    assert texts
+    assert all("\n" not in paragraph for t in texts for paragraph in t.split("\n\n"))
+
+
+def test_import_ocw_hub_gives_its_submodules_lazily() -> None:
+    code = (
+        "import sys, ocw_hub\n"
+        "loaded = 'ocw_hub.resources' in sys.modules\n"
+        "print(loaded, ocw_hub.resources.metric_dir().name, 'datasets' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "ocw_metric", "False"]
+
+
+class _Unusual(OCWHubError):
+    exit_code = 3
+
+
+def test_errors_become_one_line_and_their_exit_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ocw_hub.data.infos as infos
+
+    def stale() -> bool:
+        raise _Unusual("the infos are odd")
+
+    monkeypatch.setattr(infos, "dataset_infos_is_current", stale)
+    result = runner.invoke(app, ["infos", "--check"])
+    assert result.exit_code == 3 and result.output == "error: the infos are odd\n"
+
+
+def test_a_bug_keeps_its_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ocw_hub.data.infos as infos
+
+    def broken() -> bool:
+        raise KeyError("bug")
+
+    monkeypatch.setattr(infos, "dataset_infos_is_current", broken)
+    result = runner.invoke(app, ["infos", "--check"])
+    assert isinstance(result.exception, KeyError) and "error:" not in result.output
+
+
+def test_a_core_error_is_written_in_cli_words() -> None:
+    from ocw_hub.cli._errors import user_message
+
+    err = SourceUnavailableError("no data_dir given: pass data_dir=DIR", config="wote")
+    assert user_message(err) == "no --data-dir given: pass --data-dir wote=DIR"
+    assert user_message(RuntimeError("bug")) is None
