@@ -25,7 +25,10 @@ import fileinput, multiprocessing.synchronize, datasets, pyarrow.parquet, k_mean
 import ocw_hub.cli, ocw_hub.outputs, ocw_hub.experiment, ocw_hub.scoring.runs
 import ocw_hub.baselines.protocol, ocw_hub.llm.responses, ocw_hub.llm.prompts, ocw_hub.llm.client
 import ocw_hub.views.report, ocw_hub.views.report_data, ocw_hub.data.randomize
-import ocw_hub.data.export, ocw_hub.data.sources, ocw_hub.resources
+import ocw_hub.data.export, ocw_hub.data.sources, ocw_hub.resources, ocw_hub.cli._errors
+from ocw_hub.cli import COMMANDS, load_command
+for name in COMMANDS:  # each command's module is imported when it runs: import them all now
+    load_command(name)
 if os.getuid() == 0:
     os.setgroups([]); os.setgid({NOBODY}); os.setuid({NOBODY})
 from ocw_hub.__main__ import main
