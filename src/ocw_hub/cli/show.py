@@ -73,6 +73,7 @@ def show(
     )
     if predictions is not None and prediction is None:
         raise PredictionsError(f"{predictions}: has no prediction for {item_id!r}")
+    view: Question | Wall
     if config == "wote":
         view = Question.from_row(row, prediction)
     else:
