@@ -11,17 +11,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
-
-import datasets
-from datasets.info import DatasetInfosDict
-from datasets.utils.metadata import MetadataConfigs
-from huggingface_hub import DatasetCard, DatasetCardData
+from typing import TYPE_CHECKING, Any
 
 from ..configs import PathLike, config_spec
 from ..resources import assets_root, load_script, load_sibling
-from .infos import legacy_yaml_features
 from .layout import SPLITS
+
+if TYPE_CHECKING:  # imported where used: provenance reads are_prerelease_ids without them
+    import datasets
+    from huggingface_hub import DatasetCard
 
 CARD_SPLIT_MARKER = "<!-- end of dataset card -->"
 
@@ -142,6 +140,8 @@ def _ocw_source(config: str, data_dir: PathLike | None, cache_dir: PathLike | No
     """``(source, downloads folder)`` of an OCW config as its builder reads it: ``data_dir``,
     or the configuration's ``url`` fetched through the ``datasets`` downloads cache (already
     there once the config is prepared)."""
+    import datasets
+
     downloads = (
         Path(cache_dir) / "downloads" if cache_dir else datasets.config.DOWNLOADED_DATASETS_PATH
     )
@@ -380,6 +380,12 @@ def _card_data(
     """The card's YAML: the dataset's metadata, ``configs`` (one ``data_files`` entry per
     split, ``files[config][split]``; ``default``, else the first config, marked default) and
     ``dataset_info`` with the features in the notation every ``datasets`` era reads."""
+    from datasets.info import DatasetInfosDict
+    from datasets.utils.metadata import MetadataConfigs
+    from huggingface_hub import DatasetCardData
+
+    from .infos import legacy_yaml_features
+
     data = DatasetCardData(**spec.metadata)
     default = "default" if "default" in infos else next(iter(infos))
     MetadataConfigs(
@@ -446,6 +452,8 @@ def render_card(
         f"## Licence\n\n{spec.licence}\n",
     ]
     body = "\n\n".join(part.strip() for part in parts) + "\n"
+    from huggingface_hub import DatasetCard
+
     return DatasetCard(f"---\n{_card_data(spec, infos, files).to_yaml()}\n---\n\n{body}")
 
 
