@@ -142,8 +142,10 @@ def _ocw_source(config: str, data_dir: PathLike | None, cache_dir: PathLike | No
     there once the config is prepared)."""
     import datasets
 
-    downloads = (
-        Path(cache_dir) / "downloads" if cache_dir else datasets.config.DOWNLOADED_DATASETS_PATH
+    downloads = (  # where a builder with this cache_dir downloads (datasets.config's names)
+        Path(cache_dir) / datasets.config.DOWNLOADED_DATASETS_DIR
+        if cache_dir
+        else datasets.config.DOWNLOADED_DATASETS_PATH
     )
     if data_dir is not None:
         return data_dir, downloads
