@@ -205,7 +205,9 @@ def _record_source(name: str, data_dir: PathLike | None, cache_dir: PathLike | N
 
 def recorded_sources(name: str, cache_dir: PathLike | None = None) -> list[str]:
     """The local ``data_dir`` folders config ``name`` was prepared from in this cache (by
-    :func:`load_dataset`), most recently prepared first; unreadable records are skipped."""
+    :func:`load_dataset`), most recently loaded first; unreadable records are skipped. A
+    record names a source only: whether its preparation is still there, for its current
+    content, is :func:`prepared`'s to tell."""
     spec = config_spec(name)
     folder = _cache_root(cache_dir) / SOURCES_FOLDER
     records = sorted(
