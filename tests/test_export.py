@@ -3,6 +3,7 @@ only where it is safe, with cards that say what each dataset is."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -72,14 +73,18 @@ def small_export(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_one_export_per_dataset(small_export: Path) -> None:
     assert sorted(p.name for p in small_export.iterdir()) == ["ocw", "wote"]
-    assert _tree(small_export / "ocw") == ["README.md"] + [
-        f"data/{c}/{s}-00000-of-00001.parquet"
-        for c in ("default", "ocw_wordnet")
-        for s in ("test", "train", "validation")
-    ]
-    assert _tree(small_export / "wote") == ["README.md"] + [
-        f"data/wote/{s}-00000-of-00001.parquet" for s in ("test", "train", "validation")
-    ]
+    named = re.compile(r"data/(\w+)/(\w+)-[0-9a-f]{12}\.parquet")  # <split>-<sha12>
+    for export, configs in (("ocw", ["default", "ocw_wordnet"]), ("wote", ["wote"])):
+        tree = _tree(small_export / export)
+        assert tree[0] == "README.md"
+        found = [named.fullmatch(path) for path in tree[1:]]
+        assert all(found), tree
+        assert [m.groups() for m in found if m] == [
+            (c, s) for c in configs for s in ("test", "train", "validation")
+        ]
+        for path in tree[1:]:
+            sha = hashlib.sha256((small_export / export / path).read_bytes()).hexdigest()
+            assert path.endswith(f"-{sha[:12]}.parquet")
     for export in ("ocw", "wote"):
         assert check_export(small_export / export) == []
     result = runner.invoke(app, ["check", str(small_export)])
@@ -273,7 +278,7 @@ def test_every_reader_of_this_version(
     )
     by_folder = datasets.load_dataset(str(folder), config, cache_dir=str(tmp_path / "f"))
     for split in ("train", "validation", "test"):
-        file = str(folder / "data" / config / f"{split}-00000-of-00001.parquet")
+        (file,) = (str(f) for f in (folder / "data" / config).glob(f"{split}-*.parquet"))
         by_files = datasets.load_dataset("parquet", data_files=file, cache_dir=str(tmp_path))
         from_parquet = datasets.Dataset.from_parquet(file, cache_dir=str(tmp_path / "p"))
         for dataset in (by_folder[split], by_files["train"], from_parquet):
@@ -282,13 +287,13 @@ def test_every_reader_of_this_version(
 
 
 _READ_IN_3X = r"""
-import json, sys, datasets
+import glob, json, sys, datasets
 datasets.disable_progress_bars()
 out, cache = sys.argv[1], sys.argv[2]
 result = {"version": datasets.__version__}
 for export, config in (("ocw", "default"), ("wote", "wote")):
     folder = f"{out}/{export}"
-    file = f"{folder}/data/{config}/train-00000-of-00001.parquet"
+    (file,) = glob.glob(f"{folder}/data/{config}/train-*.parquet")
     readers = {
         "folder": datasets.load_dataset(folder, config, split="train", cache_dir=cache),
         "parquet": datasets.load_dataset("parquet", data_files=file, split="train",
@@ -336,7 +341,7 @@ def test_check_reports_the_4x_notation_and_never_crashes(small_export: Path, tmp
     """A file written with 4.x+ metadata (``List``): a finding on every version, with the
     reason, not a traceback (datasets 3.x cannot parse it)."""
     folder = Path(shutil.copytree(small_export / "ocw", tmp_path / "ocw"))
-    path = folder / "data" / "default" / "train-00000-of-00001.parquet"
+    (path,) = (folder / "data" / "default").glob("train-*.parquet")
     table = pq.read_table(path)
     metadata = json.loads(table.schema.metadata[b"huggingface"])
     metadata["info"]["features"]["words"] = {
@@ -346,7 +351,7 @@ def test_check_reports_the_4x_notation_and_never_crashes(small_export: Path, tmp
     pq.write_table(table.replace_schema_metadata({"huggingface": json.dumps(metadata)}), path)
     problems = check_export(folder)
     assert len(problems) == 1
-    assert problems[0].startswith("data/default/train-00000-of-00001.parquet: its `huggingface`")
+    assert problems[0].startswith(f"data/default/{path.name}: its `huggingface`")
     assert "`List` notation of datasets 4+, which datasets 3.x cannot read" in problems[0]
     result = runner.invoke(app, ["check", str(folder)])
     assert result.exit_code == 1 and "Feature type 'List' not found" in result.output
@@ -369,11 +374,12 @@ def test_out_symlink_updates_the_exports_behind_it(tmp_path: Path) -> None:
     link.symlink_to(real, target_is_directory=True)
     assert _build_small(link, tmp_path / "c", "wote").exit_code == 0
     assert link.is_symlink() and (real / "wote" / "README.md").is_file()
-    before = (real / "wote" / "data" / "wote" / "train-00000-of-00001.parquet").stat().st_ino
+    (train,) = (real / "wote" / "data" / "wote").glob("train-*.parquet")
+    before = train.stat().st_ino
     result = _build_small(link, tmp_path / "c", "wote")
     assert result.exit_code == 0, result.output
     assert link.is_symlink() and link.resolve() == real.resolve()
-    after = (real / "wote" / "data" / "wote" / "train-00000-of-00001.parquet").stat().st_ino
+    after = train.stat().st_ino  # same rows: the same name
     assert after != before  # the export behind the link was rewritten
     assert _hidden(tmp_path / "exports") == []
     # a dangling link is refused, nothing is created at its target
@@ -657,8 +663,9 @@ def export(tmp_path_factory: pytest.TempPathFactory, sources: dict) -> tuple[Pat
 
 def test_export_layout_and_summary_table(export: tuple[Path, Path, str]) -> None:
     out, _, output = export
-    assert _tree(out / "ocw") == ["README.md"] + [
-        f"data/{c}/{s}-00000-of-00001.parquet"
+    named = [re.sub(r"-[0-9a-f]{12}\.parquet$", "-<sha12>.parquet", p) for p in _tree(out / "ocw")]
+    assert named == ["README.md"] + [
+        f"data/{c}/{s}-<sha12>.parquet"
         for c in ("default", "ocw_randomized", "ocw_wordnet")
         for s in ("test", "train", "validation")
     ]

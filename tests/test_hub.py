@@ -36,8 +36,21 @@ def clean_export(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture()
 def export(clean_export: Path, tmp_path: Path) -> Path:
-    """A fresh copy of a valid export, free to damage."""
-    return Path(shutil.copytree(clean_export, tmp_path / "export"))
+    """A fresh copy of a valid export, free to damage, with its files (named by content,
+    ``<split>-<sha12>.parquet``) renamed ``<split>-00000-of-00001.parquet`` in the folder and
+    the card, so the tests can name them; the checks do not depend on the names."""
+    folder = Path(shutil.copytree(clean_export, tmp_path / "export"))
+    card = folder / "README.md"
+    text = card.read_text()
+    for file in sorted(folder.glob("data/*/*.parquet")):
+        split = file.name.rsplit("-", 1)[0]
+        renamed = file.with_name(f"{split}-00000-of-00001.parquet")
+        text = text.replace(
+            file.relative_to(folder).as_posix(), renamed.relative_to(folder).as_posix()
+        )
+        file.rename(renamed)
+    card.write_text(text)
+    return folder
 
 
 def _files(folder: Path) -> dict[str, int]:

@@ -168,18 +168,17 @@ def load_split_rows(
 ) -> list[dict[str, Any]]:
     """The rows of one split of a config, for commands that read a split (prompts, predict,
     parse, show)."""
-    from ..data.sources import load_split
+    from ..data.sources import load_rows
 
     with quiet_datasets():
-        dataset = load_split(
+        return load_rows(
             config,
             split,
             data_dir,
             cache_dir=cache_dir,
             verification_mode=verification_mode(no_checks),
             download_mode=download_mode,
-        )
-        return dataset.to_list()
+        ).rows
 
 
 def data_dirs(values: list[str] | None) -> dict[str, str]:

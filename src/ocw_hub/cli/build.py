@@ -80,7 +80,7 @@ def build(
     fresh: Fresh = False,
 ) -> None:
     """Prepare configs and write one Parquet hub export per dataset: OUT/ocw and OUT/wote, each
-    README.md (its card) and data/<config>/<split>-00000-of-00001.parquet."""
+    README.md (its card) and data/<config>/<split>-<sha12>.parquet (named by content)."""
     from ..data.export import SPLITS, ExportedSplit, build_export
 
     sources = _sources(config, data_dir)

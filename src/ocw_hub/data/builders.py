@@ -172,21 +172,88 @@ def load_dataset(
             f"({spec.source})",
             config=spec.name,
         ) from err
-    _record_source(builder, data_dir)
+    _record_source(name, data_dir, cache_dir)
     return builder.as_dataset(split=split)
 
 
-#: File written beside a prepared cache folder's ``dataset_info.json``: where its rows came from.
-SOURCE_RECORD = "ocw_hub_source.json"
+#: Folder of the package's records of local preparations, in the ``datasets`` cache folder:
+#: one JSON file per config and local source, ``{"config", "data_dir"}``.
+SOURCES_FOLDER = "ocw_hub_sources"
 
 
-def _record_source(builder: datasets.DatasetBuilder, data_dir: PathLike | None) -> None:
-    """Record the source of a preparation (the ``data_dir`` path, or the official download) so
-    that :func:`ocw_hub.data.sources.prepared_split` can say which data it reuses."""
-    record = Path(builder.cache_dir) / SOURCE_RECORD
-    if record.parent.is_dir() and not record.exists():
-        source = None if data_dir is None else str(Path(data_dir).expanduser().resolve())
+def _cache_root(cache_dir: PathLike | None) -> Path:
+    """The ``datasets`` cache folder a builder writes under (``cache_dir``, else
+    ``HF_DATASETS_CACHE``)."""
+    return Path(cache_dir) if cache_dir is not None else Path(datasets.config.HF_DATASETS_CACHE)
+
+
+def _record_source(name: str, data_dir: PathLike | None, cache_dir: PathLike | None) -> None:
+    """Record that config ``name`` was prepared from the local ``data_dir`` (nothing for the
+    official download), so that :func:`recorded_sources` can list it."""
+    if data_dir is None:
+        return
+    spec = config_spec(name)
+    source = str(Path(data_dir).expanduser().resolve())
+    key = hashlib.sha256(f"{spec.name}\0{source}".encode()).hexdigest()[:16]
+    record = _cache_root(cache_dir) / SOURCES_FOLDER / f"{spec.name}-{key}.json"
+    try:
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(json.dumps({"config": spec.name, "data_dir": source}), encoding="utf-8")
+    except OSError:  # a read-only cache still serves its rows
+        pass
+
+
+def recorded_sources(name: str, cache_dir: PathLike | None = None) -> list[str]:
+    """The local ``data_dir`` folders config ``name`` was prepared from in this cache (by
+    :func:`load_dataset`), most recently loaded first; unreadable records are skipped. A
+    record names a source only: whether its preparation is still there, for its current
+    content, is :func:`prepared`'s to tell."""
+    spec = config_spec(name)
+    folder = _cache_root(cache_dir) / SOURCES_FOLDER
+    records = sorted(
+        folder.glob(f"{spec.name}-*.json"), key=lambda p: p.stat().st_mtime, reverse=True
+    )
+    sources = []
+    for record in records:
         try:
-            record.write_text(json.dumps({"data_dir": source}), encoding="utf-8")
-        except OSError:  # a read-only cache still serves its rows
-            pass
+            entry = json.loads(record.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(entry, dict) and entry.get("config") == spec.name:
+            if isinstance(entry.get("data_dir"), str):
+                sources.append(entry["data_dir"])
+    return sources
+
+
+def prepared(
+    name: str, split: str, data_dir: PathLike | None = None, cache_dir: PathLike | None = None
+) -> datasets.Dataset | None:
+    """``split`` of config ``name`` as prepared in the cache from ``data_dir`` (None: the
+    official download) by this script and ``datasets`` era, or None when it is not prepared
+    there (``DatasetBuilder.as_dataset`` of the builder :func:`get_builder` makes, which
+    prepares nothing). A ``data_dir`` whose content changed since is not prepared."""
+    builder = get_builder(name, data_dir=data_dir, cache_dir=cache_dir)
+    try:
+        dataset = builder.as_dataset(split=split)
+    except FileNotFoundError:
+        return None
+    assert isinstance(dataset, datasets.Dataset)
+    return dataset
+
+
+def check_split_sizes(
+    name: str,
+    recorded: datasets.SplitDict,
+    verification_mode: str | datasets.VerificationMode | None,
+) -> None:
+    """Compare a preparation's split sizes with the official ones (:func:`official_splits`),
+    as ``download_and_prepare`` does, unless ``verification_mode`` is ``no_checks``.
+
+    Raises:
+        datasets.exceptions.NonMatchingSplitsSizesError: a split of another size.
+    """
+    from datasets.utils.info_utils import verify_splits
+
+    mode = datasets.VerificationMode(verification_mode or "basic_checks")
+    if mode != datasets.VerificationMode.NO_CHECKS:
+        verify_splits(official_splits(name), recorded)

@@ -11,17 +11,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
-
-import datasets
-from datasets.info import DatasetInfosDict
-from datasets.utils.metadata import MetadataConfigs
-from huggingface_hub import DatasetCard, DatasetCardData
+from typing import TYPE_CHECKING, Any
 
 from ..configs import PathLike, config_spec
 from ..resources import assets_root, load_script, load_sibling
-from .infos import legacy_yaml_features
-from .layout import SPLITS, parquet_path
+from .layout import SPLITS
+
+if TYPE_CHECKING:  # imported where used: provenance reads are_prerelease_ids without them
+    import datasets
+    from huggingface_hub import DatasetCard
 
 CARD_SPLIT_MARKER = "<!-- end of dataset card -->"
 
@@ -142,8 +140,12 @@ def _ocw_source(config: str, data_dir: PathLike | None, cache_dir: PathLike | No
     """``(source, downloads folder)`` of an OCW config as its builder reads it: ``data_dir``,
     or the configuration's ``url`` fetched through the ``datasets`` downloads cache (already
     there once the config is prepared)."""
-    downloads = (
-        Path(cache_dir) / "downloads" if cache_dir else datasets.config.DOWNLOADED_DATASETS_PATH
+    import datasets
+
+    downloads = (  # where a builder with this cache_dir downloads (datasets.config's names)
+        Path(cache_dir) / datasets.config.DOWNLOADED_DATASETS_DIR
+        if cache_dir
+        else datasets.config.DOWNLOADED_DATASETS_PATH
     )
     if data_dir is not None:
         return data_dir, downloads
@@ -372,17 +374,27 @@ def provenance_markdown(sources: Mapping[str, Mapping[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _card_data(spec: DatasetCardSpec, infos: Mapping[str, datasets.DatasetInfo]) -> Any:
+def _card_data(
+    spec: DatasetCardSpec,
+    infos: Mapping[str, datasets.DatasetInfo],
+    files: Mapping[str, Mapping[str, str]],
+) -> Any:
     """The card's YAML: the dataset's metadata, ``configs`` (one ``data_files`` entry per
-    split; ``default``, else the first config, marked default) and ``dataset_info`` with the
-    features in the notation every ``datasets`` era reads."""
+    split, ``files[config][split]``; ``default``, else the first config, marked default) and
+    ``dataset_info`` with the features in the notation every ``datasets`` era reads."""
+    from datasets.info import DatasetInfosDict
+    from datasets.utils.metadata import MetadataConfigs
+    from huggingface_hub import DatasetCardData
+
+    from .infos import legacy_yaml_features
+
     data = DatasetCardData(**spec.metadata)
     default = "default" if "default" in infos else next(iter(infos))
     MetadataConfigs(
         {
             name: {
                 "data_files": [
-                    {"split": split, "path": parquet_path(name, split)} for split in info.splits
+                    {"split": split, "path": files[name][split]} for split in info.splits
                 ],
                 **({"default": True} if name == default else {}),
             }
@@ -410,6 +422,8 @@ def render_card(
     infos: Mapping[str, datasets.DatasetInfo],
     sections: Iterable[str] = (),
     notice: str | None = None,
+    *,
+    files: Mapping[str, Mapping[str, str]],
 ) -> DatasetCard:
     """The dataset card of one export.
 
@@ -418,6 +432,9 @@ def render_card(
         infos: config name -> its ``DatasetInfo`` (features, split sizes, sizes in bytes).
         sections: extra Markdown sections (the season table, WoTe's counts).
         notice: a warning shown under the title (the stand-in's provenance).
+        files: config -> split -> its Parquet file inside the export, named by content
+            (:func:`ocw_hub.data.layout.parquet_path`); the card's ``configs`` list them, so
+            the card differs whenever the rows do.
     """
     spec = DATASET_CARDS[export]
     held = ", ".join(f"`{name}`" for name in infos)
@@ -437,7 +454,9 @@ def render_card(
         f"## Licence\n\n{spec.licence}\n",
     ]
     body = "\n\n".join(part.strip() for part in parts) + "\n"
-    return DatasetCard(f"---\n{_card_data(spec, infos).to_yaml()}\n---\n\n{body}")
+    from huggingface_hub import DatasetCard
+
+    return DatasetCard(f"---\n{_card_data(spec, infos, files).to_yaml()}\n---\n\n{body}")
 
 
 # --------------------------------------------------------------------------------------------

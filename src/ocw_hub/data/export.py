@@ -29,7 +29,7 @@ from .card import (
     season_table,
     wote_counts_markdown,
 )
-from .layout import SPLITS, answers_located, export_folder, parquet_path, write_parquet
+from .layout import SPLITS, answers_located, export_folder, write_split
 from .staging import ExportPathError, plan_export, staging
 
 __all__ = ["ExportPathError", "ExportedSplit", "SPLITS", "build_export", "plan_export"]
@@ -57,6 +57,7 @@ class _DatasetExport:
     """What one export collects while its configs are written."""
 
     infos: dict[str, datasets.DatasetInfo] = field(default_factory=dict)
+    files: dict[str, dict[str, str]] = field(default_factory=dict)  # config -> split -> path
     prerelease: list[str] = field(default_factory=list)
     sections: list[str] = field(default_factory=list)
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -79,10 +80,9 @@ def _write_config(
     info.config_name = name
     written, parquet_bytes = [], 0
     for split in _ordered(dataset_dict):
-        rel = parquet_path(name, split)
-        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-        parquet_bytes += write_parquet(dataset_dict[split], folder / rel)
         data = dataset_dict[split]
+        rel, size = write_split(data, folder, name, split)
+        parquet_bytes += size
         item = ExportedSplit(
             name, split, data.num_rows, rel, answers_located(data), export_folder(name)
         )
@@ -187,12 +187,13 @@ def build_export(
                 export.prerelease.append(name)
             info, files = _write_config(name, dataset_dict, staged[export_folder(name)], on_split)
             export.infos[name] = info
+            export.files[name] = {item.split: item.path for item in files}
             written += files
             _card_sections(name, data_dir, cache_dir, dataset_dict, export)
             export.sources[name] = _source_of(name, data_dir, dataset_dict)
         for folder, export in collected.items():
             notice = provenance_notice(export.prerelease) if export.prerelease else None
             sections = [*export.sections, provenance_markdown(export.sources)]
-            card = render_card(folder, export.infos, sections, notice)
+            card = render_card(folder, export.infos, sections, notice, files=export.files)
             card.save(staged[folder] / "README.md")
     return written

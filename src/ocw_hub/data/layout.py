@@ -3,10 +3,15 @@ an export folder is recognised.
 
 ``ocw-hub build`` writes one export per dataset (OCW is MIT, WoTe states no licence)::
 
-    <out>/ocw/README.md                                  card: configs, dataset_info, license mit
-    <out>/ocw/data/<config>/<split>-00000-of-00001.parquet   default, ocw_randomized, ocw_wordnet
-    <out>/wote/README.md                                 card: license other (none stated)
-    <out>/wote/data/wote/<split>-00000-of-00001.parquet
+    <out>/ocw/README.md                      card: configs, dataset_info, license mit
+    <out>/ocw/data/<config>/<split>-<sha12>.parquet   default, ocw_randomized, ocw_wordnet
+    <out>/wote/README.md                     card: license other (none stated)
+    <out>/wote/data/wote/<split>-<sha12>.parquet
+
+``<sha12>``: the first 12 hex digits of the file's SHA-256. ``datasets`` keys the cache of a
+local folder on the folder's name and its card (``dataset_info``, ``configs``), not on the
+files (huggingface/datasets#2956): naming the files by content makes the card, and so the
+cache entry, differ whenever the rows do, on every ``datasets`` era.
 
 An export has no ``.py`` at its root, so ``datasets.load_dataset(<export>, <config>)`` on any
 version from 3.x to 5.x and the Hub viewer read it without running code.
@@ -14,15 +19,16 @@ version from 3.x to 5.x and the Hub viewer read it without running code.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
-
-import datasets
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING
 
 from ..configs import PathLike, config_spec
 from ..resources import load_sibling
-from .infos import legacy_features_of
+
+if TYPE_CHECKING:
+    import datasets
 
 #: The splits of every config, in order (the scripts' ``SPLITS``).
 SPLITS: tuple[str, ...] = load_sibling("source_files").SPLITS
@@ -39,9 +45,31 @@ def answers_located(dataset: datasets.Dataset) -> int | None:
     return sum(1 for starts in dataset["answers"] if starts["answer_start"][0] >= 0)
 
 
-def parquet_path(config: str, split: str) -> str:
-    """Path of a split's file inside an export, e.g. ``data/wote/test-00000-of-00001.parquet``."""
-    return f"data/{config}/{split}-00000-of-00001.parquet"
+#: Hex digits of the SHA-256 of a split's Parquet file in its name.
+DIGEST_CHARS = 12
+
+
+def parquet_path(config: str, split: str, sha256: str) -> str:
+    """Path of a split's file inside an export, named by its content: ``sha256`` is the
+    file's SHA-256 (hex), e.g. ``data/wote/test-1a2b3c4d5e6f.parquet``."""
+    return f"data/{config}/{split}-{sha256[:DIGEST_CHARS]}.parquet"
+
+
+def write_split(
+    dataset: datasets.Dataset, export: Path, config: str, split: str
+) -> tuple[str, int]:
+    """Write one split into an export as :func:`write_parquet` does, under the name of its
+    content (:func:`parquet_path`); returns ``(path inside the export, size in bytes)``."""
+    partial = export / "data" / config / f"{split}.parquet.partial"
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    size = write_parquet(dataset, partial)
+    digest = hashlib.sha256()
+    with open(partial, "rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    rel = parquet_path(config, split, digest.hexdigest())
+    partial.replace(export / rel)
+    return rel, size
 
 
 def export_folder(config: str) -> str:
@@ -62,6 +90,11 @@ def write_parquet(dataset: datasets.Dataset, path: PathLike) -> int:
     since ``datasets`` 3.x fails on the ``List`` that 4.x and 5.x write ("Feature type 'List'
     not found"). Row groups hold at most ``datasets.config.DEFAULT_MAX_BATCH_SIZE`` rows.
     """
+    import datasets
+    import pyarrow.parquet as pq
+
+    from .infos import legacy_features_of
+
     table = dataset.with_format("arrow")[:]
     metadata = {"info": {"features": legacy_features_of(dataset.features)}}
     table = table.replace_schema_metadata({"huggingface": json.dumps(metadata)})

@@ -1,37 +1,49 @@
 """One split of a config from wherever the user has it: raw sources, an export, the Hub, the
 cache.
 
-:func:`load_split` is what the scoring and experiment commands read. ``data_dir`` may be:
+:func:`load_split` (a ``datasets.Dataset``) and :func:`load_rows` (the rows, without importing
+``datasets`` for raw files) are what the scoring and experiment commands read. ``data_dir``
+may be:
 
 * the raw source files (a folder or a release tarball): built by the loading script through
-  :func:`ocw_hub.load_dataset`, validated, cached;
+  :func:`ocw_hub.load_dataset`, validated, cached under the source's content digest;
+  :func:`load_rows` reads a folder with the scripts' stdlib-only sibling modules instead;
 * an export folder written by ``ocw-hub build`` (``README.md`` with ``configs`` and
-  ``data/<config>/<split>-*.parquet``), or the build's ``--out`` holding one export per dataset
-  (``ocw/``, ``wote/``): read with ``datasets.load_dataset`` as the Hub viewer would;
+  ``data/<config>/<split>-<sha12>.parquet``), or the build's ``--out`` holding one export per
+  dataset (``ocw/``, ``wote/``): read with ``datasets.load_dataset`` as the Hub viewer would,
+  in a cache folder of its own content digest;
 * a Hub repo id ``ORG/NAME`` of a published export (read from the ``datasets`` cache when
   offline);
-* ``None``: the data already prepared in the ``datasets`` cache for this config (from any
-  source, newest first), else the official download.
+* ``None``: the data already prepared in the ``datasets`` cache for this config (the official
+  download, else the one local source it was prepared from), else the official download.
+
+No code here reads ``datasets``' cache folders: preparations are found through the builders
+(``DatasetBuilder.as_dataset``) and the package's own records
+(:func:`ocw_hub.data.builders.recorded_sources`).
 """
 
 from __future__ import annotations
 
-import json
 import re
 import warnings
 from pathlib import Path
-from typing import Any
-
-import datasets
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..configs import PathLike, config_spec
 from ..errors import SourceUnavailableError, UnknownSplitError
 from ..resources import load_sibling
 from ..shown import capped
-from .builders import SOURCE_RECORD, get_builder, load_dataset, script_key
 from .layout import SPLITS, export_of, is_export
 
+if TYPE_CHECKING:
+    import datasets
+
+
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+#: Folder, in the ``datasets`` cache folder, of the caches of export folders: one per content
+#: digest of an export (``<digest>/``), so two exports never share a cache entry.
+EXPORTS_FOLDER = "ocw_hub_exports"
 
 
 def looks_like_repo_id(text: str) -> bool:
@@ -40,86 +52,58 @@ def looks_like_repo_id(text: str) -> bool:
 
 
 def prepared_split(
-    name: str, split: str, cache_dir: PathLike | None = None
+    name: str,
+    split: str,
+    cache_dir: PathLike | None = None,
+    verification_mode: str | None = None,
 ) -> datasets.Dataset | None:
     """The split as already prepared in the cache by this install's builder for ``name``, or
     None when nothing is prepared.
 
     The official download's preparation when there is one; else the preparation from a local
-    ``data_dir`` when all of them come from one source (the newest, with a ``UserWarning``
-    naming it). Only preparations by the same script content and ``datasets`` era are seen:
-    their cache folders are named by keys that start with
-    :func:`ocw_hub.data.builders.script_key`
-    (``<cache>/<dataset>/<config>[-<id>]/<version>/<key>``).
+    ``data_dir`` recorded by :func:`ocw_hub.load_dataset`
+    (:func:`ocw_hub.data.builders.recorded_sources`) whose content is unchanged, when there is
+    one such source (with a ``UserWarning`` naming it). Only preparations by the same script
+    content and ``datasets`` era are seen (the builders' cache key). The split sizes are
+    checked against the official ones unless ``verification_mode="no_checks"``, as for a new
+    preparation.
 
     Raises:
         SourceUnavailableError: preparations from several local sources and none from the
             download: which one is meant cannot be told (the message lists them and asks for
             ``data_dir``).
+        datasets.exceptions.NonMatchingSplitsSizesError: the preparation's split sizes are not
+            the official ones (unless ``verification_mode="no_checks"``).
     """
-    builder = get_builder(name, cache_dir=cache_dir)
-    prepared = _prepared_folders(builder, name, split)
-    if not prepared:
-        return None
-    sources = {folder: _recorded_source(folder) for folder in prepared}
-    downloaded = [folder for folder, source in sources.items() if source is None]
-    local = sorted({source for source in sources.values() if source is not None})
-    if not downloaded and len(local) > 1:
-        shown = capped(local)
-        raise SourceUnavailableError(
-            f"config {name!r}: no data_dir given and the cache holds this split prepared from "
-            f"{len(local)} local sources ({shown}); say which: data_dir=DIR",
-            config=name,
-        )
-    folder = downloaded[0] if downloaded else prepared[0]
-    if not downloaded:
+    from .builders import check_split_sizes, prepared, recorded_sources
+
+    dataset = prepared(name, split, None, cache_dir)
+    if dataset is None:
+        found = []
+        for source in recorded_sources(name, cache_dir):
+            if Path(source).exists():
+                ds = prepared(name, split, source, cache_dir)
+                if ds is not None:
+                    found.append((source, ds))
+        if not found:
+            return None
+        if len(found) > 1:
+            local = sorted(source for source, _ in found)
+            shown = capped(local)
+            raise SourceUnavailableError(
+                f"config {name!r}: no data_dir given and the cache holds this split prepared "
+                f"from {len(local)} local sources ({shown}); say which: data_dir=DIR",
+                config=name,
+            )
+        source, dataset = found[0]
         warnings.warn(
             f"config {name!r}: no data_dir given; using the split prepared in the cache from "
-            f"{local[0]} (the official download was never prepared here)",
+            f"{source} (the official download was never prepared here)",
             UserWarning,
             stacklevel=3,
         )
-    info = datasets.DatasetInfo.from_directory(str(folder))
-    arrow = _split_arrow_files(folder, builder.dataset_name, split)
-    parts = [datasets.Dataset.from_file(str(f), info=info, split=split) for f in arrow]
-    return parts[0] if len(parts) == 1 else datasets.concatenate_datasets(parts)
-
-
-def _prepared_folders(builder: datasets.DatasetBuilder, name: str, split: str) -> list[Path]:
-    """The cache folders holding ``split`` prepared by this script and era, newest first."""
-    version_dir = Path(builder.cache_dir).parent
-    pattern = f"{version_dir.parent.name}*/{version_dir.name}/{script_key(name)}*"
-    return sorted(
-        (
-            d
-            for d in version_dir.parents[1].glob(pattern)
-            if (d / "dataset_info.json").is_file()
-            and _split_arrow_files(d, builder.dataset_name, split)
-        ),
-        key=lambda d: (d / "dataset_info.json").stat().st_mtime,
-        reverse=True,
-    )
-
-
-def _recorded_source(folder: Path) -> str | None:
-    """The ``data_dir`` a prepared cache folder was built from (None: the official download, or
-    a preparation made before sources were recorded)."""
-    record = folder / SOURCE_RECORD
-    if not record.is_file():
-        return None
-    try:
-        return json.loads(record.read_text(encoding="utf-8")).get("data_dir")
-    except (OSError, ValueError, AttributeError):
-        return None
-
-
-def _split_arrow_files(folder: Path, dataset_name: str, split: str) -> list[Path]:
-    """The Arrow file(s) of a split in a prepared cache folder: ``<name>-<split>.arrow`` or the
-    shards ``<name>-<split>-NNNNN-of-NNNNN.arrow``, in shard order."""
-    single = folder / f"{dataset_name}-{split}.arrow"
-    if single.is_file():
-        return [single]
-    return sorted(folder.glob(f"{dataset_name}-{split}-[0-9]*-of-[0-9]*.arrow"))
+    check_split_sizes(name, dataset.info.splits, verification_mode)
+    return dataset
 
 
 def load_split(
@@ -142,6 +126,10 @@ def load_split(
             format errors name the file, the id and the field; rows from an export, the cache
             or the Hub go through the same checks, :func:`check_split`).
     """
+    import datasets
+
+    from .builders import load_dataset
+
     spec = config_spec(config)
     if split not in SPLITS:
         raise UnknownSplitError(spec.name, split, SPLITS)
@@ -156,7 +144,7 @@ def load_split(
             ds = _from_export(text, spec.name, split, cache_dir, download_mode)
             return check_split(ds, spec.name, text, split)
     elif download_mode not in ("force_redownload", datasets.DownloadMode.FORCE_REDOWNLOAD):
-        cached = prepared_split(spec.name, split, cache_dir)
+        cached = prepared_split(spec.name, split, cache_dir, verification_mode)
         if cached is not None:
             return check_split(cached, spec.name, f"the prepared cache of {spec.name}", split)
     ds = load_dataset(
@@ -169,6 +157,82 @@ def load_split(
     )
     assert isinstance(ds, datasets.Dataset)
     return ds
+
+
+class SplitRows(NamedTuple):
+    """The rows of one split (``Dataset.to_list()`` order and values) and the Arrow files they
+    were read from (``Dataset.cache_files``; empty for raw files read directly)."""
+
+    rows: list[dict[str, Any]]
+    cache_files: list[dict[str, str]]
+
+
+def load_rows(
+    config: str,
+    split: str,
+    data_dir: PathLike | None = None,
+    *,
+    cache_dir: PathLike | None = None,
+    verification_mode: str | None = None,
+    download_mode: str | None = None,
+) -> SplitRows:
+    """The rows of one split, as ``load_split(...).to_list()`` gives them.
+
+    A folder of raw source files is read and validated by the loading script's stdlib-only
+    sibling modules (``ocw_walls.py``, ``wote_questions.py``, the functions the builders call),
+    without importing ``datasets``: the same rows, the same format errors, the same official
+    split-size check. Every other source (a release tarball, an export, a Hub repo id, the
+    cache) goes through :func:`load_split`.
+
+    Raises:
+        As :func:`load_split`.
+    """
+    spec = config_spec(config)
+    if split not in SPLITS:
+        raise UnknownSplitError(spec.name, split, SPLITS)
+    if data_dir is not None:
+        path = Path(str(data_dir)).expanduser()
+        if path.is_dir() and not is_export(export_of(path, spec.name)):
+            return SplitRows(_raw_rows(spec.name, split, path, verification_mode), [])
+    ds = load_split(
+        spec.name,
+        split,
+        data_dir,
+        cache_dir=cache_dir,
+        verification_mode=verification_mode,
+        download_mode=download_mode,
+    )
+    return SplitRows(ds.to_list(), list(ds.cache_files))
+
+
+def _raw_rows(
+    config: str, split: str, folder: Path, verification_mode: object
+) -> list[dict[str, Any]]:
+    """``split`` of the raw source files in ``folder``, every split read and validated as the
+    builder's ``_split_generators`` does; split sizes checked against the official ones
+    (``NonMatchingSplitsSizesError``, as ``download_and_prepare`` raises) unless
+    ``verification_mode`` is ``no_checks``."""
+    spec = config_spec(config)
+    if spec.script == "WoTe":
+        sibling = load_sibling("wote_questions")
+        files = sibling.split_files(folder)
+        rows = {name: sibling.read_questions(files[name], name) for name in SPLITS}
+        sibling.check_unique_ids(rows, files)
+    else:
+        sibling = load_sibling("ocw_walls")
+        rows = sibling.read_all_splits(sibling.find_wall_files(folder))
+    mode = getattr(verification_mode, "value", verification_mode) or "basic_checks"
+    sizes = {name: len(rows[name]) for name in SPLITS}
+    if mode != "no_checks" and sizes != sibling.OFFICIAL_SPLIT_SIZES:
+        import datasets
+
+        from .builders import check_split_sizes
+
+        recorded = datasets.SplitDict(
+            {name: datasets.SplitInfo(name=name, num_examples=n) for name, n in sizes.items()}
+        )
+        check_split_sizes(spec.name, recorded, verification_mode)  # raises
+    return rows[split]
 
 
 def check_split(ds: datasets.Dataset, config: str, source: object, split: str) -> datasets.Dataset:
@@ -185,15 +249,31 @@ def check_split(ds: datasets.Dataset, config: str, source: object, split: str) -
     return ds
 
 
+def _export_cache(where: str, cache_dir: PathLike | None) -> str | None:
+    """The cache folder ``datasets`` reads an export in: for a local export, a folder of its
+    content digest (``<cache>/ocw_hub_exports/<digest>``), since ``datasets`` keys a local
+    folder on its name and card only (huggingface/datasets#2956); for a Hub repo id,
+    ``cache_dir`` (the Hub's revision keys it)."""
+    import datasets
+
+    if not Path(where).is_dir():
+        return None if cache_dir is None else str(cache_dir)
+    root = Path(cache_dir) if cache_dir is not None else Path(datasets.config.HF_DATASETS_CACHE)
+    digest = load_sibling("source_files").source_digest(where)[:16]
+    return str(root / EXPORTS_FOLDER / digest)
+
+
 def _from_export(
     where: str, config: str, split: str, cache_dir: PathLike | None, download_mode: Any
 ) -> datasets.Dataset:
+    import datasets
+
     try:
         return datasets.load_dataset(
             where,
             config,
             split=split,
-            cache_dir=None if cache_dir is None else str(cache_dir),
+            cache_dir=_export_cache(where, cache_dir),
             download_mode=download_mode,
         )
     except (ConnectionError, FileNotFoundError) as err:

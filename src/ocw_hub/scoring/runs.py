@@ -476,9 +476,9 @@ def evaluate_files(
     protocols = [read_protocol(path) for path in files]
     cache_files: list[dict[str, str]] = []
     if rows is None:
-        from ..data.sources import load_split
+        from ..data.sources import load_rows
 
-        dataset = load_split(
+        rows, cache_files = load_rows(
             spec.name,
             split,
             data_dir,
@@ -486,7 +486,6 @@ def evaluate_files(
             verification_mode=verification_mode,
             download_mode=download_mode,
         )
-        rows, cache_files = dataset.to_list(), list(dataset.cache_files)
     key = "id" if spec.script == "WoTe" else "wall_id"
     source = source_provenance(spec.name, data_dir, [r[key] for r in rows], cache_files)
     options = {"allow_missing": allow_missing, "bertscore": bertscore}

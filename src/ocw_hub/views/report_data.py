@@ -338,7 +338,9 @@ def load_walls(
                 config, split, data_dir, cache_dir=cache_dir, verification_mode=verification_mode
             )
         else:
-            dataset = prepared_split(config, split, cache_dir=cache_dir)
+            dataset = prepared_split(
+                config, split, cache_dir=cache_dir, verification_mode=verification_mode
+            )
         if dataset is not None:
             out[(config, split)] = dataset.to_list()
     return out
