@@ -49,13 +49,21 @@ from .ocw_walls import (
     OFFICIAL_SPLIT_SIZES,
     OCWDataWarning,
     OCWFormatError,
+    OCWSourceError,
     OCWWhere,
     find_wall_files,
+    main_release_evidence,
     read_all_splits,
     read_season_map,
     read_walls,
 )
-from .source_files import SPLITS, ContentKeyedConfigMixin, extract_archive, resolve_data_dir
+from .source_files import (
+    SPLITS,
+    ContentKeyedConfigMixin,
+    archive_error,
+    extract_archive,
+    resolve_data_dir,
+)
 
 __all__ = [
     "FEATURES",
@@ -64,6 +72,7 @@ __all__ = [
     "OCW",
     "OCWDataWarning",
     "OCWFormatError",
+    "OCWSourceError",
     "OFFICIAL_SPLIT_SIZES",
     "SPLITS",
     "read_season_map",
@@ -150,9 +159,12 @@ class OCWConfig(ContentKeyedConfigMixin, datasets.BuilderConfig):
 
     Args:
         url: the release tarball downloaded when no ``data_dir`` is given.
+        ablation: an ablation copy of the main release: the main release given as its source
+            is refused (:func:`main_release_evidence`, :class:`OCWSourceError`).
     """
 
     url: str = ""
+    ablation: bool = False
 
 
 class OCW(datasets.GeneratorBasedBuilder):
@@ -180,12 +192,14 @@ class OCW(datasets.GeneratorBasedBuilder):
             description="OCW with a randomized test split: test walls rebuilt from groups of "
             "different walls, which removes red herrings (OCW_randomized.tar.gz).",
             url=_URLS["ocw_randomized"],
+            ablation=True,
         ),
         OCWConfig(
             name="ocw_wordnet",
             version=VERSION,
             description="Easy WordNet-based OCW copy for ablations (OCW_wordnet.tar.gz).",
             url=_URLS["ocw_wordnet"],
+            ablation=True,
         ),
     ]
     DEFAULT_CONFIG_NAME = "default"
@@ -219,16 +233,29 @@ class OCW(datasets.GeneratorBasedBuilder):
         except OCWFormatError as error:
             if archive is None:
                 raise
-            message = str(error).removeprefix(f"{root}: ")  # the lookup error starts with it
-            raise OCWFormatError(
-                f"in archive {archive} (extracted to {root}): {message}"
-            ) from error
+            raise archive_error(error, root, archive, OCWWhere) from error
+        if self.config.ablation:
+            self._refuse_main_release(files, walls, archive or str(root))
         return [
             datasets.SplitGenerator(
                 name=split, gen_kwargs={"walls": walls[split], "filepath": str(files[split])}
             )
             for split in SPLITS
         ]
+
+    def _refuse_main_release(
+        self, files: dict[str, Path], walls: dict[str, list[dict[str, Any]]], source: str
+    ) -> None:
+        """Raise :class:`OCWSourceError` when an ablation config's source is the main release
+        (its rows would be the main walls under the ablation's name)."""
+        evidence = main_release_evidence(files, walls)
+        if evidence is not None:
+            name = self.config.name
+            raise OCWSourceError(
+                f"config {name!r}: {source} is the main OCW release, not the {name} copy: "
+                f"{evidence}; give the {name} release as data_dir ({self.config.url}), or "
+                "load this one as config 'default'"
+            )
 
     def _generate_examples(
         self, walls: list[dict[str, Any]], filepath: str

@@ -218,7 +218,7 @@ def source_provenance(
 
     origin = _origin(data_dir, config, cache_files)
     derived = _derived(Path(origin["path"])) if origin["kind"] == "files" else None
-    stand_in = config_spec(config).script == "OCW" and are_prerelease_ids(ids)
+    stand_in = are_prerelease_ids(ids)  # never WoTe's ids
     if derived is not None and derived.get("from_release") == STAND_IN:
         stand_in = True
     release = "derived" if derived is not None else STAND_IN if stand_in else "official release"

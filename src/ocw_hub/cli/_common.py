@@ -260,10 +260,13 @@ def data_dir_of(values: list[str] | None, config: str) -> str | None:
 
 
 def check_ocw(config: str) -> str:
-    """:func:`check_config` for commands that read walls: exits 1 on ``wote``."""
+    """:func:`check_config` for commands that group walls: exits 1 on ``wote``."""
+    from ..configs import config_spec
+
     config = check_config(config)
-    if config == "wote":
-        fail("--config wote: this command is for the OCW configs (walls), not WoTe")
+    spec = config_spec(config)
+    if "grouping" not in spec.tasks:
+        fail(f"--config {config}: this command is for the OCW configs (walls), not {spec.units}")
     return config
 
 

@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..configs import config_spec
 from ..extras import require
 from . import app
 from ._common import (
@@ -47,6 +48,31 @@ def _parse_table(report: dict[str, Any]) -> Table:
     if "in_context" in report:
         table.add_row("span found in the task text", str(report["in_context"]))
     return table
+
+
+def _parse_ocw(
+    answers: Any, rows: Any, task: str, mode: str, allow_truncated: bool, source: str
+) -> tuple[Any, dict[str, Any]]:
+    from ..llm.responses import parse_responses
+
+    return parse_responses(
+        answers, rows, task=task, mode=mode, allow_truncated=allow_truncated, source=source
+    )
+
+
+def _parse_wote(
+    answers: Any, rows: Any, task: str, mode: str, allow_truncated: bool, source: str
+) -> tuple[Any, dict[str, Any]]:
+    from ..llm.wote import parse_wote_responses
+
+    return parse_wote_responses(answers, rows, allow_truncated=allow_truncated, source=source)
+
+
+#: Each dataset's answer parser and the --mode values it takes (None: every one).
+_PARSERS: dict[str, tuple[Any, tuple[str, ...] | None]] = {
+    "ocw": (_parse_ocw, None),
+    "wote": (_parse_wote, ("robust",)),
+}
 
 
 @app.command()
@@ -95,7 +121,7 @@ def parse(
     truncated, a refusal) gets prediction_text "" (scored 0) and is counted apart.
     """
     from ..llm.prompts import TASKS
-    from ..llm.responses import MODES, parse_responses, read_responses
+    from ..llm.responses import MODES, read_responses
     from ..outputs import check_output_file
     from ..provenance import write_protocol
 
@@ -103,8 +129,10 @@ def parse(
     source = data_dir_of(data_dir, config)
     check_choice("--task", task, TASKS)
     check_choice("--mode", mode, MODES)
-    if config == "wote" and mode != "robust":
-        fail(f"--mode {mode}: WoTe answers are parsed in robust mode only")
+    spec = config_spec(config)
+    modes = _PARSERS[spec.dataset][1]
+    if modes is not None and mode not in modes:
+        fail(f"--mode {mode}: {spec.name} answers are parsed in robust mode only")
     inputs = [responses, local_path(source)]
     with user_errors():
         require("llm", "parse")
@@ -113,29 +141,17 @@ def parse(
         answers = read_responses(responses)
     rows = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
     with user_errors():
-        if config == "wote":
-            from ..llm.wote import parse_wote_responses
-
-            predictions, report = parse_wote_responses(
-                answers, rows, allow_truncated=allow_truncated, source=str(responses)
-            )
-        else:
-            predictions, report = parse_responses(
-                answers,
-                rows,
-                task=task,
-                mode=mode,
-                allow_truncated=allow_truncated,
-                source=str(responses),
-            )
+        predictions, report = _PARSERS[spec.dataset][0](
+            answers, rows, task, mode, allow_truncated, str(responses)
+        )
     report = {"responses": str(responses), "config": config, "split": split, **report}
     _write_json(out, predictions)
     _write_json(sidecar, report)
-    task_done = "spans" if config == "wote" else task
+    task_done = task if task in spec.tasks else spec.tasks[0]  # WoTe: its one task
     write_protocol(out, {"task": task_done, "parse_mode": mode}, inputs=[responses])
     console.print(_parse_table(report))
     if report["missing"]:
-        unit = "questions" if config == "wote" else "walls"
+        unit = spec.units
         shown = ", ".join(report["missing"][:5])
         err_console.print(
             f"[yellow]warning:[/] {len(report['missing'])} {unit} of {config}/{split} have no "

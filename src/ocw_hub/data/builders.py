@@ -16,7 +16,7 @@ from typing import Any
 import datasets
 
 from ..configs import PathLike, config_spec
-from ..errors import SourceUnavailableError
+from ..errors import SourceUnavailableError, WrongSourceError
 from ..resources import load_script, load_sibling, script_files
 
 
@@ -145,6 +145,7 @@ def load_dataset(
     Raises:
         ValueError: unknown ``name``; a malformed source file (the builders' ``OCWFormatError``
             / ``WoTeFormatError`` name the file, the wall or question id and the field).
+        WrongSourceError: the main OCW release given for an ablation config.
         datasets.exceptions.NonMatchingSplitsSizesError: split sizes differ from the official
             ones (unless ``verification_mode="no_checks"``).
         SourceUnavailableError: ``data_dir`` does not exist, or it is None and the official
@@ -163,6 +164,9 @@ def load_dataset(
         builder.download_and_prepare(
             download_mode=download_mode, verification_mode=verification_mode
         )
+    except load_sibling("ocw_walls").OCWSourceError as err:
+        source = None if data_dir is None else str(data_dir)
+        raise WrongSourceError(str(err), config=spec.name, data_dir=source) from err
     except (ConnectionError, OSError) as err:
         if data_dir is not None or isinstance(err, SourceUnavailableError):
             raise

@@ -20,15 +20,12 @@ from pathlib import Path
 import datasets
 import pyarrow.parquet as pq
 
-from ..configs import PathLike, config_spec
+from ..configs import EXPORT_FOLDERS, PathLike, config_spec
 from ..resources import load_sibling
 from .infos import legacy_features_of
 
 #: The splits of every config, in order (the scripts' ``SPLITS``).
 SPLITS: tuple[str, ...] = load_sibling("source_files").SPLITS
-
-#: The export folder of each loading script's configs, inside ``--out``.
-EXPORT_FOLDERS = {"OCW": "ocw", "WoTe": "wote"}
 
 
 def answers_located(dataset: datasets.Dataset) -> int | None:
@@ -51,7 +48,7 @@ def export_folder(config: str) -> str:
     Raises:
         ValueError: unknown config.
     """
-    return EXPORT_FOLDERS[config_spec(config).script]
+    return config_spec(config).export
 
 
 def write_parquet(dataset: datasets.Dataset, path: PathLike) -> int:
@@ -97,9 +94,7 @@ def exports_in(folder: PathLike) -> list[Path]:
     root = Path(folder)
     if not root.is_dir() or (root / "README.md").is_file():
         return [root]
-    found = [
-        root / name for name in EXPORT_FOLDERS.values() if (root / name / "README.md").is_file()
-    ]
+    found = [root / name for name in EXPORT_FOLDERS if (root / name / "README.md").is_file()]
     return found or [root]
 
 

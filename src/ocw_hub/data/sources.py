@@ -179,8 +179,8 @@ def check_split(ds: datasets.Dataset, config: str, source: object, split: str) -
         OCWFormatError, WoTeFormatError: as for the raw files, naming ``source``, the wall or
             question and the field.
     """
-    sibling = "wote_questions" if config_spec(config).script == "WoTe" else "ocw_walls"
-    load_sibling(sibling).check_rows(ds.to_list(), f"{source} ({config}/{split})", split)
+    sibling = load_sibling(config_spec(config).sibling)
+    sibling.check_rows(ds.to_list(), f"{source} ({config}/{split})", split)
     return ds
 
 

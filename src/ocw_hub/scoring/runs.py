@@ -25,7 +25,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from ..configs import PathLike, config_spec
+from ..configs import CONFIGS, ConfigSpec, PathLike, config_spec
 from ..errors import PredictionsError
 from ..resources import load_metric_module
 from ..shown import preview
@@ -43,10 +43,11 @@ WOTE_TASKS = ("spans",)
 
 Progress = Callable[[int], None]
 
-#: Configs whose walls the contestants never played as such: ``ocw_randomized`` rebuilds its
-#: test walls from groups of different walls, so only the per-group human figures carry over
-#: (a group found on its own wall); whole-wall ones (``full_wall``) do not exist (None).
-REBUILT_WALLS = frozenset({"ocw_randomized"})
+#: Configs whose walls the contestants never played as such (``ConfigSpec.whole_walls_played``
+#: false): ``ocw_randomized`` rebuilds its test walls from groups of different walls, so only
+#: the per-group human figures carry over (a group found on its own wall); whole-wall ones
+#: (``full_wall``) do not exist (None).
+REBUILT_WALLS = frozenset(name for name, spec in CONFIGS.items() if not spec.whole_walls_played)
 
 
 def _with_nearest(unknown: Sequence[str], ids: Sequence[str]) -> str:
@@ -474,26 +475,24 @@ def evaluate_files(
             download_mode=download_mode,
         )
         rows, cache_files = dataset.to_list(), list(dataset.cache_files)
-    key = "id" if spec.script == "WoTe" else "wall_id"
-    source = source_provenance(spec.name, data_dir, [r[key] for r in rows], cache_files)
+    source = source_provenance(spec.name, data_dir, [r[spec.id_key] for r in rows], cache_files)
     options = {"allow_missing": allow_missing, "bertscore": bertscore}
-    if spec.script == "OCW":
+    if "connections" in spec.tasks:
         options["rouge_tokenizer"] = load_metric_module("connections").check_rouge_tokenizer(
             rouge_tokenizer
         )
     with margin_memo():
-        runs = _score_runs(spec.name, spec.script, files, parsed, rows, options, on_item)
+        runs = _score_runs(spec, files, parsed, rows, options, on_item)
     for run, protocol in zip(runs, protocols, strict=True):
         run["protocol"] = protocol
     head = {"config": spec.name, "split": split, "source": source}
     if len(runs) == 1:
         return {**head, **runs[0]}
     head["protocol"] = common_protocol(protocols)
-    size_key = "n_questions" if spec.script == "WoTe" else "n_walls"
     summary: dict[str, Any] = {
         **head,
         "n_runs": len(runs),
-        size_key: runs[0][size_key],
+        spec.size_key: runs[0][spec.size_key],
         "runs": runs,
         **summarize_runs(runs),
     }
@@ -503,25 +502,48 @@ def evaluate_files(
 
 
 def _score_runs(
-    config: str,
-    script: str,
+    spec: ConfigSpec,
     files: Sequence[Path],
     parsed: Sequence[dict[str, Any]],
     rows: Sequence[dict],
     options: dict[str, Any],
     on_item: Progress | None,
 ) -> list[dict[str, Any]]:
-    gold = GoldWalls(rows, config not in REBUILT_WALLS) if script == "OCW" else None
+    score = _SCORERS[spec.dataset](spec, rows, options, on_item)
     runs = []
     for path, preds in zip(files, parsed, strict=True):
-        if gold is not None:
-            result = score_ocw(path, gold, preds, on_wall=on_item, **options)
-        else:
-            result = score_wote(path, rows, preds, allow_missing=options["allow_missing"])
-            if on_item is not None:
-                on_item(len(rows))
+        result = score(path, preds)
         runs.append({"predictions": str(path), "run": Path(path).stem, **result})
     return runs
+
+
+Scorer = Callable[[Path, dict[str, Any]], dict[str, Any]]
+
+
+def _wall_scorer(
+    spec: ConfigSpec, rows: Sequence[dict], options: dict[str, Any], on_item: Progress | None
+) -> Scorer:
+    """Scores each run of walls against the gold walls, read once."""
+    gold = GoldWalls(rows, spec.whole_walls_played)
+    return lambda path, preds: score_ocw(path, gold, preds, on_wall=on_item, **options)
+
+
+def _question_scorer(
+    spec: ConfigSpec, rows: Sequence[dict], options: dict[str, Any], on_item: Progress | None
+) -> Scorer:
+    """Scores each run of WoTe spans."""
+
+    def score(path: Path, preds: dict[str, Any]) -> dict[str, Any]:
+        result = score_wote(path, rows, preds, allow_missing=options["allow_missing"])
+        if on_item is not None:
+            on_item(len(rows))
+        return result
+
+    return score
+
+
+#: How each dataset's runs are scored (``ConfigSpec.dataset``).
+_SCORERS = {"ocw": _wall_scorer, "wote": _question_scorer}
 
 
 # -- headline rows (the terminal table and the HTML report) -----------------------------
