@@ -138,7 +138,7 @@ def parse(
         require("llm", "parse")
         out = check_output_file(out, inputs=inputs)
         sidecar = check_output_file(out.with_name(out.name + ".parse.json"), inputs=inputs)
-        answers = read_responses(responses)
+        answers = read_responses(responses, spec.unit)
     rows = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
     with user_errors():
         predictions, report = _PARSERS[spec.dataset][0](
