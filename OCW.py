@@ -21,13 +21,16 @@ given and an archive (``.tar.gz``, ``.tgz``, ``.tar``, ``.zip``, ...), extracted
 so ``load_dataset("OCW.py", data_dir=...)`` on ``datasets`` 3.x rebuilds when it changes.
 
 Inside the source, each split's JSON file is found by the split name as a token of the file
-name (``test.json``, ``easy_test_wordnet.json``; not ``contest.json`` or ``OCW.json``). Every
+name (``test.json``, ``easy_test_wordnet.json``; not ``contest.json`` or ``OCW.json``). An
+ablation config given the main release (``ocw_wordnet`` with ``dataset/``) raises
+:class:`OCWSourceError` instead of naming the main walls after the ablation (told by content:
+``main_release_evidence`` of ``ocw_releases``). Every
 wall is validated and every split read and cross-checked in ``_split_generators``, before any
 example is written, so a bad input raises :class:`OCWFormatError` (naming the file, the wall
 and the field) and leaves no prepared data in the cache.
 
-The reading and validation live in the sibling modules ``ocw_walls.py`` and
-``source_files.py`` (standard library only), imported relatively: ``datasets`` 3.x copies
+The reading and validation live in the sibling modules ``ocw_walls.py``, ``ocw_releases.py``
+and ``source_files.py`` (standard library only), imported relatively: ``datasets`` 3.x copies
 them with the script, from its folder or its Hub repo. The script works as a script on
 ``datasets`` 3.x (``load_dataset("OCW.py", "default", data_dir=..., trust_remote_code=True)``)
 and imported by the ``ocw_hub`` package on ``datasets`` 3.x-5.x.
@@ -42,6 +45,7 @@ from typing import Any
 
 import datasets
 
+from .ocw_releases import OCWSourceError, main_release_evidence
 from .ocw_walls import (
     FORMAT_ERROR,
     GROUP_NAMES,
@@ -49,10 +53,8 @@ from .ocw_walls import (
     OFFICIAL_SPLIT_SIZES,
     OCWDataWarning,
     OCWFormatError,
-    OCWSourceError,
     OCWWhere,
     find_wall_files,
-    main_release_evidence,
     read_all_splits,
     read_season_map,
     read_walls,

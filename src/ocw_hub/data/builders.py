@@ -30,9 +30,11 @@ def get_builder(
 
     Args:
         name: ``default``, ``ocw_randomized``, ``ocw_wordnet`` (the three OCW copies) or ``wote``.
-        data_dir: local source: for OCW a folder holding the split files or the release tarball
-            itself; for WoTe a folder holding ``train.json``, ``validation.json``, ``test.json``.
-            ``None`` downloads the official files.
+        data_dir: local source: a folder holding the split files (OCW's release, WoTe's
+            ``train.json``, ``validation.json``, ``test.json``) or an archive of it (the release
+            tarball itself); the builders find the split files in either the same way
+            (``find_split_files`` of ``source_files.py``). ``None`` downloads the official
+            files. The main OCW release given for an ablation config is refused.
         cache_dir: the ``datasets`` cache folder (default: ``HF_DATASETS_CACHE``).
         **builder_kwargs: passed to the builder class (e.g. ``writer_batch_size``).
 
@@ -164,7 +166,7 @@ def load_dataset(
         builder.download_and_prepare(
             download_mode=download_mode, verification_mode=verification_mode
         )
-    except load_sibling("ocw_walls").OCWSourceError as err:
+    except load_sibling("ocw_releases").OCWSourceError as err:
         source = None if data_dir is None else str(data_dir)
         raise WrongSourceError(str(err), config=spec.name, data_dir=source) from err
     except (ConnectionError, OSError) as err:

@@ -28,7 +28,7 @@ from ..configs import PathLike, config_spec
 from ..errors import SourceUnavailableError, UnknownSplitError
 from ..resources import load_sibling
 from .builders import SOURCE_RECORD, get_builder, load_dataset, script_key
-from .layout import SPLITS, export_of, is_export
+from .layout import export_of, is_export
 
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
@@ -142,8 +142,8 @@ def load_split(
             or the Hub go through the same checks, :func:`check_split`).
     """
     spec = config_spec(config)
-    if split not in SPLITS:
-        raise UnknownSplitError(spec.name, split, SPLITS)
+    if split not in spec.splits:
+        raise UnknownSplitError(spec.name, split, spec.splits)
     if data_dir is not None:
         text = str(data_dir)
         path = Path(text).expanduser()
