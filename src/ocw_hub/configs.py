@@ -68,7 +68,7 @@ class ConfigSpec:
         return f"n_{self.units}"
 
 
-def _ocw(name: str, source: str, **facts: bool) -> ConfigSpec:
+def _ocw(name: str, source: str, whole_walls_played: bool = True) -> ConfigSpec:
     return ConfigSpec(
         name,
         dataset="ocw",
@@ -81,7 +81,7 @@ def _ocw(name: str, source: str, **facts: bool) -> ConfigSpec:
         tasks=("grouping", "connections"),
         sibling="ocw_walls",
         human=True,
-        **facts,
+        whole_walls_played=whole_walls_played,
     )
 
 
