@@ -34,7 +34,7 @@ from typer.testing import CliRunner
 
 import ocw_hub
 from ocw_hub.cli import app
-from ocw_hub.data.sources import load_split
+from ocw_hub.data.sources import Source, find_source, load_split
 from ocw_hub.resources import load_script
 
 NO_CHECKS = "no_checks"  # the fixtures are smaller than the releases
@@ -101,6 +101,22 @@ def test_wote_archive_through_load_split(tmp_path: Path, wote_from_folder) -> No
     )
     assert test["id"] == wote_from_folder["test"]["id"]
     assert test.num_rows == WOTE_FIXTURE_SIZES["test"]
+
+
+def test_one_finder_tells_every_kind_of_source(tmp_path: Path, wote_from_folder) -> None:
+    from ocw_hub.data.export import build_export
+
+    archive = tarball(WOTE_FIXTURE, tmp_path / "WoTe.tar.gz")
+    out = tmp_path / "hub"
+    build_export({"wote": archive}, out, cache_dir=tmp_path / "cache", verification_mode=NO_CHECKS)
+    assert find_source("wote", None) == Source("cache", None)
+    assert find_source("wote", WOTE_FIXTURE) == Source("files", str(WOTE_FIXTURE))
+    assert find_source("wote", archive) == Source("files", str(archive))
+    assert find_source("wote", out) == find_source("wote", out / "wote")
+    assert find_source("wote", out) == Source("export", str(out / "wote"))
+    assert find_source("wote", "org/wote-export") == Source("hub", "org/wote-export")
+    test = load_split("wote", "test", out, cache_dir=tmp_path / "cache")
+    assert test["id"] == wote_from_folder["test"]["id"]
 
 
 def test_wote_archive_missing_a_split_names_the_archive(tmp_path: Path) -> None:

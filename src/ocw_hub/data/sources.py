@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -144,17 +145,15 @@ def load_split(
     spec = config_spec(config)
     if split not in spec.splits:
         raise UnknownSplitError(spec.name, split, spec.splits)
-    if data_dir is not None:
-        text = str(data_dir)
-        path = Path(text).expanduser()
-        path = export_of(path, spec.name)
-        if is_export(path):
-            ds = _from_export(str(path), spec.name, split, cache_dir, download_mode)
-            return check_split(ds, spec.name, path, split)
-        if not path.exists() and looks_like_repo_id(text):
-            ds = _from_export(text, spec.name, split, cache_dir, download_mode)
-            return check_split(ds, spec.name, text, split)
-    elif download_mode not in ("force_redownload", datasets.DownloadMode.FORCE_REDOWNLOAD):
+    source = find_source(spec.name, data_dir)
+    if source.kind in ("export", "hub"):
+        assert source.location is not None
+        ds = _from_export(source.location, spec.name, split, cache_dir, download_mode)
+        return check_split(ds, spec.name, source.location, split)
+    if data_dir is None and download_mode not in (
+        "force_redownload",
+        datasets.DownloadMode.FORCE_REDOWNLOAD,
+    ):
         cached = prepared_split(spec.name, split, cache_dir)
         if cached is not None:
             return check_split(cached, spec.name, f"the prepared cache of {spec.name}", split)
@@ -182,6 +181,41 @@ def check_split(ds: datasets.Dataset, config: str, source: object, split: str) -
     sibling = load_sibling(config_spec(config).sibling)
     sibling.check_rows(ds.to_list(), f"{source} ({config}/{split})", split)
     return ds
+
+
+@dataclass(frozen=True)
+class Source:
+    """What a ``data_dir`` is (:func:`find_source`).
+
+    Attributes:
+        kind: ``files`` (raw source files: a folder or an archive, read by the loading script),
+            ``export`` (an ``ocw-hub build`` export folder), ``hub`` (a Hub repo id of one), or
+            ``cache`` (no ``data_dir``: the prepared cache, else the official download).
+        location: the folder, archive or repo id read (an export inside ``--out`` for
+            ``export``); None for ``cache``.
+    """
+
+    kind: str
+    location: str | None
+
+
+def find_source(config: str, data_dir: PathLike | None) -> Source:
+    """The one finder of a config's source, for every config: what ``data_dir`` is and where
+    its rows are read (see the module docstring). The split files inside raw source files
+    (a folder or an archive, of any config) are found by the loading scripts' one finder,
+    ``find_split_files`` of ``source_files.py``.
+
+    Raises:
+        ValueError: unknown config.
+    """
+    if data_dir is None:
+        return Source("cache", None)
+    text = str(data_dir)
+    path = Path(text).expanduser()
+    if not path.exists() and looks_like_repo_id(text):
+        return Source("hub", text)
+    path = export_of(path, config_spec(config).name)
+    return Source("export", str(path)) if is_export(path) else Source("files", str(path))
 
 
 def _from_export(
