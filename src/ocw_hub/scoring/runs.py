@@ -37,9 +37,9 @@ MISSING_CLUE = "\x00missing clue {}"
 _MISSING_GROUPS = [[MISSING_CLUE.format(4 * g + c) for c in range(4)] for g in range(4)]
 _MISSING_CONNECTIONS = [""] * 4
 
-#: The tasks of each dataset, in report order.
-OCW_TASKS = ("grouping", "connections")
-WOTE_TASKS = ("spans",)
+#: The tasks of the OCW walls, and of every config, in report order (``ConfigSpec.tasks``).
+OCW_TASKS = CONFIGS["default"].tasks
+TASKS = tuple(dict.fromkeys(task for spec in CONFIGS.values() for task in spec.tasks))
 
 Progress = Callable[[int], None]
 
@@ -371,7 +371,7 @@ def summarize_runs(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     items (``n_walls``, ``n_questions``) are not averaged."""
     import numpy as np
 
-    tasks = [t for t in (*OCW_TASKS, *WOTE_TASKS) if all(t in run for run in runs)]
+    tasks = [t for t in TASKS if all(t in run for run in runs)]
     mean: dict[str, dict[str, float]] = {}
     std: dict[str, dict[str, float]] = {}
     for task in tasks:
