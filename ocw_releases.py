@@ -69,10 +69,11 @@ def main_release_evidence(
     main release is told by its test walls:
 
     * the test split's :func:`walls_fingerprint` is one of :data:`MAIN_RELEASE_TESTS`; or
-    * beside the test file lies the main release's all-walls file ``OCW.json`` (the release
-      tarball ``OCW.tar.gz`` holds it, the ablation tarballs do not) and it holds every test
-      wall (same :func:`_wall_key`), so a copy of the release folder with a rebuilt
-      ``test.json`` is not taken for the release.
+    * beside the test file lies the main release's all-walls file ``OCW.json`` (``OCW.tar.gz``
+      holds it; the ablation releases are described as their three split files) and it holds
+      every test wall (same :func:`_wall_key`), so a copy of the release folder with a
+      rebuilt ``test.json`` is not taken for the release. An ablation tarball holding its
+      own walls as ``OCW.json`` would be refused: none is known to.
     """
     test = walls["test"]
     label = MAIN_RELEASE_TESTS.get(walls_fingerprint(test))
