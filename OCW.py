@@ -21,13 +21,16 @@ given and an archive (``.tar.gz``, ``.tgz``, ``.tar``, ``.zip``, ...), extracted
 so ``load_dataset("OCW.py", data_dir=...)`` on ``datasets`` 3.x rebuilds when it changes.
 
 Inside the source, each split's JSON file is found by the split name as a token of the file
-name (``test.json``, ``easy_test_wordnet.json``; not ``contest.json`` or ``OCW.json``). Every
+name (``test.json``, ``easy_test_wordnet.json``; not ``contest.json`` or ``OCW.json``). An
+ablation config given the main release (``ocw_wordnet`` with ``dataset/``) raises
+:class:`OCWSourceError` instead of naming the main walls after the ablation (told by content:
+``main_release_evidence`` of ``ocw_releases``). Every
 wall is validated and every split read and cross-checked in ``_split_generators``, before any
 example is written, so a bad input raises :class:`OCWFormatError` (naming the file, the wall
 and the field) and leaves no prepared data in the cache.
 
-The reading and validation live in the sibling modules ``ocw_walls.py`` and
-``source_files.py`` (standard library only), imported relatively: ``datasets`` 3.x copies
+The reading and validation live in the sibling modules ``ocw_walls.py``, ``ocw_releases.py``
+and ``source_files.py`` (standard library only), imported relatively: ``datasets`` 3.x copies
 them with the script, from its folder or its Hub repo. The script works as a script on
 ``datasets`` 3.x (``load_dataset("OCW.py", "default", data_dir=..., trust_remote_code=True)``)
 and imported by the ``ocw_hub`` package on ``datasets`` 3.x-5.x.
@@ -42,6 +45,7 @@ from typing import Any
 
 import datasets
 
+from .ocw_releases import OCWSourceError, main_release_evidence
 from .ocw_walls import (
     FORMAT_ERROR,
     GROUP_NAMES,
@@ -55,7 +59,13 @@ from .ocw_walls import (
     read_season_map,
     read_walls,
 )
-from .source_files import SPLITS, ContentKeyedConfigMixin, extract_archive, resolve_data_dir
+from .source_files import (
+    SPLITS,
+    ContentKeyedConfigMixin,
+    archive_error,
+    extract_archive,
+    resolve_data_dir,
+)
 
 __all__ = [
     "FEATURES",
@@ -64,6 +74,7 @@ __all__ = [
     "OCW",
     "OCWDataWarning",
     "OCWFormatError",
+    "OCWSourceError",
     "OFFICIAL_SPLIT_SIZES",
     "SPLITS",
     "read_season_map",
@@ -150,9 +161,12 @@ class OCWConfig(ContentKeyedConfigMixin, datasets.BuilderConfig):
 
     Args:
         url: the release tarball downloaded when no ``data_dir`` is given.
+        ablation: an ablation copy of the main release: the main release given as its source
+            is refused (:func:`main_release_evidence`, :class:`OCWSourceError`).
     """
 
     url: str = ""
+    ablation: bool = False
 
 
 class OCW(datasets.GeneratorBasedBuilder):
@@ -180,12 +194,14 @@ class OCW(datasets.GeneratorBasedBuilder):
             description="OCW with a randomized test split: test walls rebuilt from groups of "
             "different walls, which removes red herrings (OCW_randomized.tar.gz).",
             url=_URLS["ocw_randomized"],
+            ablation=True,
         ),
         OCWConfig(
             name="ocw_wordnet",
             version=VERSION,
             description="Easy WordNet-based OCW copy for ablations (OCW_wordnet.tar.gz).",
             url=_URLS["ocw_wordnet"],
+            ablation=True,
         ),
     ]
     DEFAULT_CONFIG_NAME = "default"
@@ -219,16 +235,29 @@ class OCW(datasets.GeneratorBasedBuilder):
         except OCWFormatError as error:
             if archive is None:
                 raise
-            message = str(error).removeprefix(f"{root}: ")  # the lookup error starts with it
-            raise OCWFormatError(
-                f"in archive {archive} (extracted to {root}): {message}"
-            ) from error
+            raise archive_error(error, root, archive, OCWWhere) from error
+        if self.config.ablation:
+            self._refuse_main_release(files, walls, archive or str(root))
         return [
             datasets.SplitGenerator(
                 name=split, gen_kwargs={"walls": walls[split], "filepath": str(files[split])}
             )
             for split in SPLITS
         ]
+
+    def _refuse_main_release(
+        self, files: dict[str, Path], walls: dict[str, list[dict[str, Any]]], source: str
+    ) -> None:
+        """Raise :class:`OCWSourceError` when an ablation config's source is the main release
+        (its rows would be the main walls under the ablation's name)."""
+        evidence = main_release_evidence(files, walls)
+        if evidence is not None:
+            name = self.config.name
+            raise OCWSourceError(
+                f"config {name!r}: {source} is the main OCW release, not the {name} copy: "
+                f"{evidence}; give the {name} release as data_dir ({self.config.url}), or "
+                "load this one as config 'default'"
+            )
 
     def _generate_examples(
         self, walls: list[dict[str, Any]], filepath: str

@@ -16,12 +16,15 @@ trust_remote_code=True)``) and imported by the ``ocw_hub`` package on ``datasets
 ``.as_dataset()``).
 
 Source
-    ``data_dir`` (a folder containing ``train.json``, ``validation.json`` and
-    ``test.json``) when given, else the official files downloaded from ``_URL``. A
-    ``data_dir`` that does not exist raises ``FileNotFoundError`` (the same message shape in
-    ``OCW.py``). The cache key (config id) includes the SHA-256 of the ``data_dir`` content,
-    so an edited source file is read again even when its size and modification time are
-    unchanged (``ContentKeyedConfigMixin`` of ``source_files``).
+    ``data_dir`` when given, else the official files downloaded from ``_URL``: a folder, or an
+    archive (``.tar.gz``, ``.zip``, ...) extracted safely into ``<downloads cache>/ocw_extracted/
+    <content digest>``, holding ``train.json``, ``validation.json`` and ``test.json`` (at any
+    depth; each split's file is found by the split name as a token of its file name, as in
+    ``OCW.py``: ``find_split_files`` of ``source_files``). A ``data_dir`` that does not exist
+    raises ``FileNotFoundError`` (the same message shape in ``OCW.py``). The cache key (config
+    id) includes the SHA-256 of the ``data_dir`` content, so an edited source file is read
+    again even when its size and modification time are unchanged (``ContentKeyedConfigMixin``
+    of ``source_files``).
 
 Derived fields
     ``id``
@@ -76,20 +79,26 @@ from typing import Any
 
 import datasets
 
-from .source_files import SPLITS, ContentKeyedConfigMixin
+from .source_files import (
+    SPLITS,
+    ContentKeyedConfigMixin,
+    archive_error,
+    find_split_files,
+    resolve_data_dir,
+)
 from .wote_answers import locate_answer
 from .wote_questions import (
     FORMAT_ERROR,
     OFFICIAL_SPLIT_SIZES,
     RAW_FIELDS,
     WoTeFormatError,
+    WoTeWhere,
     check_unique_ids,
     parse_history,
     parse_question_type,
     parse_task_data,
     read_questions,
     render_context,
-    split_files,
 )
 
 __all__ = [
@@ -211,20 +220,38 @@ class WoTe(datasets.GeneratorBasedBuilder):
             citation=_CITATION,
         )
 
-    def _split_files(self, dl_manager: datasets.DownloadManager) -> dict[str, str]:
-        if self.config.data_dir is None:
-            return dl_manager.download({split: _URL.format(split=split) for split in SPLITS})
-        return split_files(self.config.data_dir)
-
     def _split_generators(self, dl_manager: datasets.DownloadManager) -> list:
-        files = self._split_files(dl_manager)
-        # Read and validate every split before anything is written.
-        rows = {split: read_questions(files[split], split) for split in SPLITS}
-        check_unique_ids(rows, files)
+        if self.config.data_dir is None:
+            urls = {split: _URL.format(split=split) for split in SPLITS}
+            files = dl_manager.download(urls)
+            rows = {split: read_questions(files[split], split) for split in SPLITS}
+            check_unique_ids(rows, files)
+        else:
+            rows = self._local_rows(dl_manager)
         return [
             datasets.SplitGenerator(name=split, gen_kwargs={"rows": rows[split], "split": split})
             for split in SPLITS
         ]
+
+    def _local_rows(self, dl_manager: datasets.DownloadManager) -> dict[str, list[dict]]:
+        """Every split's validated rows from a local ``data_dir``: a folder, or an archive
+        extracted safely (the one finder of ``source_files``, as ``OCW.py``)."""
+        download_config = dl_manager.download_config
+        cache_dir = download_config.cache_dir or datasets.config.DOWNLOADED_DATASETS_PATH
+        root, archive = resolve_data_dir(
+            self.config.data_dir, cache_dir, download_config.force_extract, WoTeWhere
+        )
+        try:
+            found = find_split_files(root, WoTeWhere)
+            files = {split: str(path) for split, path in found.items()}
+            # Read and validate every split before anything is written.
+            rows = {split: read_questions(files[split], split) for split in SPLITS}
+            check_unique_ids(rows, files)
+        except WoTeFormatError as error:
+            if archive is None:
+                raise
+            raise archive_error(error, root, archive, WoTeWhere) from error
+        return rows
 
     def _generate_examples(
         self, rows: list[dict[str, Any]], split: str

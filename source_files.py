@@ -362,6 +362,13 @@ def resolve_data_dir(
     return extract_archive(data_dir, path, cache_dir, force, where), data_dir
 
 
+def archive_error(error: Exception, root: Path, archive: str, where: type[Where]) -> ValueError:
+    """``error`` (a format error in the files extracted from ``archive`` into ``root``) as the
+    dataset's error naming the archive: ``"in archive <archive> (extracted to <root>): ..."``."""
+    message = str(error).removeprefix(f"{root}: ")  # the lookup error starts with it
+    return where.error_type(f"in archive {archive} (extracted to {root}): {message}")
+
+
 # --------------------------------------------------------------------------------------------
 # Archives
 # --------------------------------------------------------------------------------------------

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import ast
 import logging
-import os
 import re
 from typing import Any
 
-from .source_files import SPLITS, Where, check_name, check_text, load_json, missing_source, short
+from .source_files import SPLITS, Where, check_name, check_text, load_json, short
 from .wote_answers import locate_answer
 
 logger = logging.getLogger(__name__)
@@ -270,29 +269,6 @@ def render_context(task: dict[str, Any]) -> str:
         The context string.
     """
     return "\n".join([task["title"], task["description"], *task["ingredients"], *task["steps"]])
-
-
-def split_files(data_dir: str | os.PathLike) -> dict[str, str]:
-    """``{split: path}`` of ``train.json``, ``validation.json`` and ``test.json`` in a local
-    ``data_dir`` folder.
-
-    Raises:
-        FileNotFoundError: ``data_dir`` does not exist.
-        WoTeFormatError: not a folder, or a split file missing (the message lists the folder).
-    """
-    folder = os.path.abspath(os.path.expanduser(str(data_dir)))
-    if not os.path.exists(folder):
-        raise missing_source(data_dir)
-    if not os.path.isdir(folder):
-        raise WoTeWhere(data_dir).error(
-            None, "data_dir is not a folder (expected train.json, validation.json, test.json)"
-        )
-    files = {split: os.path.join(folder, f"{split}.json") for split in SPLITS}
-    missing = [os.path.basename(path) for path in files.values() if not os.path.isfile(path)]
-    if missing:
-        found = sorted(os.listdir(folder))
-        raise WoTeWhere(folder).error(None, f"missing split file(s) {missing}; found {found}")
-    return files
 
 
 # --------------------------------------------------------------------------------------------

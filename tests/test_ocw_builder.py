@@ -316,10 +316,13 @@ def test_read_walls_int_clue_and_extra_keys(ocw, tmp_path, clean_walls):
 # ------------------------------------------------------------------------------------------
 
 
-def make_tarball(tmp_path: Path, clean, inner: str = "dataset") -> tuple[Path, dict]:
+def make_tarball(
+    tmp_path: Path, clean, inner: str = "dataset", all_walls: bool = True
+) -> tuple[Path, dict]:
     staging = tmp_path / "staging"
     splits = make_folder(staging / inner, clean)
-    write_split(staging / inner / "OCW.json", [w for ws in splits.values() for w in ws])
+    if all_walls:  # the main release's OCW.json (an ablation tarball has none)
+        write_split(staging / inner / "OCW.json", [w for ws in splits.values() for w in ws])
     tarball = tmp_path / "OCW.tar.gz"
     with tarfile.open(tarball, "w:gz") as tar:
         tar.add(staging / inner, arcname=inner)
@@ -336,7 +339,7 @@ def test_data_dir_tarball(ocw, tmp_path, clean_walls):
 
 @pytest.mark.parametrize("as_uri", [False, True])
 def test_download_path_uses_config_url(ocw, tmp_path, clean_walls, monkeypatch, as_uri):
-    tarball, splits = make_tarball(tmp_path, clean_walls, inner="OCW_randomized")
+    tarball, splits = make_tarball(tmp_path, clean_walls, inner="OCW_randomized", all_walls=False)
     url = tarball.as_uri() if as_uri else str(tarball)
     config = next(c for c in ocw.OCW.BUILDER_CONFIGS if c.name == "ocw_randomized")
     monkeypatch.setattr(config, "url", url)

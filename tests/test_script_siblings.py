@@ -38,7 +38,12 @@ def _imports(path: Path) -> tuple[set[str], set[str]]:
 
 
 def test_the_siblings_of_each_script() -> None:
-    assert [p.name for p in script_files("OCW")] == ["OCW.py", "ocw_walls.py", "source_files.py"]
+    assert [p.name for p in script_files("OCW")] == [
+        "OCW.py",
+        "ocw_releases.py",
+        "ocw_walls.py",
+        "source_files.py",
+    ]
     assert [p.name for p in script_files("WoTe")] == [
         "WoTe.py",
         "source_files.py",

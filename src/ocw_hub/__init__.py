@@ -29,6 +29,7 @@ from .errors import (
     OutputPathError,
     PredictionsError,
     SourceUnavailableError,
+    WrongSourceError,
 )
 
 __version__ = "0.1.0"
@@ -51,6 +52,7 @@ __all__ = [
     "OutputPathError",
     "PredictionsError",
     "SourceUnavailableError",
+    "WrongSourceError",
     *_LAZY,
 ]
 

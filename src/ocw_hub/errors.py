@@ -43,6 +43,22 @@ class SourceUnavailableError(OCWHubError, OSError):
         self.data_dir = data_dir
 
 
+class WrongSourceError(OCWHubError, ValueError):
+    """A source that is not the config's own: the main OCW release given as the ``data_dir`` of
+    an ablation config (``ocw_randomized``, ``ocw_wordnet``), told by its content (the loading
+    script's ``OCWSourceError``: its test split is the main release's).
+
+    Attributes:
+        config: the public config name.
+        data_dir: the source that was given.
+    """
+
+    def __init__(self, message: str, *, config: str, data_dir: str | None = None) -> None:
+        super().__init__(message)
+        self.config = config
+        self.data_dir = data_dir
+
+
 class PredictionsError(OCWHubError, ValueError):
     """A predictions (or responses) file that cannot be scored: the message names the file, the
     wall or question ids and the field."""

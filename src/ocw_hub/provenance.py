@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import jsonio
-from .configs import PathLike, config_spec
+from .configs import PathLike
 from .errors import OCWHubError
 from .resources import load_sibling
 
@@ -172,25 +172,21 @@ def _origin(
 ) -> dict[str, Any]:
     """Where the split was read: ``kind`` (``files``, ``export``, ``hub``, ``cache``), the
     path or repo id, the revision (Hub) and the SHA-256 of the content read."""
-    from .data.layout import export_of, is_export
-    from .data.sources import looks_like_repo_id
+    from .data.sources import find_source
 
     digest = load_sibling("source_files").source_digest
     arrow = [e["filename"] for e in cache_files if Path(e.get("filename", "")).is_file()]
-    if data_dir is None:
-        return {"kind": "cache", "path": None, "sha256": digest(*arrow) if arrow else None}
-    text = str(data_dir)
-    path = Path(text).expanduser()
-    if not path.exists() and looks_like_repo_id(text):
+    source = find_source(config, data_dir)
+    if source.location is None:  # the prepared cache
+        return {"kind": source.kind, "path": None, "sha256": digest(*arrow) if arrow else None}
+    if source.kind == "hub":
         return {
-            "kind": "hub",
-            "path": text,
+            "kind": source.kind,
+            "path": source.location,
             "revision": _hub_revision(cache_files),
             "sha256": digest(*arrow) if arrow else None,
         }
-    path = export_of(path, config_spec(config).name)
-    kind = "export" if is_export(path) else "files"
-    return {"kind": kind, "path": str(path), "sha256": digest(path)}
+    return {"kind": source.kind, "path": source.location, "sha256": digest(source.location)}
 
 
 def source_provenance(
@@ -216,7 +212,7 @@ def source_provenance(
 
     origin = _origin(data_dir, config, cache_files)
     derived = _derived(Path(origin["path"])) if origin["kind"] == "files" else None
-    stand_in = config_spec(config).script == "OCW" and are_prerelease_ids(ids)
+    stand_in = are_prerelease_ids(ids)  # never WoTe's ids
     if derived is not None and derived.get("from_release") == STAND_IN:
         stand_in = True
     release = "derived" if derived is not None else STAND_IN if stand_in else "official release"

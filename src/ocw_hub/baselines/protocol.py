@@ -459,7 +459,7 @@ def check_ocw_config(config: str) -> str:
         spec = config_spec(config)
     except ValueError as err:
         raise BaselineError(str(err)) from None
-    if spec.script != "OCW":
+    if "grouping" not in spec.tasks:
         raise BaselineError(
             f"config {spec.name!r} is not an OCW config: the baselines group walls of 16 clues"
         )

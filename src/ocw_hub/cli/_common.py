@@ -214,10 +214,15 @@ def data_dir_of(values: list[str] | None, config: str) -> str | None:
 
 
 def check_ocw(config: str) -> str:
-    """:func:`check_config` for commands that read walls; OptionError on ``wote``."""
+    """:func:`check_config` for commands that group walls; OptionError on WoTe."""
+    from ..configs import config_spec
+
     config = check_config(config)
-    if config == "wote":
-        raise OptionError("--config wote: this command is for the OCW configs (walls), not WoTe")
+    spec = config_spec(config)
+    if "grouping" not in spec.tasks:
+        raise OptionError(
+            f"--config {config}: this command is for the OCW configs (walls), not {spec.units}"
+        )
     return config
 
 

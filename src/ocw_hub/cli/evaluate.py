@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from ..configs import verification_mode
+from ..configs import config_spec, verification_mode
 from ..extras import require
 from ..shown import inert
 from ._common import check_config, console, data_dir_of, progress, quiet_datasets
@@ -76,7 +76,7 @@ def evaluate(
             on_item=lambda n: bar.advance(task, n),
             rouge_tokenizer=rouge_tokenizer,
         )
-    columns = ("task", "figure", "model") + (() if config == "wote" else ("human",))
+    columns = ("task", "figure", "model") + (("human",) if config_spec(config).human else ())
     shown = ", ".join(map(str, predictions))
     lines = [f"{config} / {split}: {inert(shown)}", *map(inert, provenance_lines(results))]
     table = Table(title=Text("\n".join(lines)))

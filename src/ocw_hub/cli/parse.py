@@ -10,6 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..configs import config_spec
 from ..errors import OptionError
 from ..extras import require
 from ..shown import capped
@@ -38,6 +39,31 @@ def _parse_table(report: dict[str, Any]) -> Table:
     if "in_context" in report:
         table.add_row("span found in the task text", str(report["in_context"]))
     return table
+
+
+def _parse_ocw(
+    answers: Any, rows: Any, task: str, mode: str, allow_truncated: bool, source: str
+) -> tuple[Any, dict[str, Any]]:
+    from ..llm.responses import parse_responses
+
+    return parse_responses(
+        answers, rows, task=task, mode=mode, allow_truncated=allow_truncated, source=source
+    )
+
+
+def _parse_wote(
+    answers: Any, rows: Any, task: str, mode: str, allow_truncated: bool, source: str
+) -> tuple[Any, dict[str, Any]]:
+    from ..llm.wote import parse_wote_responses
+
+    return parse_wote_responses(answers, rows, allow_truncated=allow_truncated, source=source)
+
+
+#: Each dataset's answer parser and the --mode values it takes (None: every one).
+_PARSERS: dict[str, tuple[Any, tuple[str, ...] | None]] = {
+    "ocw": (_parse_ocw, None),
+    "wote": (_parse_wote, ("robust",)),
+}
 
 
 def parse(
@@ -85,7 +111,7 @@ def parse(
     truncated, a refusal) gets prediction_text "" (scored 0) and is counted apart.
     """
     from ..llm.prompts import TASKS
-    from ..llm.responses import MODES, parse_responses, read_responses
+    from ..llm.responses import MODES, read_responses
     from ..outputs import check_output_file, write_json
     from ..provenance import write_protocol
 
@@ -93,39 +119,28 @@ def parse(
     source = data_dir_of(data_dir, config)
     check_choice("--task", task, TASKS)
     check_choice("--mode", mode, MODES)
-    if config == "wote" and mode != "robust":
-        raise OptionError(f"--mode {mode}: WoTe answers are parsed in robust mode only")
+    spec = config_spec(config)
+    modes = _PARSERS[spec.dataset][1]
+    if modes is not None and mode not in modes:
+        raise OptionError(f"--mode {mode}: {spec.name} answers are parsed in robust mode only")
     inputs = [responses, local_path(source)]
     require("llm", "parse")
     out = check_output_file(out, inputs=inputs)
     sidecar = check_output_file(out.with_name(out.name + ".parse.json"), inputs=inputs)
-    answers = read_responses(responses)
+    answers = read_responses(responses, spec.unit)
     rows = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
-    if config == "wote":
-        from ..llm.wote import parse_wote_responses
-
-        predictions, report = parse_wote_responses(
-            answers, rows, allow_truncated=allow_truncated, source=str(responses)
-        )
-    else:
-        predictions, report = parse_responses(
-            answers,
-            rows,
-            task=task,
-            mode=mode,
-            allow_truncated=allow_truncated,
-            source=str(responses),
-        )
+    predictions, report = _PARSERS[spec.dataset][0](
+        answers, rows, task, mode, allow_truncated, str(responses)
+    )
     report = {"responses": str(responses), "config": config, "split": split, **report}
     write_json(out, predictions)
     write_json(sidecar, report)
-    task_done = "spans" if config == "wote" else task
+    task_done = task if task in spec.tasks else spec.tasks[0]  # WoTe: its one task
     write_protocol(out, {"task": task_done, "parse_mode": mode}, inputs=[responses])
     console.print(_parse_table(report))
     if report["missing"]:
-        unit = "questions" if config == "wote" else "walls"
         print_warning(
-            f"{len(report['missing'])} {unit} of {config}/{split} have no response "
+            f"{len(report['missing'])} {spec.units} of {config}/{split} have no response "
             f"({capped(report['missing'])}); evaluate scores them as wrong only with "
             "--allow-missing"
         )

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from ..configs import config_spec
 from ..errors import OptionError
 from ..llm.prompts import DEFAULT_MODEL
 from ._common import (
@@ -27,6 +28,7 @@ def _report(count: int, what: str, out: Path) -> None:
 
 
 def _wote_prompts(
+    config: str,
     split: str,
     options: dict[str, Any],
     model: str,
@@ -53,13 +55,17 @@ def _wote_prompts(
             f"--prompt-style {options['prompt_style']}: WoTe has only our prompt (ours)"
         )
     out = check_output_file(out, inputs=[local_path(source)])
-    rows = load_split_rows("wote", split, source, cache_dir=cache_dir, no_checks=no_checks)
+    rows = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
     requests = build_wote_requests(rows, model=model)
     write_text_atomic(out, requests_jsonl(requests))
     write_protocol(
         out, {"method": "llm", "task": "spans", "model": model, "prompt_style": "ours", "shots": 0}
     )
-    _report(len(requests), f"wote requests (wote/{split}, our extractive prompt)", out)
+    _report(len(requests), f"{config} requests ({config}/{split}, our extractive prompt)", out)
+
+
+#: The datasets whose requests are not the paper's walls (``ConfigSpec.dataset``).
+_OTHER_PROMPTS = {"wote": _wote_prompts}
 
 
 def prompts(
@@ -119,10 +125,11 @@ def prompts(
 
     config = check_config(config)
     source = data_dir_of(data_dir, config)
-    if config == "wote":
+    other = _OTHER_PROMPTS.get(config_spec(config).dataset)
+    if other is not None:
         options = {"task": task, "shots": shots, "prompt_style": prompt_style}
-        _wote_prompts(split, options, model, out, source=source, cache_dir=cache_dir,
-                      no_checks=no_checks)  # fmt: skip
+        other(config, split, options, model, out, source=source, cache_dir=cache_dir,
+              no_checks=no_checks)  # fmt: skip
         return
     if task is None or shots is None:
         raise OptionError(f"--config {config}: --task and --shots are required")

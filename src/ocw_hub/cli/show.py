@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from ..configs import config_spec
 from ..errors import OCWHubError, PredictionsError
 from ._common import check_config, console, data_dir_of, load_split_rows, print_notes
 from .options import CacheDir, Config, DataDir, NoChecks, Split
@@ -59,26 +60,36 @@ def show(
     """Draw one wall (a 4x4 grid, one colour per gold group, the connections beside) or one WoTe
     question (the context with the gold answer span marked), with a prediction if given."""
     from ..views.lookup import read_prediction
-    from ..views.question import Question
-    from ..views.wall import Wall
 
     config = check_config(config)
     source = data_dir_of(data_dir, config)
     load = partial(load_split_rows, config, data_dir=source, cache_dir=cache_dir)
     row, split = _find(item_id, config, split, partial(load, no_checks=no_checks))
     prediction = (
-        read_prediction(predictions, config, row["id" if config == "wote" else "wall_id"])
+        read_prediction(predictions, config, row[config_spec(config).id_key])
         if predictions is not None
         else None
     )
     if predictions is not None and prediction is None:
         raise PredictionsError(f"{predictions}: has no prediction for {item_id!r}")
-    view: Question | Wall
-    if config == "wote":
-        view = Question.from_row(row, prediction)
-    else:
-        try:
-            view = Wall.from_row(row, prediction, config=config, split=split)
-        except ValueError as err:
-            raise PredictionsError(f"{predictions}: {err}") from err
+    view = _VIEWS[config_spec(config).dataset](row, prediction, config, split, predictions)
     console.print(view)
+
+
+def _wall_view(row: dict, prediction: Any, config: str, split: str, predictions: Any) -> Any:
+    from ..views.wall import Wall
+
+    try:
+        return Wall.from_row(row, prediction, config=config, split=split)
+    except ValueError as err:
+        raise PredictionsError(f"{predictions}: {err}") from err
+
+
+def _question_view(row: dict, prediction: Any, config: str, split: str, predictions: Any) -> Any:
+    from ..views.question import Question
+
+    return Question.from_row(row, prediction)
+
+
+#: How each dataset's row is drawn (``ConfigSpec.dataset``).
+_VIEWS = {"ocw": _wall_view, "wote": _question_view}

@@ -16,7 +16,7 @@ from typing import Any
 import datasets
 
 from ..configs import PathLike, config_spec
-from ..errors import SourceUnavailableError
+from ..errors import SourceUnavailableError, WrongSourceError
 from ..resources import load_script, load_sibling, script_files
 
 
@@ -30,9 +30,11 @@ def get_builder(
 
     Args:
         name: ``default``, ``ocw_randomized``, ``ocw_wordnet`` (the three OCW copies) or ``wote``.
-        data_dir: local source: for OCW a folder holding the split files or the release tarball
-            itself; for WoTe a folder holding ``train.json``, ``validation.json``, ``test.json``.
-            ``None`` downloads the official files.
+        data_dir: local source: a folder holding the split files (OCW's release, WoTe's
+            ``train.json``, ``validation.json``, ``test.json``) or an archive of it (the release
+            tarball itself); the builders find the split files in either the same way
+            (``find_split_files`` of ``source_files.py``). ``None`` downloads the official
+            files. The main OCW release given for an ablation config is refused.
         cache_dir: the ``datasets`` cache folder (default: ``HF_DATASETS_CACHE``).
         **builder_kwargs: passed to the builder class (e.g. ``writer_batch_size``).
 
@@ -145,6 +147,7 @@ def load_dataset(
     Raises:
         ValueError: unknown ``name``; a malformed source file (the builders' ``OCWFormatError``
             / ``WoTeFormatError`` name the file, the wall or question id and the field).
+        WrongSourceError: the main OCW release given for an ablation config.
         datasets.exceptions.NonMatchingSplitsSizesError: split sizes differ from the official
             ones (unless ``verification_mode="no_checks"``).
         SourceUnavailableError: ``data_dir`` does not exist, or it is None and the official
@@ -163,6 +166,9 @@ def load_dataset(
         builder.download_and_prepare(
             download_mode=download_mode, verification_mode=verification_mode
         )
+    except load_sibling("ocw_releases").OCWSourceError as err:
+        source = None if data_dir is None else str(data_dir)
+        raise WrongSourceError(str(err), config=spec.name, data_dir=source) from err
     except (ConnectionError, OSError) as err:
         if data_dir is not None or isinstance(err, SourceUnavailableError):
             raise

@@ -5,6 +5,7 @@ counts, the citation and the licence."""
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -26,6 +27,7 @@ CARD_SPLIT_MARKER = "<!-- end of dataset card -->"
 #: Wall ids of the pre-release export (TaatiTeam/OCW ``data/onlyconnect.json``) have this many
 #: characters; the official release uses 4 (e.g. ``882c``).
 PRERELEASE_ID_LENGTH = 6
+_PRERELEASE_ID = re.compile(f"[0-9a-f]{{{PRERELEASE_ID_LENGTH}}}")
 
 #: What the upstream WoTe README states: 826 questions, splits 248 / 167 / 412.
 WOTE_README_QUESTIONS = 826
@@ -113,15 +115,16 @@ class Season:
 
 
 def are_prerelease_ids(wall_ids: Iterable[str]) -> bool:
-    """Whether OCW wall ids are the 6-character ids of the pre-release export (the official
-    release uses 4, e.g. ``882c``): such a copy is not the official release."""
+    """Whether ids are the 6-hex-character wall ids of the OCW pre-release export (the official
+    release uses 4, e.g. ``882c``): such a copy is not the official release. WoTe's ids
+    (``conversation_id/question_id``) never are."""
     ids = list(wall_ids)
-    return bool(ids) and all(len(i) == PRERELEASE_ID_LENGTH for i in ids)
+    return bool(ids) and all(_PRERELEASE_ID.fullmatch(i) for i in ids)
 
 
-def is_prerelease(dataset_dict: datasets.DatasetDict) -> bool:
-    """:func:`are_prerelease_ids` over every split of an OCW config."""
-    return are_prerelease_ids(i for split in dataset_dict.values() for i in split["wall_id"])
+def is_prerelease(dataset_dict: datasets.DatasetDict, id_key: str = "wall_id") -> bool:
+    """:func:`are_prerelease_ids` over every split of a config (ids in ``id_key``)."""
+    return are_prerelease_ids(i for split in dataset_dict.values() for i in split[id_key])
 
 
 # --------------------------------------------------------------------------------------------
@@ -149,7 +152,10 @@ def _ocw_source(config: str, data_dir: PathLike | None, cache_dir: PathLike | No
     )
     if data_dir is not None:
         return data_dir, downloads
-    builder_config = load_script("OCW").OCW.builder_configs[config_spec(config).builder_config]
+    spec = config_spec(config)
+    builder_config = getattr(load_script(spec.script), spec.script).builder_configs[
+        spec.builder_config
+    ]
     manager = datasets.DownloadManager(
         download_config=datasets.DownloadConfig(cache_dir=str(downloads))
     )

@@ -103,13 +103,35 @@ def _card_sections(
 ) -> None:
     """The card sections a config contributes: OCW's season table (from the first OCW
     config that has one), WoTe's counts."""
-    if config_spec(name).script == "WoTe":
-        rows = {split: dataset_dict[split].to_list() for split in _ordered(dataset_dict)}
-        collected.sections.append(wote_counts_markdown(rows))
-    elif not collected.sections:
+    _CARD_SECTIONS[config_spec(name).dataset](name, data_dir, cache_dir, dataset_dict, collected)
+
+
+def _season_section(
+    name: str,
+    data_dir: PathLike | None,
+    cache_dir: PathLike | None,
+    dataset_dict: datasets.DatasetDict,
+    collected: _DatasetExport,
+) -> None:
+    if not collected.sections:
         seasons = season_table(name, data_dir, cache_dir)
         if seasons:
             collected.sections.append(season_markdown(seasons))
+
+
+def _counts_section(
+    name: str,
+    data_dir: PathLike | None,
+    cache_dir: PathLike | None,
+    dataset_dict: datasets.DatasetDict,
+    collected: _DatasetExport,
+) -> None:
+    rows = {split: dataset_dict[split].to_list() for split in _ordered(dataset_dict)}
+    collected.sections.append(wote_counts_markdown(rows))
+
+
+#: The card sections each dataset contributes (``ConfigSpec.dataset``).
+_CARD_SECTIONS = {"ocw": _season_section, "wote": _counts_section}
 
 
 def _source_of(
@@ -118,7 +140,7 @@ def _source_of(
     """:func:`ocw_hub.provenance.source_provenance` of a prepared config (all its splits)."""
     from ..provenance import source_provenance
 
-    key = "id" if config_spec(name).script == "WoTe" else "wall_id"
+    key = config_spec(name).id_key
     ids = [i for split in dataset_dict.values() for i in split[key]]
     cache_files = [f for split in dataset_dict.values() for f in split.cache_files]
     return source_provenance(name, data_dir, ids, cache_files)
@@ -182,7 +204,7 @@ def build_export(
                 download_mode=download_mode,
             )
             export = collected[export_folder(name)]
-            if config_spec(name).script == "OCW" and is_prerelease(dataset_dict):
+            if is_prerelease(dataset_dict, config_spec(name).id_key):
                 _warn_prerelease(name, data_dir)
                 export.prerelease.append(name)
             info, files = _write_config(name, dataset_dict, staged[export_folder(name)], on_split)

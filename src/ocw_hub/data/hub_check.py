@@ -264,7 +264,7 @@ def _row_problems(root: Path, name: str, split: str, files: list[Path]) -> list[
         rows = [row for file in files for row in pq.read_table(file).to_pylist()]
     except (ValueError, OSError, pa.ArrowException):
         return []
-    sibling = load_sibling("wote_questions" if spec.script == "WoTe" else "ocw_walls")
+    sibling = load_sibling(spec.sibling)
     where = files[0].relative_to(root) if len(files) == 1 else f"{name}/{split}"
     try:
         sibling.check_rows(rows, where, split)

@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..configs import PathLike, config_spec
+from ..configs import EXPORT_FOLDERS, PathLike, config_spec
 from ..resources import load_sibling
 
 if TYPE_CHECKING:
@@ -32,9 +32,6 @@ if TYPE_CHECKING:
 
 #: The splits of every config, in order (the scripts' ``SPLITS``).
 SPLITS: tuple[str, ...] = load_sibling("source_files").SPLITS
-
-#: The export folder of each loading script's configs, inside ``--out``.
-EXPORT_FOLDERS = {"OCW": "ocw", "WoTe": "wote"}
 
 
 def answers_located(dataset: datasets.Dataset) -> int | None:
@@ -79,7 +76,7 @@ def export_folder(config: str) -> str:
     Raises:
         ValueError: unknown config.
     """
-    return EXPORT_FOLDERS[config_spec(config).script]
+    return config_spec(config).export
 
 
 def write_parquet(dataset: datasets.Dataset, path: PathLike) -> int:
@@ -130,9 +127,7 @@ def exports_in(folder: PathLike) -> list[Path]:
     root = Path(folder)
     if not root.is_dir() or (root / "README.md").is_file():
         return [root]
-    found = [
-        root / name for name in EXPORT_FOLDERS.values() if (root / name / "README.md").is_file()
-    ]
+    found = [root / name for name in EXPORT_FOLDERS if (root / name / "README.md").is_file()]
     return found or [root]
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -33,7 +34,7 @@ from ..configs import PathLike, config_spec
 from ..errors import SourceUnavailableError, UnknownSplitError
 from ..resources import load_sibling
 from ..shown import capped
-from .layout import SPLITS, export_of, is_export
+from .layout import export_of, is_export
 
 if TYPE_CHECKING:
     import datasets
@@ -131,19 +132,17 @@ def load_split(
     from .builders import load_dataset
 
     spec = config_spec(config)
-    if split not in SPLITS:
-        raise UnknownSplitError(spec.name, split, SPLITS)
-    if data_dir is not None:
-        text = str(data_dir)
-        path = Path(text).expanduser()
-        path = export_of(path, spec.name)
-        if is_export(path):
-            ds = _from_export(str(path), spec.name, split, cache_dir, download_mode)
-            return check_split(ds, spec.name, path, split)
-        if not path.exists() and looks_like_repo_id(text):
-            ds = _from_export(text, spec.name, split, cache_dir, download_mode)
-            return check_split(ds, spec.name, text, split)
-    elif download_mode not in ("force_redownload", datasets.DownloadMode.FORCE_REDOWNLOAD):
+    if split not in spec.splits:
+        raise UnknownSplitError(spec.name, split, spec.splits)
+    source = find_source(spec.name, data_dir)
+    if source.kind in ("export", "hub"):
+        assert source.location is not None
+        ds = _from_export(source.location, spec.name, split, cache_dir, download_mode)
+        return check_split(ds, spec.name, source.location, split)
+    if data_dir is None and download_mode not in (
+        "force_redownload",
+        datasets.DownloadMode.FORCE_REDOWNLOAD,
+    ):
         cached = prepared_split(spec.name, split, cache_dir, verification_mode)
         if cached is not None:
             return check_split(cached, spec.name, f"the prepared cache of {spec.name}", split)
@@ -182,17 +181,20 @@ def load_rows(
     sibling modules (``ocw_walls.py``, ``wote_questions.py``, the functions the builders call),
     without importing ``datasets``: the same rows, the same format errors, the same official
     split-size check. Every other source (a release tarball, an export, a Hub repo id, the
-    cache) goes through :func:`load_split`.
+    cache) and an ablation config's files (its builder refuses the main release) go through
+    :func:`load_split`.
 
     Raises:
         As :func:`load_split`.
     """
     spec = config_spec(config)
-    if split not in SPLITS:
-        raise UnknownSplitError(spec.name, split, SPLITS)
-    if data_dir is not None:
-        path = Path(str(data_dir)).expanduser()
-        if path.is_dir() and not is_export(export_of(path, spec.name)):
+    if split not in spec.splits:
+        raise UnknownSplitError(spec.name, split, spec.splits)
+    source = find_source(spec.name, data_dir)
+    if source.kind == "files" and not spec.ablation:
+        assert source.location is not None
+        path = Path(source.location)
+        if path.is_dir():
             return SplitRows(_raw_rows(spec.name, split, path, verification_mode), [])
     ds = load_split(
         spec.name,
@@ -213,16 +215,10 @@ def _raw_rows(
     (``NonMatchingSplitsSizesError``, as ``download_and_prepare`` raises) unless
     ``verification_mode`` is ``no_checks``."""
     spec = config_spec(config)
-    if spec.script == "WoTe":
-        sibling = load_sibling("wote_questions")
-        files = sibling.split_files(folder)
-        rows = {name: sibling.read_questions(files[name], name) for name in SPLITS}
-        sibling.check_unique_ids(rows, files)
-    else:
-        sibling = load_sibling("ocw_walls")
-        rows = sibling.read_all_splits(sibling.find_wall_files(folder))
+    sibling = load_sibling(spec.sibling)
+    rows = _RAW_READERS[spec.dataset](folder)
     mode = getattr(verification_mode, "value", verification_mode) or "basic_checks"
-    sizes = {name: len(rows[name]) for name in SPLITS}
+    sizes = {name: len(rows[name]) for name in spec.splits}
     if mode != "no_checks" and sizes != sibling.OFFICIAL_SPLIT_SIZES:
         import datasets
 
@@ -235,6 +231,25 @@ def _raw_rows(
     return rows[split]
 
 
+def _ocw_raw_rows(folder: Path) -> dict[str, list[dict[str, Any]]]:
+    sibling = load_sibling("ocw_walls")
+    return sibling.read_all_splits(sibling.find_wall_files(folder))
+
+
+def _wote_raw_rows(folder: Path) -> dict[str, list[dict[str, Any]]]:
+    finder = load_sibling("source_files")
+    sibling = load_sibling("wote_questions")
+    found = finder.find_split_files(folder, sibling.WoTeWhere)
+    files = {name: str(path) for name, path in found.items()}
+    rows = {name: sibling.read_questions(files[name], name) for name in files}
+    sibling.check_unique_ids(rows, files)
+    return rows
+
+
+#: How each dataset's raw split files are read and validated, as its builder does.
+_RAW_READERS = {"ocw": _ocw_raw_rows, "wote": _wote_raw_rows}
+
+
 def check_split(ds: datasets.Dataset, config: str, source: object, split: str) -> datasets.Dataset:
     """``ds`` after the checks its loading script makes of the raw files (``check_rows`` of
     ``ocw_walls.py`` or ``wote_questions.py``): rows from an export, the cache or the Hub are
@@ -244,8 +259,8 @@ def check_split(ds: datasets.Dataset, config: str, source: object, split: str) -
         OCWFormatError, WoTeFormatError: as for the raw files, naming ``source``, the wall or
             question and the field.
     """
-    sibling = "wote_questions" if config_spec(config).script == "WoTe" else "ocw_walls"
-    load_sibling(sibling).check_rows(ds.to_list(), f"{source} ({config}/{split})", split)
+    sibling = load_sibling(config_spec(config).sibling)
+    sibling.check_rows(ds.to_list(), f"{source} ({config}/{split})", split)
     return ds
 
 
@@ -261,6 +276,41 @@ def _export_cache(where: str, cache_dir: PathLike | None) -> str | None:
     root = Path(cache_dir) if cache_dir is not None else Path(datasets.config.HF_DATASETS_CACHE)
     digest = load_sibling("source_files").source_digest(where)[:16]
     return str(root / EXPORTS_FOLDER / digest)
+
+
+@dataclass(frozen=True)
+class Source:
+    """What a ``data_dir`` is (:func:`find_source`).
+
+    Attributes:
+        kind: ``files`` (raw source files: a folder or an archive, read by the loading script),
+            ``export`` (an ``ocw-hub build`` export folder), ``hub`` (a Hub repo id of one), or
+            ``cache`` (no ``data_dir``: the prepared cache, else the official download).
+        location: the folder, archive or repo id read (an export inside ``--out`` for
+            ``export``); None for ``cache``.
+    """
+
+    kind: str
+    location: str | None
+
+
+def find_source(config: str, data_dir: PathLike | None) -> Source:
+    """The one finder of a config's source, for every config: what ``data_dir`` is and where
+    its rows are read (see the module docstring). The split files inside raw source files
+    (a folder or an archive, of any config) are found by the loading scripts' one finder,
+    ``find_split_files`` of ``source_files.py``.
+
+    Raises:
+        ValueError: unknown config.
+    """
+    if data_dir is None:
+        return Source("cache", None)
+    text = str(data_dir)
+    path = Path(text).expanduser()
+    if not path.exists() and looks_like_repo_id(text):
+        return Source("hub", text)
+    path = export_of(path, config_spec(config).name)
+    return Source("export", str(path)) if is_export(path) else Source("files", str(path))
 
 
 def _from_export(

@@ -86,12 +86,12 @@ def _check_out_contents(out: Path) -> None:
     if not out.is_dir():
         return
     names = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
-    others = [name for name in names if name not in EXPORT_FOLDERS.values()]
+    others = [name for name in names if name not in EXPORT_FOLDERS]
     if {"README.md", "data"} & set(others):
         raise ExportPathError(
             f"export folder {out}: holds an export of the earlier one-folder layout "
             "(README.md, data/); remove them: exports now go to "
-            + " and ".join(f"{out / name}/" for name in EXPORT_FOLDERS.values()),
+            + " and ".join(f"{out / name}/" for name in EXPORT_FOLDERS),
             parameter="out",
         )
     if others:

@@ -139,8 +139,9 @@ def _read_line(path: Path, number: int, record: Mapping[str, Any]) -> tuple[Resp
     )
 
 
-def read_responses(path: str | Path) -> dict[str, Response]:
-    """The answers of a responses file, ``{wall_id: Response}`` in file order.
+def read_responses(path: str | Path, unit: str = "wall") -> dict[str, Response]:
+    """The answers of a responses file, ``{wall_id: Response}`` in file order (``unit``: what an
+    id names in messages, ``ConfigSpec.unit``: ``wall`` or WoTe's ``question``).
 
     A wall may have several batch lines (failed attempts, then an answer): its answer wins.
     Read by :func:`.log.json_records` (lines end at ``\n`` only; a last line cut short by a
@@ -162,7 +163,7 @@ def read_responses(path: str | Path) -> dict[str, Response]:
         )
         if before is not None and (not batch or answered_twice):
             raise PredictionsError(
-                f"{path}, line {number}: wall {response.wall_id} already answered on line "
+                f"{path}, line {number}: {unit} {response.wall_id} already answered on line "
                 f"{before.line}"
             )
         if before is None or before.text is None:

@@ -31,13 +31,15 @@ from ocw_hub.llm.responses import Response, parse_wall
 from ocw_hub.resources import load_metric_module
 from ocw_hub.scoring.predictions import check_wall_prediction
 
-#: The config of the OCW walls.
+#: The config of the OCW walls, and of the WoTe questions.
 CONFIG = "default"
+WOTE_CONFIG = "wote"
 
 
-def _walls(
+def _split_rows(
     data_dir: str | None, split: str, no_checks: bool, config: str = CONFIG
 ) -> list[dict[str, Any]]:
+    """The rows (walls or questions) of one split of ``config``."""
     from ocw_hub.configs import verification_mode
     from ocw_hub.data.sources import load_split
 
@@ -72,8 +74,10 @@ def ocw_dataset(
         ocw_hub.llm.prompts.PromptError: more shots than the train split has.
         SourceUnavailableError, UnknownSplitError: the split cannot be had.
     """
-    walls = _walls(data_dir, split, no_checks)
-    train = walls if split == "train" or int(shots) == 0 else _walls(data_dir, "train", no_checks)
+    walls = _split_rows(data_dir, split, no_checks)
+    train = (
+        walls if split == "train" or int(shots) == 0 else _split_rows(data_dir, "train", no_checks)
+    )
     requests = build_requests(walls, train, task=task, shots=int(shots), seed=int(seed))
     return _with_messages(walls, requests)
 
@@ -90,7 +94,7 @@ def wote_dataset(
     """
     from ocw_hub.llm.wote import build_wote_requests
 
-    rows = _walls(data_dir, split, no_checks, config="wote")
+    rows = _split_rows(data_dir, split, no_checks, config=WOTE_CONFIG)
     return _with_messages(rows, build_wote_requests(rows))
 
 

@@ -18,7 +18,7 @@ file, the wall or question id and the field.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,9 +64,7 @@ def read_predictions(path: PathLike, config: str) -> dict[str, Any]:
             or 4 connection strings (names the wall and the field); duplicated ids (listed).
     """
     raw = jsonio.read_json(path, PredictionsError, "predictions file")
-    if config_spec(config).script == "WoTe":
-        return _read_wote(Path(path), raw)
-    return _read_ocw(Path(path), raw)
+    return _READERS[config_spec(config).dataset](Path(path), raw)
 
 
 def _entry_wall_id(path: Path, index: int, entry: Any) -> str:
@@ -252,3 +250,10 @@ def expand_prediction_paths(paths: Sequence[PathLike]) -> list[Path]:
     if twice:
         raise PredictionsError(f"predictions given twice: {listing(twice)}")
     return files
+
+
+#: The predictions reader of each dataset (``ConfigSpec.dataset``).
+_READERS: dict[str, Callable[[Path, Any], dict[str, Any]]] = {
+    "ocw": _read_ocw,
+    "wote": _read_wote,
+}

@@ -25,7 +25,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from ..configs import PathLike, config_spec
+from ..configs import CONFIGS, ConfigSpec, PathLike, config_spec
 from ..errors import ChoiceError, PredictionsError
 from ..resources import load_metric_module
 from ..shown import capped, preview
@@ -37,16 +37,17 @@ MISSING_CLUE = "\x00missing clue {}"
 _MISSING_GROUPS = [[MISSING_CLUE.format(4 * g + c) for c in range(4)] for g in range(4)]
 _MISSING_CONNECTIONS = [""] * 4
 
-#: The tasks of each dataset, in report order.
-OCW_TASKS = ("grouping", "connections")
-WOTE_TASKS = ("spans",)
+#: The tasks of the OCW walls, and of every config, in report order (``ConfigSpec.tasks``).
+OCW_TASKS = CONFIGS["default"].tasks
+TASKS = tuple(dict.fromkeys(task for spec in CONFIGS.values() for task in spec.tasks))
 
 Progress = Callable[[int], None]
 
-#: Configs whose walls the contestants never played as such: ``ocw_randomized`` rebuilds its
-#: test walls from groups of different walls, so only the per-group human figures carry over
-#: (a group found on its own wall); whole-wall ones (``full_wall``) do not exist (None).
-REBUILT_WALLS = frozenset({"ocw_randomized"})
+#: Configs whose walls the contestants never played as such (``ConfigSpec.whole_walls_played``
+#: false): ``ocw_randomized`` rebuilds its test walls from groups of different walls, so only
+#: the per-group human figures carry over (a group found on its own wall); whole-wall ones
+#: (``full_wall``) do not exist (None).
+REBUILT_WALLS = frozenset(name for name, spec in CONFIGS.items() if not spec.whole_walls_played)
 
 
 def _with_nearest(unknown: Sequence[str], ids: Sequence[str]) -> str:
@@ -369,7 +370,7 @@ def summarize_runs(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     items (``n_walls``, ``n_questions``) are not averaged."""
     import numpy as np
 
-    tasks = [t for t in (*OCW_TASKS, *WOTE_TASKS) if all(t in run for run in runs)]
+    tasks = [t for t in TASKS if all(t in run for run in runs)]
     mean: dict[str, dict[str, float]] = {}
     std: dict[str, dict[str, float]] = {}
     for task in tasks:
@@ -486,24 +487,22 @@ def evaluate_files(
             verification_mode=verification_mode,
             download_mode=download_mode,
         )
-    key = "id" if spec.script == "WoTe" else "wall_id"
-    source = source_provenance(spec.name, data_dir, [r[key] for r in rows], cache_files)
+    source = source_provenance(spec.name, data_dir, [r[spec.id_key] for r in rows], cache_files)
     options = {"allow_missing": allow_missing, "bertscore": bertscore}
-    if spec.script == "OCW":
+    if "connections" in spec.tasks:
         options["rouge_tokenizer"] = _rouge_tokenizer(rouge_tokenizer)
     with margin_memo():
-        runs = _score_runs(spec.name, spec.script, files, parsed, rows, options, on_item)
+        runs = _score_runs(spec, files, parsed, rows, options, on_item)
     for run, protocol in zip(runs, protocols, strict=True):
         run["protocol"] = protocol
     head = {"config": spec.name, "split": split, "source": source}
     if len(runs) == 1:
         return {**head, **runs[0]}
     head["protocol"] = common_protocol(protocols)
-    size_key = "n_questions" if spec.script == "WoTe" else "n_walls"
     summary: dict[str, Any] = {
         **head,
         "n_runs": len(runs),
-        size_key: runs[0][size_key],
+        spec.size_key: runs[0][spec.size_key],
         "runs": runs,
         **summarize_runs(runs),
     }
@@ -513,25 +512,48 @@ def evaluate_files(
 
 
 def _score_runs(
-    config: str,
-    script: str,
+    spec: ConfigSpec,
     files: Sequence[Path],
     parsed: Sequence[dict[str, Any]],
     rows: Sequence[dict],
     options: dict[str, Any],
     on_item: Progress | None,
 ) -> list[dict[str, Any]]:
-    gold = GoldWalls(rows, config not in REBUILT_WALLS) if script == "OCW" else None
+    score = _SCORERS[spec.dataset](spec, rows, options, on_item)
     runs = []
     for path, preds in zip(files, parsed, strict=True):
-        if gold is not None:
-            result = score_ocw(path, gold, preds, on_wall=on_item, **options)
-        else:
-            result = score_wote(path, rows, preds, allow_missing=options["allow_missing"])
-            if on_item is not None:
-                on_item(len(rows))
+        result = score(path, preds)
         runs.append({"predictions": str(path), "run": Path(path).stem, **result})
     return runs
+
+
+Scorer = Callable[[Path, dict[str, Any]], dict[str, Any]]
+
+
+def _wall_scorer(
+    spec: ConfigSpec, rows: Sequence[dict], options: dict[str, Any], on_item: Progress | None
+) -> Scorer:
+    """Scores each run of walls against the gold walls, read once."""
+    gold = GoldWalls(rows, spec.whole_walls_played)
+    return lambda path, preds: score_ocw(path, gold, preds, on_wall=on_item, **options)
+
+
+def _question_scorer(
+    spec: ConfigSpec, rows: Sequence[dict], options: dict[str, Any], on_item: Progress | None
+) -> Scorer:
+    """Scores each run of WoTe spans."""
+
+    def score(path: Path, preds: dict[str, Any]) -> dict[str, Any]:
+        result = score_wote(path, rows, preds, allow_missing=options["allow_missing"])
+        if on_item is not None:
+            on_item(len(rows))
+        return result
+
+    return score
+
+
+#: How each dataset's runs are scored (``ConfigSpec.dataset``).
+_SCORERS = {"ocw": _wall_scorer, "wote": _question_scorer}
 
 
 # -- headline rows (the terminal table and the HTML report) -----------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..configs import config_spec
 from .runs import REBUILT_WALLS
 
 #: Figures of the human performance shown beside the model's, by figure name.
@@ -54,8 +55,10 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
     """The headline figures of a result of :func:`evaluate_files` as text rows (task, figure,
     model, human), as the terminal table and the HTML report show them: one run's figures
     (4 decimals on 0-1, 2 on 0-100), or mean ± std over runs (counts with 2 decimals)."""
-    if results["config"] == "wote":
-        return _wote_rows(results)
+    return _ROWS[config_spec(results["config"]).dataset](results)
+
+
+def _ocw_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
     human = dict(results["human"])
     if results["config"] in REBUILT_WALLS:  # also for results written before the rule
         human.update(full_wall=None, full_wall_rate=None)
@@ -67,7 +70,7 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
         rows.append(("walls", "runs", str(results["n_runs"]), "-"))
     else:
         rows.append(("walls", "missing, scored as wrong", str(results["n_missing"]), "-"))
-    for task in ("grouping", "connections"):
+    for task in config_spec(results["config"]).tasks:
         if task not in runs[0]:
             continue
         rows.append((task, "walls scored", str(runs[0][task]["n_walls"]), "-"))
@@ -83,3 +86,7 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
         found = _fmt(human["connections_correct_rate"])
         rows.append(("connections", "found by the contestants", "-", found))
     return rows
+
+
+#: The headline rows of each dataset (``ConfigSpec.dataset``).
+_ROWS = {"ocw": _ocw_rows, "wote": _wote_rows}

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..configs import PathLike
+from ..configs import PathLike, config_spec
 from ..errors import OCWHubError
 
 
@@ -34,15 +34,14 @@ def find_row(rows: Sequence[Mapping[str, Any]], item_id: str, config: str, split
     Raises:
         UnknownIdError: no such row; the message names the id, the config and the split.
     """
-    key = "id" if config == "wote" else "wall_id"
+    spec = config_spec(config)
     for row in rows:
-        if row[key] == item_id:
+        if row[spec.id_key] == item_id:
             return row
-    if config == "wote":
-        found = [row for row in rows if row.get("question_id") == item_id]
-        if len(found) == 1:
-            return found[0]
-    raise UnknownIdError(item_id, config, split, "question" if config == "wote" else "wall")
+    found = [row for row in rows if row.get("question_id") == item_id]  # OCW rows have none
+    if len(found) == 1:
+        return found[0]
+    raise UnknownIdError(item_id, config, split, spec.unit)
 
 
 def read_prediction(path: PathLike, config: str, item_id: str) -> Any:

@@ -242,23 +242,28 @@ def plot_runs(files: Sequence[ResultsFile]) -> Plot | None:
     )
 
 
+#: The configs of the red-herring ablation plot: the released walls, then the rebuilt ones.
+ABLATION_PAIR = ("default", "ocw_randomized")
+
+
 def plot_ablation(files: Sequence[ResultsFile]) -> Plot | None:
     """``default`` against ``ocw_randomized`` (the red-herring ablation): the grouping
     figures of every file of either config side by side, hatched for the randomized walls.
     None unless files of both configs (one split) are given."""
+    rebuilt = ABLATION_PAIR[1]
     configs = {f.config for f in files}
-    if not {"default", "ocw_randomized"} <= configs:
+    if not set(ABLATION_PAIR) <= configs:
         return None
-    chosen = [f for f in grouped_files(files) if f.config in ("default", "ocw_randomized")]
-    chosen.sort(key=lambda f: (f.config != "default", f.label))
-    if {f.config for f in chosen} != {"default", "ocw_randomized"}:
+    chosen = [f for f in grouped_files(files) if f.config in ABLATION_PAIR]
+    chosen.sort(key=lambda f: (ABLATION_PAIR.index(f.config), f.label))
+    if {f.config for f in chosen} != set(ABLATION_PAIR):
         return None
     figures = [("grouping", k, label) for k, label in GROUPING_FIGURES]
     fig, axes = new_figure(width=max(7.0, 0.45 * len(figures) * len(chosen) + 2))
     ax = axes[0]
 
     def style(i: int, f: ResultsFile) -> dict[str, Any]:
-        hatch = "xx" if f.config == "ocw_randomized" else None
+        hatch = "xx" if f.config == rebuilt else None
         return {"color": colour(i), "hatch": hatch, "edgecolor": "white"}
 
     labelled = [ResultsFile(f.path, f"{f.label} ({f.config})", f.data, f.runs) for f in chosen]

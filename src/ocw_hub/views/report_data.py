@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import jsonio
-from ..configs import CONFIGS, PathLike
+from ..configs import CONFIGS, ConfigSpec, PathLike, config_spec
 from ..errors import OCWHubError
 from ..shown import preview
 
@@ -47,8 +47,14 @@ class ResultsFile:
         return str(self.data["split"])
 
     @property
+    def spec(self) -> ConfigSpec:
+        """The :class:`~ocw_hub.configs.ConfigSpec` of its config."""
+        return config_spec(self.config)
+
+    @property
     def is_wote(self) -> bool:
-        return self.config == "wote"
+        """Whether its figures are WoTe's extractive QA (``spans``), not OCW's tasks."""
+        return "spans" in self.spec.tasks
 
     @property
     def stand_in(self) -> bool:
@@ -123,6 +129,9 @@ WOTE_RUN = {
     "by_domain": _Map({"spans?": FIGURES}),
 }
 
+#: The run shape of each dataset (``ConfigSpec.dataset``).
+RUN_SHAPES = {"ocw": OCW_RUN, "wote": WOTE_RUN}
+
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -195,10 +204,12 @@ def _check_run(path: Path, run: Any, config: str, index: int | None) -> dict[str
     where = f"runs[{index}]" if index is not None else ""
     if not isinstance(run, dict):
         raise _shape_error(path, where or "(top level)", "an object of results", run)
-    _check_shape(path, run, WOTE_RUN if config == "wote" else OCW_RUN, where)
-    if config != "wote" and "grouping" not in run and "connections" not in run:
+    spec = config_spec(config)
+    _check_shape(path, run, RUN_SHAPES[spec.dataset], where)
+    if not any(task in run for task in spec.tasks):
         prefix = f"{where}: " if where else ""
-        raise ReportError(f"{path}: {prefix}neither `grouping` nor `connections` figures")
+        tasks = " nor ".join(f"`{task}`" for task in spec.tasks)
+        raise ReportError(f"{path}: {prefix}neither {tasks} figures")
     return run
 
 
