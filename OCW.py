@@ -45,7 +45,7 @@ from typing import Any
 
 import datasets
 
-from .ocw_releases import OCWSourceError, main_release_evidence
+from .ocw_releases import OCWSourceError, refuse_main_release
 from .ocw_walls import (
     FORMAT_ERROR,
     GROUP_NAMES,
@@ -237,27 +237,15 @@ class OCW(datasets.GeneratorBasedBuilder):
                 raise
             raise archive_error(error, root, archive, OCWWhere) from error
         if self.config.ablation:
-            self._refuse_main_release(files, walls, archive or str(root))
+            refuse_main_release(
+                self.config.name, files, walls, archive or str(root), self.config.url
+            )
         return [
             datasets.SplitGenerator(
                 name=split, gen_kwargs={"walls": walls[split], "filepath": str(files[split])}
             )
             for split in SPLITS
         ]
-
-    def _refuse_main_release(
-        self, files: dict[str, Path], walls: dict[str, list[dict[str, Any]]], source: str
-    ) -> None:
-        """Raise :class:`OCWSourceError` when an ablation config's source is the main release
-        (its rows would be the main walls under the ablation's name)."""
-        evidence = main_release_evidence(files, walls)
-        if evidence is not None:
-            name = self.config.name
-            raise OCWSourceError(
-                f"config {name!r}: {source} is the main OCW release, not the {name} copy: "
-                f"{evidence}; give the {name} release as data_dir ({self.config.url}), or "
-                "load this one as config 'default'"
-            )
 
     def _generate_examples(
         self, walls: list[dict[str, Any]], filepath: str

@@ -93,3 +93,24 @@ def main_release_evidence(
             "holds every test wall"
         )
     return None
+
+
+def refuse_main_release(
+    config: str,
+    files: Mapping[str, Path],
+    walls: Mapping[str, Sequence[Mapping[str, Any]]],
+    source: str,
+    url: str = "",
+) -> None:
+    """Raise :class:`OCWSourceError` when ``source`` (read as ``files`` holding ``walls``) is
+    the main release given for the ablation config ``config``: its rows would be the main walls
+    under the ablation's name (:func:`main_release_evidence`). ``url``: the ablation release's
+    download, named in the message when known."""
+    evidence = main_release_evidence(files, walls)
+    if evidence is not None:
+        where = f" ({url})" if url else ""
+        raise OCWSourceError(
+            f"config {config!r}: {source} is the main OCW release, not the {config} copy: "
+            f"{evidence}; give the {config} release as data_dir{where}, or load this one as "
+            "config 'default'"
+        )

@@ -219,3 +219,19 @@ def test_evaluate_refuses_the_main_release_as_an_ablation(tmp_path: Path) -> Non
     errors = [line for line in result.output.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "ocw_wordnet" in errors[0], result.output
     assert not out.exists()
+
+
+@pytest.mark.parametrize("config", ["ocw_wordnet", "ocw_randomized"])
+def test_raw_rows_refuse_the_main_release_as_the_builder_does(config: str, tmp_path: Path) -> None:
+    """``load_rows`` reads a raw folder without ``datasets`` and refuses the main release for an
+    ablation config with the builder's reason (the same evidence)."""
+    from ocw_hub.data.sources import load_rows
+
+    folder = _with_all_walls_file(OCW_FIXTURE, tmp_path / "dataset")
+    with pytest.raises(ocw_hub.WrongSourceError) as raw:
+        load_rows(config, "test", folder, verification_mode=NO_CHECKS)
+    with pytest.raises(ocw_hub.WrongSourceError) as built:
+        load_split(config, "test", folder, cache_dir=tmp_path / "c", verification_mode=NO_CHECKS)
+    assert (raw.value.config, raw.value.data_dir) == (config, str(folder))
+    assert str(raw.value).split(";")[0] == str(built.value).split(";")[0]  # the same evidence
+    assert len(load_rows("default", "test", folder, verification_mode=NO_CHECKS).rows) == 6

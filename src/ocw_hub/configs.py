@@ -41,8 +41,7 @@ class ConfigSpec:
             ``ocw_randomized``, whose test walls are rebuilt from groups of different walls:
             only per-group human figures exist, no full-wall ones).
         ablation: an ablation copy of the main release (``ocw_randomized``, ``ocw_wordnet``):
-            its builder refuses the main release as its source, so its raw files are read
-            through the builder (``ocw_hub.data.sources.load_rows``).
+            the main release given as its source is refused (``ocw_releases.py``).
         splits: its split names, in order.
     """
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..configs import PathLike, config_spec
-from ..errors import SourceUnavailableError, UnknownSplitError
+from ..configs import ConfigSpec, PathLike, config_spec
+from ..errors import SourceUnavailableError, UnknownSplitError, WrongSourceError
 from ..resources import load_sibling
 from ..shown import capped
 from .layout import export_of, is_export
@@ -180,8 +180,8 @@ def load_rows(
     A folder of raw source files is read and validated by the loading script's stdlib-only
     sibling modules (``ocw_walls.py``, ``wote_questions.py``, the functions the builders call),
     without importing ``datasets``: the same rows, the same format errors, the same official
-    split-size check. Every other source (a release tarball, an export, a Hub repo id, the
-    cache) and an ablation config's files (its builder refuses the main release) go through
+    split-size check, the same refusal of the main release for an ablation config. Every other
+    source (a release tarball, an export, a Hub repo id, the cache) goes through
     :func:`load_split`.
 
     Raises:
@@ -191,7 +191,7 @@ def load_rows(
     if split not in spec.splits:
         raise UnknownSplitError(spec.name, split, spec.splits)
     source = find_source(spec.name, data_dir)
-    if source.kind == "files" and not spec.ablation:
+    if source.kind == "files":
         assert source.location is not None
         path = Path(source.location)
         if path.is_dir():
@@ -216,7 +216,7 @@ def _raw_rows(
     ``verification_mode`` is ``no_checks``."""
     spec = config_spec(config)
     sibling = load_sibling(spec.sibling)
-    rows = _RAW_READERS[spec.dataset](folder)
+    rows = _RAW_READERS[spec.dataset](folder, spec)
     mode = getattr(verification_mode, "value", verification_mode) or "basic_checks"
     sizes = {name: len(rows[name]) for name in spec.splits}
     if mode != "no_checks" and sizes != sibling.OFFICIAL_SPLIT_SIZES:
@@ -231,12 +231,20 @@ def _raw_rows(
     return rows[split]
 
 
-def _ocw_raw_rows(folder: Path) -> dict[str, list[dict[str, Any]]]:
+def _ocw_raw_rows(folder: Path, spec: ConfigSpec) -> dict[str, list[dict[str, Any]]]:
     sibling = load_sibling("ocw_walls")
-    return sibling.read_all_splits(sibling.find_wall_files(folder))
+    files = sibling.find_wall_files(folder)
+    walls = sibling.read_all_splits(files)
+    if spec.ablation:
+        releases = load_sibling("ocw_releases")
+        try:
+            releases.refuse_main_release(spec.name, files, walls, str(folder))
+        except releases.OCWSourceError as err:
+            raise WrongSourceError(str(err), config=spec.name, data_dir=str(folder)) from err
+    return walls
 
 
-def _wote_raw_rows(folder: Path) -> dict[str, list[dict[str, Any]]]:
+def _wote_raw_rows(folder: Path, spec: ConfigSpec) -> dict[str, list[dict[str, Any]]]:
     finder = load_sibling("source_files")
     sibling = load_sibling("wote_questions")
     found = finder.find_split_files(folder, sibling.WoTeWhere)
