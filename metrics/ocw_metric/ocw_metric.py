@@ -1,4 +1,9 @@
-"""OCW metric: Only Connect Wall grouping and connections, and WoTe extractive spans."""
+"""OCW metric: Only Connect Wall grouping and connections, and WoTe extractive spans.
+
+A wrapper of the pure modules beside it, as ``evaluate``'s ``squad`` wraps its
+``compute_score.py``: :data:`CONFIGS` gives each config's features, input checks, score
+function and inputs description; nothing here branches on the config name.
+"""
 
 from __future__ import annotations
 
@@ -245,6 +250,7 @@ Raises:
         "predictions[3][1]: expected a group of 4 clues, got 5 clues". Also options
         given to the wrong config, bertscore_kwargs without bertscore=True, and an
         unknown rouge_tokenizer.
+    TypeError: an option that no config takes.
 Examples:
     Installed with ocw-hub (from any folder, offline): ocw_hub.load_metric("grouping"),
     the same as evaluate.load(str(ocw_hub.resources.metric_dir()), "grouping"). From a copy
