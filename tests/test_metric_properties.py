@@ -348,7 +348,9 @@ def test_validate_false_skips_the_checks(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_evaluate_validates_each_wall_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # Through evaluate: checked once before Arrow (the metric module's checks), not again
     # when computing (the inputs module's checks).
+    import dataclasses
     import importlib
+    import types
 
     import evaluate
     from test_metric import METRIC_DIR, WALL
@@ -357,10 +359,17 @@ def test_evaluate_validates_each_wall_once(monkeypatch: pytest.MonkeyPatch) -> N
     module = importlib.import_module(type(metric).__module__)
     package = module.__name__.rsplit(".", 1)[0]
     scorers = tuple(importlib.import_module(f"{package}.{name}") for name in ("inputs", "grouping"))
-    # The metric module checks predictions with its imported validate_wall; gold walls go
-    # through validate_reference_wall, whose shape check is the inputs module's validate_wall;
-    # grouping_scores checks nothing more.
-    metric_checks = _counting(monkeypatch, (module,), "validate_wall")
+    # The metric module checks predictions with validate_wall (its table's check of a
+    # predicted wall); gold walls go through validate_reference_wall, whose shape check is the
+    # inputs module's validate_wall; grouping_scores checks nothing more.
+    config = module.CONFIGS["grouping"]
+    shape = config.shapes[0]
+    assert shape.check_prediction is module.validate_wall
+    holder = types.SimpleNamespace(validate_wall=shape.check_prediction)
+    metric_checks = _counting(monkeypatch, (holder,), "validate_wall")
+    counted_shape = dataclasses.replace(shape, check_prediction=holder.validate_wall)
+    counted = dataclasses.replace(config, shapes=(counted_shape,))
+    monkeypatch.setitem(module.CONFIGS, "grouping", counted)
     scorer_checks = _counting(monkeypatch, scorers, "validate_wall")
     got = metric.compute(predictions=[WALL, WALL[::-1]], references=[WALL, WALL])
     assert got["full_wall"] == 2

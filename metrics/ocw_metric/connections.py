@@ -156,6 +156,19 @@ def check_bertscore_options(bertscore: Any, bertscore_kwargs: Any) -> None:
         )
 
 
+def check_connection_options(
+    bertscore: Any = False, bertscore_kwargs: Any = None, rouge_tokenizer: Any = "default"
+) -> None:
+    """Check the options of :func:`connection_scores` (the ``connections`` config's), before
+    any scoring: :func:`check_bertscore_options`, :func:`check_rouge_tokenizer`.
+
+    Raises:
+        ValueError: as those two checks.
+    """
+    check_bertscore_options(bertscore, bertscore_kwargs)
+    check_rouge_tokenizer(rouge_tokenizer)
+
+
 def connection_scores(
     predictions: Sequence[Any],
     references: Sequence[Any],
@@ -199,8 +212,7 @@ def connection_scores(
             not a dict, an unknown ``rouge_tokenizer``.
         RuntimeError: BERTScore requested but ``bert_score`` or its model is unavailable.
     """
-    check_bertscore_options(bertscore, bertscore_kwargs)
-    check_rouge_tokenizer(rouge_tokenizer)
+    check_connection_options(bertscore, bertscore_kwargs, rouge_tokenizer)
     preds, refs = checked_items(
         predictions, references, validate_connections, validate_connections, validate
     )

@@ -88,6 +88,28 @@ def checked_items(
     return preds, refs
 
 
+def check_pairs(
+    predictions: Any,
+    references: Any,
+    check_prediction: Callable[[Any, str], Any],
+    check_reference: Callable[[Any, str], Any],
+) -> tuple[list[Any], list[Any]]:
+    """Check the lengths, then every (prediction, reference) pair in order, each with its
+    position (``predictions[3]``, ``references[3]``); return both as lists. Unlike
+    :func:`checked_items`, an empty batch passes (``evaluate`` stores batches of any size).
+
+    Raises:
+        ValueError: not lists, lengths differ, or an item check fails.
+    """
+    check_same_length(predictions, references)
+    preds: list[Any] = []
+    refs: list[Any] = []
+    for i, (prediction, reference) in enumerate(zip(predictions, references, strict=True)):
+        preds.append(check_prediction(prediction, f"predictions[{i}]"))
+        refs.append(check_reference(reference, f"references[{i}]"))
+    return preds, refs
+
+
 def _is_text(value: str) -> bool:
     """True when ``value`` encodes as UTF-8 (no lone surrogate)."""
     if value.isascii():

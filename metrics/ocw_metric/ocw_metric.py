@@ -1,7 +1,16 @@
-"""OCW metric: Only Connect Wall grouping and connections, and WoTe extractive spans."""
+"""OCW metric: Only Connect Wall grouping and connections, and WoTe extractive spans.
+
+A wrapper of the pure modules beside it, as ``evaluate``'s ``squad`` wraps its
+``compute_score.py``: :data:`CONFIGS` gives each config's features, input checks, score
+function and inputs description; nothing here branches on the config name.
+"""
 
 from __future__ import annotations
 
+import inspect
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import datasets
@@ -10,9 +19,10 @@ import evaluate
 # evaluate copies only the sibling modules this script imports itself (it does not follow the
 # siblings' imports of each other), so every sibling is imported here; a comment on the line
 # of a relative import would be read as the URL to fetch it from ("# From: URL").
-from .connections import check_bertscore_options, check_rouge_tokenizer, connection_scores
+from .connections import check_connection_options, connection_scores
 from .grouping import grouping_scores
 from .inputs import (
+    check_pairs,
     check_same_length,
     is_squad_shaped,
     validate_connections,
@@ -26,7 +36,7 @@ from .inputs import (
 from .partition import (
     partition_scores,  # noqa: F401
 )
-from .spans import span_scores
+from .spans import check_squad_lengths, span_scores
 
 _CITATION = """\
 @inproceedings{alavi-naeini2023large,
@@ -57,24 +67,162 @@ benchmark. Configurations:
 - "spans" (WoTe): SQuAD v1.1 exact match and token F1 (0-100).
 """
 
-_KWARGS_DESCRIPTION = """\
-Args:
-    predictions:
-        grouping: per wall, 4 groups of 4 clue strings (groups and clues in any order).
-        connections: per wall, 4 connection strings in gold group order: prediction i
-            names the connection of gold group i (gt_connections[i], group_{i+1}),
-            whatever order the predicted groups came in (as the paper's script); reorder
-            a model's connections to the gold groups they match before scoring.
-        spans: per question, one answer string; or, as the squad metric,
-            {"id": str, "prediction_text": str} per question.
-    references:
-        grouping: per wall, the gold 4 groups of 4 clue strings, in gold group order;
-            no clue (lowercased) more than twice.
-        connections: per wall, the 4 gold connections (gt_connections).
-        spans: per question, a list of gold answer strings (or a single string); or, as
-            the squad metric, {"id": str, "answers": {"text": [str], "answer_start":
-            [int]}} per question. In the squad shape predictions are matched to
-            references by id (every id on both sides, once).
+
+@dataclass(frozen=True)
+class InputShape:
+    """One way a config's inputs are written: their ``evaluate`` features and item checks.
+
+    ``check_prediction``/``check_reference`` take an item and its position (``predictions[3]``)
+    and return the item as stored, or raise ``ValueError`` naming the position;
+    ``check_lengths`` checks a batch's two lists; ``detect`` tells whether a batch is
+    written in this shape (only asked of a config's alternative shapes).
+    """
+
+    label: str
+    features: datasets.Features
+    check_prediction: Callable[[Any, str], Any]
+    check_reference: Callable[[Any, str], Any]
+    check_lengths: Callable[[Any, Any], None] = check_same_length
+    detect: Callable[[Any, Any], bool] | None = None
+
+
+def _no_options() -> None:
+    """The option check of a config whose scores take no option but ``return_per_item``."""
+
+
+@dataclass(frozen=True)
+class MetricConfig:
+    """One config of the metric: its input shapes (the default first), its pure score
+    function (``score(predictions, references, return_per_item=..., validate=False,
+    **options)``, whose keyword defaults are the config's options), the check of those
+    options, and the description of its inputs (for the docstring and the card)."""
+
+    shapes: tuple[InputShape, ...]
+    score: Callable[..., dict[str, Any]]
+    predictions: str
+    references: str
+    check_options: Callable[..., None] = _no_options
+
+    @property
+    def features(self) -> datasets.Features | list[datasets.Features]:
+        """``MetricInfo.features``: one ``Features``, or the list of every shape's."""
+        if len(self.shapes) == 1:
+            return self.shapes[0].features
+        return [shape.features for shape in self.shapes]
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The options of ``compute`` besides ``return_per_item``, with their defaults."""
+        return {
+            name: parameter.default
+            for name, parameter in inspect.signature(self.score).parameters.items()
+            if parameter.default is not inspect.Parameter.empty
+            and name not in ("return_per_item", "validate")
+        }
+
+    def shape_of(self, predictions: Any, references: Any) -> InputShape:
+        """The shape a batch is written in: the first alternative shape that detects it,
+        else the default one."""
+        default, *alternatives = self.shapes
+        found = (
+            s for s in alternatives if s.detect is not None and s.detect(predictions, references)
+        )
+        return next(found, default)
+
+
+_STRING = datasets.Value("string")
+_STRINGS = datasets.Sequence(_STRING)
+
+#: The configs: config name -> features, input checks, score function, inputs described.
+CONFIGS: dict[str, MetricConfig] = {
+    "grouping": MetricConfig(
+        shapes=(
+            InputShape(
+                label="walls",
+                features=datasets.Features(
+                    {
+                        "predictions": datasets.Sequence(_STRINGS),
+                        "references": datasets.Sequence(_STRINGS),
+                    }
+                ),
+                check_prediction=validate_wall,
+                check_reference=validate_reference_wall,
+            ),
+        ),
+        score=grouping_scores,
+        predictions="per wall, 4 groups of 4 clue strings (groups and clues in any order).",
+        references="per wall, the gold 4 groups of 4 clue strings, in gold group order; no "
+        "clue (lowercased) more than twice.",
+    ),
+    "connections": MetricConfig(
+        shapes=(
+            InputShape(
+                label="connection strings",
+                features=datasets.Features({"predictions": _STRINGS, "references": _STRINGS}),
+                check_prediction=validate_connections,
+                check_reference=validate_connections,
+            ),
+        ),
+        score=connection_scores,
+        check_options=check_connection_options,
+        predictions="per wall, 4 connection strings in gold group order: prediction i names "
+        "the connection of gold group i (gt_connections[i], group_{i+1}), whatever order the "
+        "predicted groups came in (as the paper's script); reorder a model's connections to "
+        "the gold groups they match before scoring.",
+        references="per wall, the 4 gold connections (gt_connections).",
+    ),
+    "spans": MetricConfig(
+        shapes=(
+            InputShape(
+                label="plain strings",
+                features=datasets.Features({"predictions": _STRING, "references": _STRINGS}),
+                check_prediction=validate_span_prediction,
+                check_reference=validate_span_reference,
+            ),
+            InputShape(
+                label="the squad metric's {'id', ...} dicts",
+                features=datasets.Features(
+                    {
+                        "predictions": {"id": _STRING, "prediction_text": _STRING},
+                        "references": {
+                            "id": _STRING,
+                            "answers": datasets.Sequence(
+                                {"text": _STRING, "answer_start": datasets.Value("int32")}
+                            ),
+                        },
+                    }
+                ),
+                check_prediction=validate_squad_prediction,
+                check_reference=validate_squad_reference,
+                check_lengths=check_squad_lengths,
+                detect=is_squad_shaped,
+            ),
+        ),
+        score=span_scores,
+        predictions='per question, one answer string; or, as the squad metric, {"id": str, '
+        '"prediction_text": str} per question.',
+        references="per question, a list of gold answer strings (or a single string); or, as "
+        'the squad metric, {"id": str, "answers": {"text": [str], "answer_start": [int]}} per '
+        "question. In the squad shape predictions are matched to references by id (every id "
+        "on both sides, once).",
+    ),
+}
+
+
+def _described(side: str) -> str:
+    """The ``predictions:`` or ``references:`` part of the inputs description, per config."""
+    lines = [f"    {side}:"]
+    for name, config in CONFIGS.items():
+        text = f"{name}: {getattr(config, side)}"
+        lines.append(textwrap.fill(text, 92, initial_indent=" " * 8, subsequent_indent=" " * 12))
+    return "\n".join(lines) + "\n"
+
+
+_KWARGS_DESCRIPTION = (
+    "Args:\n"
+    + _described("predictions")
+    + _described("references")
+    + """\
     return_per_item (bool, default False): also return "per_item", a list with one dict
         per wall/question holding the per-item values of the same keys (and "id" with
         the squad shape).
@@ -102,6 +250,7 @@ Raises:
         "predictions[3][1]: expected a group of 4 clues, got 5 clues". Also options
         given to the wrong config, bertscore_kwargs without bertscore=True, and an
         unknown rouge_tokenizer.
+    TypeError: an option that no config takes.
 Examples:
     Installed with ocw-hub (from any folder, offline): ocw_hub.load_metric("grouping"),
     the same as evaluate.load(str(ocw_hub.resources.metric_dir()), "grouping"). From a copy
@@ -140,60 +289,21 @@ Examples:
     ... )
     {'exact_match': 50.0, 'f1': 50.0, 'n_questions': 2}
 """
-
-CONFIGS = ("grouping", "connections", "spans")
-
-_STRING = datasets.Value("string")
-_STRINGS = datasets.Sequence(_STRING)
-_FEATURES: dict[str, datasets.Features | list[datasets.Features]] = {
-    "grouping": datasets.Features(
-        {
-            "predictions": datasets.Sequence(_STRINGS),
-            "references": datasets.Sequence(_STRINGS),
-        }
-    ),
-    "connections": datasets.Features({"predictions": _STRINGS, "references": _STRINGS}),
-    # plain strings, or the squad metric's features (evaluate picks by the first item)
-    "spans": [
-        datasets.Features({"predictions": _STRING, "references": _STRINGS}),
-        datasets.Features(
-            {
-                "predictions": {"id": _STRING, "prediction_text": _STRING},
-                "references": {
-                    "id": _STRING,
-                    "answers": datasets.Sequence(
-                        {"text": _STRING, "answer_start": datasets.Value("int32")}
-                    ),
-                },
-            }
-        ),
-    ],
-}
-
-
-def _is_list(value: Any) -> bool:
-    return isinstance(value, (list, tuple))
-
-
-#: Options of compute() and the only config that takes each.
-_OPTION_CONFIG = {
-    "bertscore": "connections",
-    "bertscore_kwargs": "connections",
-    "rouge_tokenizer": "connections",
-}
+)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class OcwMetric(evaluate.Metric):
-    """``evaluate`` metric for OCW (``grouping``, ``connections``) and WoTe (``spans``).
+    """``evaluate`` metric for OCW (``grouping``, ``connections``) and WoTe (``spans``): a
+    wrapper of the pure modules, driven by the config's row of :data:`CONFIGS`.
 
     Inputs are validated *before* ``evaluate`` converts them to Arrow (in ``add``,
     ``add_batch`` and ``compute``), so a malformed item, e.g. a clue that is the number
     ``8.5``, raises ``ValueError`` naming its index instead of being cast or rejected with
-    a generic message. Indices in ``add_batch`` errors are relative to that batch.
-    For ``spans`` a single-string reference is wrapped into a one-element list before
-    storage; the squad metric's shapes are stored as that metric stores them (ids, answers
-    with their offsets) and matched by id when computing.
+    a generic message. Indices in ``add_batch`` errors are relative to that batch. Items are
+    stored as the checks return them (a single-string ``spans`` reference as a one-element
+    list; the squad metric's shapes with their ids and answers, matched by id when
+    computing); one shape per computation.
     """
 
     def _info(self) -> evaluate.MetricInfo:
@@ -206,7 +316,7 @@ class OcwMetric(evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=_FEATURES[self.config_name],
+            features=CONFIGS[self.config_name].features,
             codebase_urls=["https://github.com/TaatiTeam/OCW"],
             reference_urls=[
                 "https://arxiv.org/abs/2306.11167",
@@ -214,108 +324,89 @@ class OcwMetric(evaluate.Metric):
             ],
         )
 
-    # -- validation before evaluate's Arrow encoding ---------------------------------
+    @property
+    def _config(self) -> MetricConfig:
+        return CONFIGS[self.config_name]
 
-    def _check_item(
-        self, prediction: Any, reference: Any, index: int | None, squad: bool = False
-    ) -> tuple[Any, Any]:
-        suffix = "" if index is None else f"[{index}]"
-        p_where, r_where = f"predictions{suffix}", f"references{suffix}"
-        if self.config_name == "grouping":
-            return validate_wall(prediction, p_where), validate_reference_wall(reference, r_where)
-        if self.config_name == "connections":
-            return (
-                validate_connections(prediction, p_where),
-                validate_connections(reference, r_where),
+    # evaluate stores what it is given after casting it to the features' types (the clue
+    # 8.5 becomes "8.5") and checks the type of the first item only; it has no per-item
+    # hook, so add and add_batch are overridden to check every item first.
+
+    def _check_shape(self, shape: InputShape) -> None:
+        """Raise ``ValueError`` unless ``shape`` is the shape of the batches already stored."""
+        if self.writer is not None and self.selected_feature_format != shape.features:
+            stored = next(
+                s for s in self._config.shapes if s.features == self.selected_feature_format
             )
-        if squad:
-            return (
-                validate_squad_prediction(prediction, p_where),
-                validate_squad_reference(reference, r_where),
+            raise ValueError(
+                f"{self.config_name}: this input uses {shape.label} but the batches already "
+                f"added use {stored.label}; use one shape per computation"
             )
-        return (
-            validate_span_prediction(prediction, p_where),
-            validate_span_reference(reference, r_where),
-        )
 
-    def _squad_shaped(self, predictions: Any, references: Any) -> bool:
-        """Whether a ``spans`` batch uses the squad metric's shapes; the same shape as the
-        batches already stored in this computation, if any."""
-        squad = self.config_name == "spans" and is_squad_shaped(predictions, references)
-        if self.writer is not None and self.config_name == "spans":
-            stored = isinstance(self.selected_feature_format["predictions"], dict)
-            if stored != squad:
-                shapes = ("plain strings", "the squad metric's {'id', ...} dicts")
-                raise ValueError(
-                    f"spans: this input uses {shapes[squad]} but the batches already added "
-                    f"use {shapes[stored]}; use one shape per computation"
-                )
-        return squad
-
-    def _check_batch(self, predictions: Any, references: Any) -> tuple[list[Any], list[Any]]:
-        squad = self._squad_shaped(predictions, references)
-        if squad and _is_list(predictions) and _is_list(references):
-            if len(predictions) != len(references):  # name the ids, as the squad metric would
-                span_scores(predictions, references)  # raises ValueError naming them
-        check_same_length(predictions, references)
-        checked = [
-            self._check_item(p, r, i, squad)
-            for i, (p, r) in enumerate(zip(predictions, references, strict=True))
-        ]
-        return [p for p, _ in checked], [r for _, r in checked]
+    def _open_writer(self, shape: InputShape) -> None:
+        """Open evaluate's writer with the features of ``shape`` (checked items only):
+        evaluate would infer them from the first item, which an empty batch does not have."""
+        if self.writer is None:
+            self.selected_feature_format = shape.features
+            self._init_writer()
 
     def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
         """Validate a batch (see :class:`OcwMetric`), then store it like ``evaluate``."""
         if predictions is not None or references is not None:
-            predictions, references = self._check_batch(predictions, references)
-            if self.config_name == "spans" and self.writer is None and len(predictions) == 0:
-                # Nothing to pick the spans features from (evaluate reads the first item):
-                # store the plain shape, so that compute fails as the other configs do.
-                self.selected_feature_format = self.features[0]
-                self._init_writer()
+            shape = self._config.shape_of(predictions, references)
+            self._check_shape(shape)
+            shape.check_lengths(predictions, references)
+            predictions, references = check_pairs(
+                predictions, references, shape.check_prediction, shape.check_reference
+            )
+            self._open_writer(shape)
         return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
         """Validate one item (see :class:`OcwMetric`), then store it like ``evaluate``."""
         if prediction is not None or reference is not None:
-            squad = self._squad_shaped([prediction], [reference])
-            prediction, reference = self._check_item(prediction, reference, None, squad)
+            shape = self._config.shape_of([prediction], [reference])
+            self._check_shape(shape)
+            prediction = shape.check_prediction(prediction, "predictions")
+            reference = shape.check_reference(reference, "references")
+            self._open_writer(shape)
         return super().add(prediction=prediction, reference=reference, **kwargs)
 
-    def _check_options(
-        self,
-        bertscore: Any = False,
-        bertscore_kwargs: Any = None,
-        rouge_tokenizer: Any = "default",
-    ) -> None:
-        given = {
-            "bertscore": bool(bertscore),
-            "bertscore_kwargs": bertscore_kwargs is not None,
-            "rouge_tokenizer": rouge_tokenizer != "default",
-        }
-        for option, used in given.items():
-            if used and self.config_name != _OPTION_CONFIG[option]:
+    def _check_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The options of this config among ``options`` (``compute``'s keywords but the
+        inputs and ``return_per_item``), after their config's check.
+
+        Raises:
+            ValueError: an option of another config set to other than its default, or the
+                config's own check fails.
+            TypeError: an option of no config.
+        """
+        own = self._config.options
+        for name, value in options.items():
+            if name in own:
+                continue
+            takers = [c for c, config in CONFIGS.items() if name in config.options]
+            if not takers:
+                raise TypeError(f"compute() got an unexpected keyword argument {name!r}")
+            if value != CONFIGS[takers[0]].options[name]:
                 raise ValueError(
-                    f"{option} is only available with config {_OPTION_CONFIG[option]!r}, "
-                    f"not {self.config_name!r}"
+                    f"{name} is only available with config {takers[0]!r}, not {self.config_name!r}"
                 )
-        check_bertscore_options(bertscore, bertscore_kwargs)
-        check_rouge_tokenizer(rouge_tokenizer)
+        given = {name: value for name, value in options.items() if name in own}
+        self._config.check_options(**given)
+        return given
 
     def compute(
         self, *, predictions: Any = None, references: Any = None, **kwargs: Any
     ) -> dict[str, Any] | None:
-        """Validate the options, then compute like ``evaluate`` (see the module docstring).
+        """Check the options, then compute like ``evaluate`` (see the module docstring).
 
-        The options are checked before ``evaluate`` finalises the stored batches, so a bad
-        option leaves them in place for a corrected call. Inputs given here are validated
-        once, by :meth:`add_batch`, which ``evaluate``'s ``compute`` calls with them.
+        Overridden because ``evaluate`` finalises the stored batches (and drops them) before
+        it calls ``_compute``: checked here first, a bad option leaves them in place for a
+        corrected call. Inputs given here are validated once, by :meth:`add_batch`, which
+        ``evaluate``'s ``compute`` calls with them.
         """
-        self._check_options(
-            kwargs.get("bertscore", False),
-            kwargs.get("bertscore_kwargs", None),
-            kwargs.get("rouge_tokenizer", "default"),
-        )
+        self._check_options({k: v for k, v in kwargs.items() if k != "return_per_item"})
         return super().compute(predictions=predictions, references=references, **kwargs)
 
     def _compute(
@@ -323,24 +414,13 @@ class OcwMetric(evaluate.Metric):
         predictions: list[Any],
         references: list[Any],
         return_per_item: bool = False,
-        bertscore: bool = False,
-        bertscore_kwargs: dict[str, Any] | None = None,
-        rouge_tokenizer: str = "default",
+        **options: Any,
     ) -> dict[str, Any]:
-        self._check_options(bertscore, bertscore_kwargs, rouge_tokenizer)
         # Every item was validated once, before evaluate stored it (add, add_batch, compute).
-        if self.config_name == "grouping":
-            return grouping_scores(
-                predictions, references, return_per_item=return_per_item, validate=False
-            )
-        if self.config_name == "connections":
-            return connection_scores(
-                predictions,
-                references,
-                return_per_item=return_per_item,
-                bertscore=bertscore,
-                bertscore_kwargs=bertscore_kwargs,
-                rouge_tokenizer=rouge_tokenizer,
-                validate=False,
-            )
-        return span_scores(predictions, references, return_per_item=return_per_item, validate=False)
+        return self._config.score(
+            predictions,
+            references,
+            return_per_item=return_per_item,
+            validate=False,
+            **self._check_options(options),
+        )

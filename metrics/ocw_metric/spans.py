@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .inputs import (
+    check_same_length,
     checked_items,
     is_list_like,
     is_squad_shaped,
@@ -105,6 +106,16 @@ def align_squad(
     texts = [predictions[pred_at[i]]["prediction_text"] for i in ids]
     golds = [list(references[ref_at[i]]["answers"]["text"]) for i in ids]
     return texts, golds, ids
+
+
+def check_squad_lengths(predictions: Any, references: Any) -> None:
+    """Raise ``ValueError`` unless both are lists of the same length; for ``squad``-shaped
+    lists of different lengths the message names the question ids, as :func:`span_scores`'s.
+    """
+    if is_list_like(predictions) and is_list_like(references):
+        if len(predictions) != len(references):
+            span_scores(predictions, references)  # raises ValueError naming the ids
+    check_same_length(predictions, references)
 
 
 def _span_inputs(

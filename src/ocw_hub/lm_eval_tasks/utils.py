@@ -47,14 +47,21 @@ def _split_rows(
     return load_split(config, split, data_dir, verification_mode=mode).to_list()
 
 
-def _with_messages(rows: list[dict[str, Any]], requests: list[dict[str, Any]]) -> dict[str, Any]:
-    """``{"test": Dataset}`` of the rows, each with its request's two messages added."""
+def _with_messages(
+    rows: list[dict[str, Any]], requests: list[dict[str, Any]], settings: dict[str, Any]
+) -> dict[str, Any]:
+    """``{"test": Dataset}`` of the rows, each with its request's two messages added; lm-eval's
+    cached requests of the task are dropped unless built from these ``settings`` and docs
+    (:func:`ocw_hub.lm_eval_tasks.request_cache.forget_stale_requests`)."""
     import datasets
+
+    from ocw_hub.lm_eval_tasks.request_cache import forget_stale_requests
 
     docs = []
     for row, request in zip(rows, requests, strict=True):
         system, user = request["body"]["messages"]
         docs.append({**row, "system_prompt": system["content"], "user_message": user["content"]})
+    forget_stale_requests(settings, docs)
     return {"test": datasets.Dataset.from_list(docs)}
 
 
@@ -65,7 +72,7 @@ def ocw_dataset(
     shots: int = 0,
     seed: int = DEFAULT_SEED,
     no_checks: bool = False,
-    **_other: Any,
+    **other: Any,
 ) -> dict[str, Any]:
     """The docs of ``task`` (``grouping`` or ``connections``): ``{"test": Dataset}``, one
     row per wall of ``split`` with its ``system_prompt`` and ``user_message`` added.
@@ -79,11 +86,13 @@ def ocw_dataset(
         walls if split == "train" or int(shots) == 0 else _split_rows(data_dir, "train", no_checks)
     )
     requests = build_requests(walls, train, task=task, shots=int(shots), seed=int(seed))
-    return _with_messages(walls, requests)
+    settings = {"task": task, "data_dir": data_dir, "split": split, "shots": int(shots)}
+    settings.update(seed=int(seed), no_checks=no_checks, **other)
+    return _with_messages(walls, requests, settings)
 
 
 def wote_dataset(
-    data_dir: str | None = None, split: str = "test", no_checks: bool = False, **_other: Any
+    data_dir: str | None = None, split: str = "test", no_checks: bool = False, **other: Any
 ) -> dict[str, Any]:
     """The WoTe docs: ``{"test": Dataset}``, one row per question of ``split`` with the
     messages of ``ocw-hub prompts --config wote`` added.
@@ -95,7 +104,8 @@ def wote_dataset(
     from ocw_hub.llm.wote import build_wote_requests
 
     rows = _split_rows(data_dir, split, no_checks, config=WOTE_CONFIG)
-    return _with_messages(rows, build_wote_requests(rows))
+    settings = {"data_dir": data_dir, "split": split, "no_checks": no_checks, **other}
+    return _with_messages(rows, build_wote_requests(rows), settings)
 
 
 def grouping_target(doc: dict[str, Any]) -> str:
