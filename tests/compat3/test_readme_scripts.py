@@ -1,5 +1,5 @@
-"""The card's ``datasets`` 3.x snippet runs as written: the loading scripts, from the folder the
-README assumes (the repository root, ``../shared/data`` beside it)."""
+"""The ``datasets`` 3.x snippet of ``docs/usage.md`` runs as written: the loading scripts, from
+the folder the docs assume (the repository root, ``../shared/data`` beside it)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_script_snippet(shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    readme = (REPO_ROOT / "README.md").read_text()
-    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, flags=re.S) if "OCW.py" in b)
+    usage = (REPO_ROOT / "docs" / "usage.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", usage, flags=re.S) if "OCW.py" in b)
     root = tmp_path / "repo"  # the scripts, their siblings and infos; the data beside it
     root.mkdir()
     for path in REPO_ROOT.glob("*.py"):
