@@ -14,6 +14,7 @@ Spans: EM (100 + 0) / 2 = 50; F1 of "350 degrees" vs "bake at 350 degrees f" is 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,30 @@ def test_unknown_options_finds_what_the_command_table_lacks() -> None:
     assert unknown_options(["evaluate", "x.json", "--data-dri", "d"]) == ["--data-dri"]
     assert unknown_options(["derive", "randomised"]) == ["command randomised"]
     assert unknown_options(["evalute"]) == ["command evalute"]
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading: lowercased, punctuation dropped, spaces to
+    hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+@pytest.mark.parametrize("path", DOC_FILES)
+def test_links_resolve(path: str) -> None:
+    """Every relative link of the card and the docs names a file of the repository and, with
+    ``#anchor``, a heading of that file."""
+    source = REPO_ROOT / path
+    broken = []
+    for target in re.findall(r"\]\((?!https?:)([^)\s]+)\)", source.read_text(encoding="utf-8")):
+        file, _, anchor = target.partition("#")
+        linked = (source.parent / file).resolve() if file else source
+        if not linked.exists():
+            broken.append(target)
+        elif anchor and linked.suffix == ".md":
+            headings = re.findall(r"^#+ (.+)$", linked.read_text(encoding="utf-8"), flags=re.M)
+            if anchor not in {_anchor(h) for h in headings}:
+                broken.append(target)
+    assert broken == []
 
 
 def test_scoring_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
