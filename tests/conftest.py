@@ -42,7 +42,7 @@ def _full_data_required() -> bool:
 
 
 def _missing_reason() -> str:
-    return f"needs the real data at {SHARED_DATA} (absent; see README.md, 'Quick start')"
+    return f"needs the real data at {SHARED_DATA} (absent; see README.md, 'Use the package')"
 
 
 def _failure_message() -> str:

@@ -1,57 +1,36 @@
-"""The README's examples run as written: the scoring example (from any folder:
-``ocw_hub.load_metric``) gives the figures it shows (hand-checked here), the records it shows
-are the rows its load snippet returns, its list-feature snippet works on this ``datasets``
-version, and its test command requires the real data and runs both ``datasets`` versions.
-
-Grouping (wall 46fa44, groups 2 and 3 swap `Santa` and `Lag`): predicted labels per group,
-clues sorted, are 0000 | 1211 | 2212 | 3333. Correct groups 2. WD: runs 0000 and 3333 match and
-are dropped; W(1211, 1111) = W(2212, 2222) = 0.25, so (0.25 + 0.25) / 4 = 0.125. ARI: pair
-counts sum C(n_ij, 2) = 6+6+3+3 = 18, rows 4 x 6 = 24, columns 24, expected 24 x 24 / 120 =
-4.8, so (18 - 4.8) / (24 - 4.8) = 0.6875. FMS = 18 / sqrt(24 x 24) = 0.75.
-Connections: exact match 2 of 4; ROUGE-1 F = (2/3 + 1 + 2/3 + 1) / 4 = 0.8333.
-Spans: EM (100 + 0) / 2 = 50; F1 of "350 degrees" vs "bake at 350 degrees f" is 2 x 1 x 0.4 /
-1.4 = 57.14, so (100 + 57.14) / 2 = 78.57.
+"""The README is the dataset card and its snippets run as written: the records it shows are
+the rows its load snippet returns (the Hub lines on an export with the same config names: no
+test reaches the Hub), and its "Use the package" section gives exactly the two set-up
+commands, the second being the one `.ci/run` is (the tie CI relies on). The snippets moved to
+``docs/`` are run by ``test_docs.py``.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import shlex
 from pathlib import Path
+from typing import Any
 
 import pytest
+from doc_snippets import block, code_blocks, section, unknown_options
+
+README = "README.md"
+#: The Hub repository the README's one-line load names (the OCW authors' copy).
+HUB_REPO = "TaatiTeam/OCW"
 
 
-def _block(readme: str, first_line: str) -> str:
-    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
-    return next(b for b in blocks if b.startswith(first_line))
-
-
-def test_scoring_example(repo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)  # any folder: the metric is found through the install
-    namespace: dict = {}
-    exec(_block((repo_root / "README.md").read_text(), "import ocw_hub\n\n# task 1"), namespace)
-    groups, names, answers = namespace["groups"], namespace["names"], namespace["answers"]
-    assert groups["wd"] == 0.125
-    assert groups["ari"] == 0.6875
-    assert groups["fms"] == pytest.approx(0.75)
-    assert groups["ami"] == pytest.approx(0.717, abs=5e-4)
-    assert (groups["correct_groups"], groups["full_wall"]) == (2, 0)
-    assert names["exact_match"] == 0.5
-    assert names["rouge1"] == pytest.approx(5 / 6)
-    assert answers["exact_match"] == 50.0
-    assert answers["f1"] == pytest.approx((100 + 100 * 2 * 0.4 / 1.4) / 2)
-
-
-def _record(readme: str, first_line: str) -> dict:
+def _record(first_line: str) -> dict:
     """A record the card shows: the Python literal of the block starting with ``first_line``."""
-    return ast.literal_eval(_block(readme, first_line))
+    return ast.literal_eval(block(README, first_line))
 
 
 @pytest.fixture(scope="module")
 def card_root(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
-    """A folder laid out as the README assumes (``../shared/data`` beside it) after the quick
-    start's first command built the exports in ``build/hub``."""
+    """A folder laid out as the README assumes (``../shared/data`` beside it) after the main
+    job built the exports in ``build/hub``: ``default``, the ``ocw_randomized`` it derives and
+    ``wote``."""
     from typer.testing import CliRunner
 
     from ocw_hub.cli import app
@@ -60,9 +39,16 @@ def card_root(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Pa
     (work / "shared").symlink_to(shared_data.parent)
     root = work / "repo"
     root.mkdir()
-    result = CliRunner().invoke(
+    runner = CliRunner()
+    derived = root / "build" / "ocw_randomized"
+    ocw = shared_data / "ocw" / "dataset"
+    result = runner.invoke(
+        app, ["derive", "randomized", "--data-dir", str(ocw), "--out", str(derived)]
+    )
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(
         app,
-        ["build", "--data-dir", f"default={shared_data / 'ocw' / 'dataset'}",
+        ["build", "--data-dir", f"default={ocw}", "--data-dir", f"ocw_randomized={derived}",
          "--data-dir", f"wote={shared_data / 'wote'}", "--out", str(root / "build" / "hub"),
          "--no-checks"],
     )  # fmt: skip
@@ -70,33 +56,67 @@ def card_root(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Pa
     return root
 
 
-def test_card_records_and_load_snippet(
-    repo_root: Path, card_root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The wall and the question the card shows are the rows its load snippet returns."""
-    readme = (repo_root / "README.md").read_text()
+def test_card_records_and_load_snippet(card_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wall and the question the card shows are the rows its load snippet returns; its
+    Hub lines, run on the export (the Hub repo id mapped to its folder), give the main walls
+    by default and ``ocw_randomized`` by name."""
+    import datasets
+
+    real_load = datasets.load_dataset
+    calls: list[tuple[tuple, Any]] = []
+
+    def load(path: str, *args: Any, **kwargs: Any) -> Any:
+        local = str(card_root / "build" / "hub" / "ocw") if path == HUB_REPO else path
+        result = real_load(local, *args, **kwargs)
+        calls.append(((path, *args), result))
+        return result
+
+    monkeypatch.setattr(datasets, "load_dataset", load)
     monkeypatch.chdir(card_root)
     namespace: dict = {}
-    exec(_block(readme, "from datasets import load_dataset\n"), namespace)
-    assert namespace["wall"] == _record(readme, '{"wall_id": "46fa44"')
-    question = _record(readme, '{"id": "Wizard-of-Task-food-171/food-171-1"')
+    exec(block(README, "from datasets import load_dataset\n"), namespace)
+    assert namespace["wall"] == _record('{"wall_id": "46fa44"')
+    question = _record('{"id": "Wizard-of-Task-food-171/food-171-1"')
     assert {key: namespace["question"][key] for key in question} == question
     assert len(namespace["question"]) == 17
-    words = namespace["walls"].features["words"]
-    assert words.feature.dtype == "string"  # the spelling the card gives for every version
+    hub = {args: result for args, result in calls if args[0] == HUB_REPO}
+    assert set(hub) == {(HUB_REPO,), (HUB_REPO, "ocw_randomized")}
+    assert hub[(HUB_REPO,)].to_list() == namespace["walls"].to_list()  # the default config
+    main = {w["wall_id"]: w for w in namespace["walls"]}
+    randomized = {w["wall_id"]: w for w in namespace["randomized"]}
+    assert randomized.keys() == main.keys()  # the same test walls, rebuilt from other groups
+    assert all(w["gt_connections"] != main[i]["gt_connections"] for i, w in randomized.items())
 
 
-def test_package_loading_snippet(
-    repo_root: Path, card_root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    readme = (repo_root / "README.md").read_text()
-    monkeypatch.chdir(card_root)
-    namespace: dict = {}
-    exec(_block(readme, "import ocw_hub\n\nwalls ="), namespace)
-    assert namespace["walls"]["test"].num_rows == 494
-    assert namespace["wote"].num_rows == 169
-    assert namespace["test"].num_rows == 494
-    assert namespace["seasons"][0].season == 1
+def _commands(bash: str) -> list[str]:
+    """The commands of a bash block: its lines that are neither blank nor comments."""
+    return [line for line in bash.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_use_the_package_gives_the_two_set_up_commands(repo_root: Path, shared_data: Path) -> None:
+    """Exactly two commands: the main job (a venv, extras that exist, `reproduce` on the real
+    data with options it has, writing the exports the load snippet reads) and `bash .ci/run`."""
+    import tomllib
+
+    (bash,) = code_blocks(section(README, "Use the package"), "bash")
+    main_job, tests = _commands(bash)
+    assert tests == "bash .ci/run"
+    venv, install, reproduce = (shlex.split(part) for part in main_job.split(" && "))
+    assert venv == ["python3", "-m", "venv", ".venv"]
+    assert install[:3] == [".venv/bin/pip", "install", "-e"]
+    extras = re.fullmatch(r"\.\[(.*)\]", install[3]).group(1).split(",")  # type: ignore[union-attr]
+    pyproject = tomllib.loads((repo_root / "pyproject.toml").read_text(encoding="utf-8"))
+    assert set(extras) <= set(pyproject["project"]["optional-dependencies"])
+    assert reproduce[:2] == [".venv/bin/ocw-hub", "reproduce"]
+    assert unknown_options(reproduce[1:]) == []
+    data = [reproduce[i + 1].split("=")[-1] for i, a in enumerate(reproduce) if a == "--data-dir"]
+    assert [Path(d).resolve() for d in data] == [
+        (shared_data / "ocw" / "dataset").resolve(),
+        (shared_data / "wote").resolve(),
+    ]  # ../shared/data beside the repository root
+    out = reproduce[reproduce.index("--out") + 1]
+    loads = re.findall(r'load_dataset\("([^"]+)"', block(README, "from datasets import"))
+    assert [p for p in loads if "/hub/" in p] == [f"{out}/hub/ocw", f"{out}/hub/wote"]
 
 
 def test_ci_requires_the_real_data_and_runs_both_datasets_versions(repo_root: Path) -> None:
@@ -111,40 +131,44 @@ def test_ci_requires_the_real_data_and_runs_both_datasets_versions(repo_root: Pa
     assert runs == [".venv-ds3/bin/python", ".venv/bin/python"]
 
 
-@pytest.fixture(scope="module")
-def fixture_exports(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The export of the OCW fixture, as ``ocw-hub build`` writes it."""
-    from ocw_fixtures import OCW_FIXTURE
-
-    from ocw_hub.data.export import build_export
-
-    out = tmp_path_factory.mktemp("hub")
-    with pytest.warns(UserWarning):  # the fixture is the stand-in: a provenance warning
-        build_export(
-            {"default": OCW_FIXTURE},
-            out,
-            cache_dir=tmp_path_factory.mktemp("cache"),
-            verification_mode="no_checks",
-        )
-    return out
+#: The card's sections, in order (the issue's list; the export cards take the two datasets').
+CARD_SECTIONS = [
+    "Load",
+    "OCW: the Only Connect Wall dataset",
+    "WoTe: Wizard-of-Tasks Extractive",
+    "Limitations",
+    "Results",
+    "Citation",
+    "Use the package",
+]
 
 
-@pytest.mark.parametrize("source", ["export", "package"])
-def test_feature_access_snippet(repo_root: Path, fixture_exports: Path, source: str) -> None:
-    """The card's list-feature snippet gives the element types on the datasets version this
-    suite runs on (3.x: ``Sequence``; 4 and later: ``List``), from an export and from the
-    package's builders."""
-    import datasets
-    from ocw_fixtures import OCW_FIXTURE
+def test_readme_is_a_dataset_card(repo_root: Path) -> None:
+    """YAML the Hub reads, the card's sections in order, about 200 lines, links to ``docs/``
+    (``test_docs.py`` checks that every link resolves)."""
+    from huggingface_hub import DatasetCard
 
-    import ocw_hub
+    path = repo_root / README
+    text = path.read_text(encoding="utf-8")
+    card = DatasetCard.load(path)
+    assert card.data.license == "other" and card.data.pretty_name
+    assert {"text-classification", "question-answering"} <= set(card.data.task_categories)
+    assert re.findall(r"^## (.+)$", text, flags=re.M) == CARD_SECTIONS
+    assert len(text.splitlines()) <= 220
+    targets = re.findall(r"\]\(((?!https?:)[^)#]+)", text)
+    assert {"docs/usage.md", "docs/development.md"} <= set(targets)
 
-    if source == "export":
-        walls = datasets.load_dataset(str(fixture_exports / "ocw"), "default", split="test")
-    else:
-        walls = ocw_hub.load_dataset(
-            "default", "test", data_dir=OCW_FIXTURE, verification_mode="no_checks"
-        )
-    namespace = {"walls": walls}
-    exec(_block((repo_root / "README.md").read_text(), "words_type = "), namespace)
-    assert (namespace["words_type"], namespace["scores_type"]) == ("string", "int32")
+
+@pytest.mark.parametrize("heading", CARD_SECTIONS[1:3])
+def test_dataset_sections_stand_alone_in_an_export_card(heading: str) -> None:
+    """``ocw-hub build`` copies the two datasets' sections into each export's card, which is
+    published without this repository: no relative link, no local path, nothing of the other
+    dataset, and the export cards' own card text (``card.readme_section``) is this section."""
+    from ocw_hub.data.card import readme_section
+
+    text = section(README, heading)
+    assert readme_section(f"## {heading}") == f"## {heading}\n{text}".strip() + "\n"
+    assert re.findall(r"\]\((?!https?:)([^)]+)\)", text) == []
+    assert "../" not in text and "shared/data" not in text
+    other = "WoTe" if heading.startswith("OCW") else "Only Connect"
+    assert other not in text
