@@ -40,9 +40,13 @@ _EXTRACTED_FOLDER = "ocw_extracted"  # under the downloads cache: <source_digest
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SHOWN_CHARS = 80  # characters of a value shown in an error message
-#: The largest split file extracted from an archive (the release's largest is about 1.3 MB);
-#: a larger member is refused before anything is extracted.
+#: The archive budget, checked before anything is extracted (a larger archive is refused
+#: whole): the largest split file (the releases' largest is about 2.2 MB), all the split files
+#: together (the releases: under 5 MB), and the members of the archive, of any kind (the
+#: releases: under 10).
 MAX_MEMBER_BYTES = 64 * 2**20
+MAX_ARCHIVE_BYTES = 128 * 2**20
+MAX_ARCHIVE_MEMBERS = 10_000
 
 
 class Where:
@@ -426,18 +430,52 @@ def _split_members(members: list[tarfile.TarInfo]) -> list[tarfile.TarInfo]:
     return [m for m in chosen.values() if m.isfile() or m.issym() or m.islnk()]
 
 
-def _check_size(archive: str, name: str, size: int, where: type[Where]) -> None:
-    if size > MAX_MEMBER_BYTES:
-        raise where(archive, f"member {name!r}").error(
+def _check_count(archive: str, count: int, where: type[Where]) -> None:
+    """Refuse an archive of more than :data:`MAX_ARCHIVE_MEMBERS` members (checked as they are
+    read, so a million empty members are not all listed first)."""
+    if count > MAX_ARCHIVE_MEMBERS:
+        raise where(archive).error(
             None,
-            f"refused: {size} bytes, more than the {MAX_MEMBER_BYTES} a split file may have "
-            "(MAX_MEMBER_BYTES); nothing extracted",
+            f"refused: more than {MAX_ARCHIVE_MEMBERS} members (MAX_ARCHIVE_MEMBERS); nothing "
+            "extracted",
         )
+
+
+def _check_budget(archive: str, sizes: list[tuple[str, int]], where: type[Where]) -> None:
+    """Refuse the extraction of ``(name, bytes)`` members when one is over
+    :data:`MAX_MEMBER_BYTES` or all together are over :data:`MAX_ARCHIVE_BYTES`."""
+    for name, size in sizes:
+        if size > MAX_MEMBER_BYTES:
+            raise where(archive, f"member {name!r}").error(
+                None,
+                f"refused: {size} bytes, more than the {MAX_MEMBER_BYTES} a split file may "
+                "have (MAX_MEMBER_BYTES); nothing extracted",
+            )
+    total = sum(size for _, size in sizes)
+    if total > MAX_ARCHIVE_BYTES:
+        raise where(archive).error(
+            None,
+            f"refused: its {len(sizes)} split files hold {total} bytes, more than the "
+            f"{MAX_ARCHIVE_BYTES} an archive may unpack to (MAX_ARCHIVE_BYTES); nothing "
+            "extracted",
+        )
+
+
+def _read_size(member: tarfile.TarInfo, files: dict[str, int]) -> int:
+    """The bytes reading ``member`` costs: its size, or for a link its target's (a link is
+    read as often as the file it names)."""
+    if member.isfile():
+        return member.size
+    base = posixpath.dirname(member.name) if member.issym() else ""
+    return files.get(posixpath.normpath(posixpath.join(base, member.linkname)), 0)
 
 
 def _unpack_tar(archive: str, local: Path, dest: Path, where: type[Where]) -> None:
     with tarfile.open(local) as tar:
-        members = tar.getmembers()  # reads the whole archive: a truncated one fails here
+        members = []
+        for member in tar:  # reads the whole archive: a truncated one fails here
+            members.append(member)
+            _check_count(archive, len(members), where)
         for member in members:
             problem = _unsafe_member(member)
             if problem is not None:
@@ -445,9 +483,8 @@ def _unpack_tar(archive: str, local: Path, dest: Path, where: type[Where]) -> No
                     None, f"refused: {problem}; nothing extracted"
                 )
         members = _split_members(members)
-        for member in members:
-            if member.isfile():
-                _check_size(archive, member.name, member.size, where)
+        files = {posixpath.normpath(m.name): m.size for m in members if m.isfile()}
+        _check_budget(archive, [(m.name, _read_size(m, files)) for m in members], where)
         if hasattr(tarfile, "data_filter"):  # Python 3.12+, and 3.8-3.11 security releases
             tar.extractall(dest, members=members, filter="data")
         else:  # pragma: no cover - older Pythons; every member was checked above
@@ -463,9 +500,9 @@ def _unpack_zip(archive: str, local: Path, dest: Path, where: type[Where]) -> No
                 raise where(archive, f"member {info.filename!r}").error(
                     None, f"refused: {problem}; nothing extracted"
                 )
+        _check_count(archive, len(infos), where)
         infos = [i for i in infos if not i.is_dir() and _is_split_candidate(i.filename)]
-        for info in infos:
-            _check_size(archive, info.filename, info.file_size, where)
+        _check_budget(archive, [(i.filename, i.file_size) for i in infos], where)
         for info in infos:  # a member longer than its declared size fails its CRC check
             zipped.extract(info, dest)
 
@@ -518,8 +555,10 @@ def extract_archive(
 
     Raises:
         where.error_type: the archive is truncated, not a tar or zip archive, or holds a member
-            with an absolute path, a ``..`` part, a link out of the folder or a device, or a
-            split file larger than :data:`MAX_MEMBER_BYTES`; the message names ``archive``.
+            with an absolute path, a ``..`` part, a link out of the folder or a device, or is
+            over its budget (a split file larger than :data:`MAX_MEMBER_BYTES`, split files
+            larger than :data:`MAX_ARCHIVE_BYTES` together, more than
+            :data:`MAX_ARCHIVE_MEMBERS` members); the message names ``archive``.
 
     Only the members that can be split files are extracted (``.json`` files, not hidden, not
     under ``__MACOSX``); anything else in the archive stays in it.
