@@ -115,15 +115,44 @@ def check_text(value: str, where: Where, field: str) -> None:
         )
 
 
+#: Unicode categories that break or hide a line: controls (Cc: ``\n``, ``\r``, ``\t``, ESC,
+#: NUL, NEL ``\x85``, DEL) and the line and paragraph separators (Zl, Zp: U+2028, U+2029).
+LINE_BREAKING = ("Cc", "Zl", "Zp")
+
+
+def line_breaking_char(text: str) -> tuple[int, str] | None:
+    """``(offset, character)`` of the first character of ``text`` in a category of
+    :data:`LINE_BREAKING`, else None. Linear."""
+    for offset, char in enumerate(text):
+        if not char.isprintable() and unicodedata.category(char) in LINE_BREAKING:
+            return offset, char
+    return None
+
+
+def check_line(value: str, where: Where, field: str) -> None:
+    """Reject (never normalise) a value that must be one line of text and holds a control
+    character or a line break (:func:`line_breaking_char`): it is put in prompts and tables
+    line by line, where such a character would change their structure."""
+    found = line_breaking_char(value)
+    if found is not None:
+        offset, char = found
+        raise where.error(
+            field,
+            f"holds the control character or line break {char!r} at character {offset} of "
+            f"{short(value)}; the field is one line of text",
+        )
+
+
 def check_name(value: str, where: Where, field: str) -> None:
-    """:func:`check_text`, and reject a value that looks blank (:func:`is_blank`): ids,
-    clues and connections must show something."""
+    """:func:`check_text` and :func:`check_line`, and reject a value that looks blank
+    (:func:`is_blank`): ids, clues and connections must show something on one line."""
     check_text(value, where, field)
     if is_blank(value):
         raise where.error(
             field,
             f"empty or blank {short(value)} (only whitespace, control or format characters)",
         )
+    check_line(value, where, field)
 
 
 def load_json(path: object, what: str, where_type: type[Where] = Where) -> Any:

@@ -42,7 +42,7 @@ from typing import Any
 
 from ..errors import PredictionsError
 from .answer_text import drop_reasoning
-from .prompts import CHAT_COMPLETIONS_URL, DEFAULT_MODEL, PromptError
+from .prompts import CHAT_COMPLETIONS_URL, DEFAULT_MODEL, PromptError, one_line
 
 __all__ = [
     "MAX_TOKENS",
@@ -86,6 +86,21 @@ _REFUSALS = (
 )  # fmt: skip
 
 
+#: The headers of the prompt's sections (:func:`wote_messages`); no line of data may start
+#: with one (compared case-insensitively, leading spaces ignored).
+SECTION_HEADERS = ("Task:", "Conversation so far:", "Question:")
+
+
+def _check_header(row: Mapping[str, Any], line: str, name: str) -> None:
+    start = line.lstrip().casefold()
+    header = next((h for h in SECTION_HEADERS if start.startswith(h.casefold())), None)
+    if header is not None:
+        raise PromptError(
+            f"question {row.get('id')!r}: field {name}: a line starts with {header!r}, a "
+            "header of the prompt: it would change the prompt's structure"
+        )
+
+
 def _text_field(row: Mapping[str, Any], name: str) -> str:
     value = row.get(name)
     if not isinstance(value, str):
@@ -105,7 +120,11 @@ def _history_lines(row: Mapping[str, Any]) -> list[str]:
             raise PromptError(
                 f"question {row.get('id')!r}: field history: expected {{role, text}} turns"
             )
-        lines.append(f"{turn['role']}: {turn['text']}")
+        item, field = f"question {row.get('id')!r}", f"history[{len(lines)}]"
+        line = f"{one_line(turn['role'], item, field + '.role')}: "
+        line += one_line(turn["text"], item, field + ".text")
+        _check_header(row, line, field)
+        lines.append(line)
     return lines
 
 
@@ -115,11 +134,19 @@ def wote_messages(row: Mapping[str, Any]) -> list[dict[str, str]]:
     turn (left out when the history is empty), ``Question:`` and the question, separated by
     blank lines.
 
+    Data never changes the prompt's structure: the question and each turn are one line (no
+    control character or line break), and no line of the context or the history starts with
+    a section header (:data:`SECTION_HEADERS`).
+
     Raises:
         PromptError: ``context`` or ``question`` not a string, ``history`` not a list of
-            ``{role, text}`` turns (the message names the question id and the field).
+            ``{role, text}`` turns, a field that would change the prompt's structure (the
+            message names the question id and the field).
     """
     context, question = _text_field(row, "context"), _text_field(row, "question")
+    one_line(question, f"question {row.get('id')!r}", "question")
+    for number, line in enumerate(context.splitlines(), 1):
+        _check_header(row, line, f"context (line {number})")
     parts = ["Task:\n" + context]
     turns = _history_lines(row)
     if turns:
