@@ -38,6 +38,7 @@ PROTOCOL_FIELDS = (
     "method",
     "task",
     "model",
+    "answered_model",
     "encoder",
     "pooling",
     "context",

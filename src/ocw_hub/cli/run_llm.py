@@ -150,7 +150,7 @@ def run_llm(
     The key comes from OPENAI_API_KEY (a dummy for local servers when unset). A re-run with
     the same --out sends only the requests the log has no answer to.
     """
-    from ..llm.client import LLMServerError, read_requests, run_requests
+    from ..llm.client import LLMServerError, answered_models, read_requests, run_requests
     from ..outputs import check_output_file
     from ..provenance import write_protocol
 
@@ -188,7 +188,9 @@ def run_llm(
         except LLMServerError as err:
             server_error = err
     if out.exists():  # a run that answered nothing leaves no file, nor a record of one
-        write_protocol(out, {"model": model}, inputs=[requests])
+        answered = answered_models(out)  # a snapshot's name (gpt-4o-2024-08-06), if named
+        shown = ", ".join(answered) if answered and answered != [model] else None
+        write_protocol(out, {"model": model, "answered_model": shown}, inputs=[requests])
     if server_error is not None:
         _server_failure(server_error, out)
     _report_switch(summary)

@@ -24,9 +24,10 @@ An answer is read by :func:`parse_wote_answer`, which never invents a span. Its 
   only with ``allow_truncated`` (counted apart);
 * ``unrecoverable``, with a reason: ``no_answer`` (empty), ``reasoning_only`` (empty
   content, reasoning given), ``unclosed_reasoning``, ``truncated``, ``refusal`` (the answer
-  opens with an apology or "I cannot"). Its ``prediction_text`` is ``""``, which scores 0
-  exact match and 0 F1 (as an unrecoverable wall scores as wrong); the parse report counts
-  it apart.
+  opens with an apology or "I cannot"), ``incomplete`` (ended by a ``finish_reason`` other
+  than ``stop`` and ``length``: ``abort``, ``error``, ``content_filter``, ...). Its
+  ``prediction_text`` is ``""``, which scores 0 exact match and 0 F1 (as an unrecoverable
+  wall scores as wrong); the parse report counts it apart.
 
 Nothing else is changed: words the model adds around the span stay in the prediction and
 cost F1.
@@ -41,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import PredictionsError
-from .answer_text import drop_reasoning
+from .answer_text import drop_reasoning, incomplete
 from .prompts import CHAT_COMPLETIONS_URL, DEFAULT_MODEL, PromptError, one_line
 
 __all__ = [
@@ -67,7 +68,9 @@ STATUSES = ("clean", "repaired", "truncated", "unrecoverable", "no_response")
 #: The repairs a ``repaired`` parse may record.
 REPAIR_KINDS = ("reasoning_dropped", "answer_prefix", "quotes")
 #: Reasons of an ``unrecoverable`` parse.
-REASONS = ("no_answer", "reasoning_only", "unclosed_reasoning", "truncated", "refusal")
+REASONS = (
+    "no_answer", "reasoning_only", "unclosed_reasoning", "truncated", "refusal", "incomplete",
+)  # fmt: skip
 
 SYSTEM = (
     "You are a conversational task assistant helping a user (the student) cook a recipe or "
@@ -242,7 +245,8 @@ def parse_wote_answer(
 
     Args:
         text: the message's ``content``.
-        finish_reason: the choice's ``finish_reason`` (``length``: cut at the token limit).
+        finish_reason: the choice's ``finish_reason`` (``length``: cut at the token limit;
+            any other but ``stop``, e.g. ``abort``: ``incomplete``).
         reasoning: the message's ``reasoning_content``, if any (an empty ``content`` with
             reasoning is ``reasoning_only``, else ``no_answer``).
         allow_truncated: read an answer cut at the token limit as it stands (status
@@ -251,6 +255,9 @@ def parse_wote_answer(
     Linear in the length of ``text``; never raises on any string.
     """
     repairs: list[dict[str, Any]] = []
+    ended = incomplete(finish_reason)
+    if ended is not None:
+        return _unrecoverable("incomplete", ended, repairs)
     kept, problem, dropped = drop_reasoning(text)
     if problem is not None:
         return _unrecoverable(problem, "the answer ends inside a <think> block", repairs)
