@@ -12,8 +12,15 @@ from rich.markup import escape
 
 from ..extras import require
 from ..llm.client import CLIENT_ERRORS_TO_STOP
+from ..shown import inert
 from . import app
-from ._common import console, err_console, fail, plain_errors, progress
+from ._common import MESSAGE_LINE_CHARS, console, err_console, fail, plain_errors, progress
+
+
+def _shown(text: object) -> str:
+    """Server or data text on one line of the terminal: made inert (escapes shown as
+    ``\\x1b``, line breaks as ``\\n``), cut, ``rich`` markup escaped."""
+    return escape(inert(text, limit=MESSAGE_LINE_CHARS))
 
 
 class MaxTokensField(str, Enum):
@@ -40,17 +47,17 @@ def _report_run(summary: Any, out: Path) -> None:
     console.print(
         f"{summary.succeeded} of {summary.sent} requests sent were answered; "
         f"{summary.already_done} of {summary.total} were already answered in "
-        f"{escape(str(out))}",
+        f"{_shown(out)}",
         highlight=False,
         soft_wrap=True,
     )
     if len(summary.answered_by) > 1:
         shares = ", ".join(f"{url} {n}" for url, n in sorted(summary.answered_by.items()))
-        console.print(f"answered by server: {escape(shares)}", highlight=False, soft_wrap=True)
+        console.print(f"answered by server: {_shown(shares)}", highlight=False, soft_wrap=True)
     if summary.failures:
         for custom_id, message in summary.failures[:5]:
             err_console.print(
-                f"  {escape(custom_id)}: {escape(message)}", highlight=False, soft_wrap=True
+                f"  {_shown(custom_id)}: {_shown(message)}", highlight=False, soft_wrap=True
             )
         fail(
             f"{len(summary.failures)} requests failed (logged with their error); run the same "
@@ -90,7 +97,7 @@ def _server_failure(err: Any, out: Path) -> None:
     else:
         option, value = "--base-url", err.base_url
     kept = f"answers so far are kept in {out}" if out.exists() else f"{out} not written"
-    fail(f"{option} {value}: {err.reason} ({kept})")
+    fail(f"{option} {value}: {inert(err.reason)} ({kept})")  # the server's text on one line
 
 
 @app.command("run-llm", epilog=TIMEOUTS_AND_RETRIES)

@@ -110,8 +110,13 @@ def _cannot_connect(err: BaseException) -> BaseException | None:
 
 
 def _server_message(err: Any) -> str:
-    """The server's own error message (:func:`error_message`), else the client's."""
-    return error_message(err.body) or str(err.message)
+    """The server's own error message (:func:`error_message` of the answer's JSON; the
+    ``openai`` client keeps only ``body["error"]``, a bare string for TGI), else the client's
+    (``Error code: 400``)."""
+    body = _response_json(err.response)
+    if isinstance(body, str) and body.strip():
+        return body.strip()[:2000]
+    return error_message(body) or error_message(err.body) or str(err.message)
 
 
 def _response_json(response: Any) -> Any:
