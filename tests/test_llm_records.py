@@ -357,3 +357,25 @@ def test_an_answer_from_another_model_is_a_recorded_failure(tmp_path, shaped, an
         )
         assert line["response"]["body"]["model"] == answered
     assert read_log(log) == {}
+
+
+@pytest.mark.parametrize("answered", ["some-other-model", "gpt-4o-mini", 5])
+def test_parse_refuses_an_answer_of_another_model_than_its_record_names(tmp_path, answered):
+    """A log of another producer or an older run, beside the record run-llm writes: an answer
+    whose completion names another model than the record is that wall's failure; a dated
+    snapshot of it is an answer."""
+    first, second, third = _walls()[:3]
+    lines = [
+        _log_line(first["wall_id"], _choice_body(_solution(first), model=answered)),
+        _log_line(second["wall_id"], _choice_body(_solution(second), model="gpt-4o-2024-08-06")),
+        _log_line(third["wall_id"], _choice_body(_solution(third), model="gpt-4o")),
+    ]
+    record = tmp_path / "log.jsonl.protocol.json"
+    record.write_text(json.dumps({"model": "gpt-4o"}), encoding="utf-8")
+    _, walls = _parse(tmp_path, lines)
+    assert walls[first["wall_id"]]["status"] == "no_response"
+    assert repr(answered) in walls[first["wall_id"]]["repairs"][0]["problem"]
+    assert [walls[w["wall_id"]]["status"] for w in (second, third)] == ["clean", "clean"]
+    record.unlink()  # no record: no model to check against
+    _, walls = _parse(tmp_path, lines)
+    assert walls[first["wall_id"]]["status"] == "clean"

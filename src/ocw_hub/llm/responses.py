@@ -98,7 +98,9 @@ def _failure(record: Mapping[str, Any]) -> str | None:
     return f"request failed (status {status}): {message}"
 
 
-def _batch_response(path: Path, number: int, record: Mapping[str, Any]) -> Response:
+def _batch_response(
+    path: Path, number: int, record: Mapping[str, Any], asked: str | None = None
+) -> Response:
     """The Response of a batch output line; a line that holds no answer is a Response without
     text whose ``problem`` says why (never an error of the whole file); an answer that ended
     before it was complete keeps its text, and ``problem`` says why it is no answer."""
@@ -106,6 +108,8 @@ def _batch_response(path: Path, number: int, record: Mapping[str, Any]) -> Respo
     problem = _failure(record)
     choice = _first_choice(record)
     finish = choice.get("finish_reason")
+    if problem is None and asked is not None:
+        problem = _other_model(record, asked)
     if problem is not None:
         return Response(wall_id, None, number, problem, _reason(finish))
     message = choice.get("message")
@@ -123,6 +127,17 @@ def _batch_response(path: Path, number: int, record: Mapping[str, Any]) -> Respo
 def _reason(finish: Any) -> str | None:
     """A ``finish_reason`` as recorded: a string as it is, anything else as its JSON."""
     return finish if finish is None or isinstance(finish, str) else json.dumps(finish)
+
+
+def _other_model(record: Mapping[str, Any], asked: str) -> str | None:
+    """Why an answer is not the model ``asked``'s (another ``model`` in its body), else None."""
+    from .transport import same_model
+
+    body = record["response"].get("body")
+    answered = body.get("model") if isinstance(body, dict) else None
+    if same_model(asked, answered):
+        return None
+    return f"answered by model {answered!r}, not the model asked {asked!r} (other_model)"
 
 
 def _first_choice(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -143,13 +158,15 @@ def _reasoning(message: Any) -> str | None:
     return reasoning if isinstance(reasoning, str) else None
 
 
-def _read_line(path: Path, number: int, line: str) -> tuple[Response, bool]:
+def _read_line(
+    path: Path, number: int, line: str, asked: str | None = None
+) -> tuple[Response, bool]:
     """A line as a Response, and whether it is a batch output line."""
     record = jsonio.load_line(path, number, line, PredictionsError)
     if "custom_id" in record:
         if not isinstance(record["custom_id"], str):
             raise _field_error(path, number, None, "custom_id", "expected a string")
-        return _batch_response(path, number, record), True
+        return _batch_response(path, number, record, asked), True
     key = "wall_id" if "wall_id" in record else "id"
     if key in record:
         wall_id, text = record[key], record.get("text")
@@ -167,6 +184,16 @@ def _read_line(path: Path, number: int, line: str) -> tuple[Response, bool]:
     )
 
 
+def _model_asked(path: Path) -> str | None:
+    """The model the requests of a responses file asked for: its own protocol record's
+    ``model`` (``run-llm`` writes ``<log>.protocol.json``), else None."""
+    from ..provenance import read_protocol, record_path
+
+    record = read_protocol(path) if record_path(path).is_file() else None  # its own record
+    model = record.get("model") if record is not None else None
+    return model if isinstance(model, str) else None
+
+
 def _rank(response: Response) -> int:
     """2 for an answer, 1 for a text that is no answer (ended before it was complete), 0 for
     no text: of a wall's lines, the first of the highest rank is kept."""
@@ -180,7 +207,9 @@ def read_responses(path: str | Path) -> dict[str, Response]:
 
     A wall may have several batch lines (failed attempts, then an answer): its answer wins
     (an answer that ended before it was complete, e.g. ``finish_reason: "abort"``, is a
-    failed attempt that keeps its text).
+    failed attempt that keeps its text). When the file's protocol record names the model
+    asked (``run-llm`` writes it), an answer whose completion names another model (not a
+    dated snapshot of it, :func:`~ocw_hub.llm.transport.same_model`) is no answer.
     Lines end at ``\n`` only (an answer may hold U+2028 and other Unicode line breaks).
 
     Raises:
@@ -190,6 +219,7 @@ def read_responses(path: str | Path) -> dict[str, Response]:
             with no response at all.
     """
     path = Path(path)
+    asked = _model_asked(path)
     try:
         lines = path.read_text(encoding="utf-8").split("\n")
     except FileNotFoundError:
@@ -200,7 +230,7 @@ def read_responses(path: str | Path) -> dict[str, Response]:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        response, batch = _read_line(path, number, line)
+        response, batch = _read_line(path, number, line, asked)
         before = found.get(response.wall_id)
         answered_twice = before is not None and _rank(before) == _rank(response) == 2
         if before is not None and (not batch or answered_twice):
