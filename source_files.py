@@ -17,6 +17,7 @@ Standard library only (no ``datasets``), so scoring code and tests can import it
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import posixpath
@@ -40,10 +41,8 @@ _EXTRACTED_FOLDER = "ocw_extracted"  # under the downloads cache: <source_digest
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SHOWN_CHARS = 80  # characters of a value shown in an error message
-#: The archive budget, checked before anything is extracted (a larger archive is refused
-#: whole): the largest split file (the releases' largest is about 2.2 MB), all the split files
-#: together (the releases: under 5 MB), and the members of the archive, of any kind (the
-#: releases: under 10).
+#: The archive budget, checked before anything is extracted: each split file (the releases'
+#: largest: 2.2 MB), all split files together (under 5 MB), members of any kind (under 10).
 MAX_MEMBER_BYTES = 64 * 2**20
 MAX_ARCHIVE_BYTES = 128 * 2**20
 MAX_ARCHIVE_MEMBERS = 10_000
@@ -115,32 +114,22 @@ def check_text(value: str, where: Where, field: str) -> None:
         )
 
 
-#: Unicode categories that break or hide a line: controls (Cc: ``\n``, ``\r``, ``\t``, ESC,
-#: NUL, NEL ``\x85``, DEL) and the line and paragraph separators (Zl, Zp: U+2028, U+2029).
+#: Categories that break or hide a line: controls (Cc: \n, \r, \t, ESC, NUL, NEL), Zl, Zp.
 LINE_BREAKING = ("Cc", "Zl", "Zp")
 
 
 def line_breaking_char(text: str) -> tuple[int, str] | None:
-    """``(offset, character)`` of the first character of ``text`` in a category of
-    :data:`LINE_BREAKING`, else None. Linear."""
-    for offset, char in enumerate(text):
-        if not char.isprintable() and unicodedata.category(char) in LINE_BREAKING:
-            return offset, char
-    return None
+    """``(offset, char)`` of the first character of ``text`` in :data:`LINE_BREAKING`."""
+    found = (c for c in enumerate(text) if unicodedata.category(c[1]) in LINE_BREAKING)
+    return next(found, None)
 
 
 def check_line(value: str, where: Where, field: str) -> None:
-    """Reject (never normalise) a value that must be one line of text and holds a control
-    character or a line break (:func:`line_breaking_char`): it is put in prompts and tables
-    line by line, where such a character would change their structure."""
-    found = line_breaking_char(value)
-    if found is not None:
-        offset, char = found
-        raise where.error(
-            field,
-            f"holds the control character or line break {char!r} at character {offset} of "
-            f"{short(value)}; the field is one line of text",
-        )
+    """Refuse (never normalise) a one-line value holding a :func:`line_breaking_char`: in a
+    prompt or a table it would change their structure."""
+    if (found := line_breaking_char(value)) is not None:
+        problem = f"holds {found[1]!r} at character {found[0]} of {short(value)}; one line only"
+        raise where.error(field, problem)
 
 
 def check_name(value: str, where: Where, field: str) -> None:
@@ -459,20 +448,16 @@ def _split_members(members: list[tarfile.TarInfo]) -> list[tarfile.TarInfo]:
     return [m for m in chosen.values() if m.isfile() or m.issym() or m.islnk()]
 
 
-def _check_count(archive: str, count: int, where: type[Where]) -> None:
-    """Refuse an archive of more than :data:`MAX_ARCHIVE_MEMBERS` members (checked as they are
-    read, so a million empty members are not all listed first)."""
+def _check_budget(
+    archive: str, count: int, sizes: list[tuple[str, int]], where: type[Where]
+) -> None:
+    """Refuse an archive of ``count`` members that would extract ``(name, bytes)`` members
+    over the budget (:data:`MAX_ARCHIVE_MEMBERS`, :data:`MAX_MEMBER_BYTES` each,
+    :data:`MAX_ARCHIVE_BYTES` together)."""
     if count > MAX_ARCHIVE_MEMBERS:
         raise where(archive).error(
-            None,
-            f"refused: more than {MAX_ARCHIVE_MEMBERS} members (MAX_ARCHIVE_MEMBERS); nothing "
-            "extracted",
+            None, f"refused: more than {MAX_ARCHIVE_MEMBERS} members; nothing extracted"
         )
-
-
-def _check_budget(archive: str, sizes: list[tuple[str, int]], where: type[Where]) -> None:
-    """Refuse the extraction of ``(name, bytes)`` members when one is over
-    :data:`MAX_MEMBER_BYTES` or all together are over :data:`MAX_ARCHIVE_BYTES`."""
     for name, size in sizes:
         if size > MAX_MEMBER_BYTES:
             raise where(archive, f"member {name!r}").error(
@@ -491,8 +476,7 @@ def _check_budget(archive: str, sizes: list[tuple[str, int]], where: type[Where]
 
 
 def _read_size(member: tarfile.TarInfo, files: dict[str, int]) -> int:
-    """The bytes reading ``member`` costs: its size, or for a link its target's (a link is
-    read as often as the file it names)."""
+    """The bytes reading ``member`` costs: its size, or for a link its target's."""
     if member.isfile():
         return member.size
     base = posixpath.dirname(member.name) if member.issym() else ""
@@ -501,10 +485,9 @@ def _read_size(member: tarfile.TarInfo, files: dict[str, int]) -> int:
 
 def _unpack_tar(archive: str, local: Path, dest: Path, where: type[Where]) -> None:
     with tarfile.open(local) as tar:
-        members = []
-        for member in tar:  # reads the whole archive: a truncated one fails here
-            members.append(member)
-            _check_count(archive, len(members), where)
+        # reads the whole archive (a truncated one fails here), one member over the cap at most
+        members = list(itertools.islice(tar, MAX_ARCHIVE_MEMBERS + 1))
+        count = len(members)
         for member in members:
             problem = _unsafe_member(member)
             if problem is not None:
@@ -513,7 +496,7 @@ def _unpack_tar(archive: str, local: Path, dest: Path, where: type[Where]) -> No
                 )
         members = _split_members(members)
         files = {posixpath.normpath(m.name): m.size for m in members if m.isfile()}
-        _check_budget(archive, [(m.name, _read_size(m, files)) for m in members], where)
+        _check_budget(archive, count, [(m.name, _read_size(m, files)) for m in members], where)
         if hasattr(tarfile, "data_filter"):  # Python 3.12+, and 3.8-3.11 security releases
             tar.extractall(dest, members=members, filter="data")
         else:  # pragma: no cover - older Pythons; every member was checked above
@@ -529,9 +512,9 @@ def _unpack_zip(archive: str, local: Path, dest: Path, where: type[Where]) -> No
                 raise where(archive, f"member {info.filename!r}").error(
                     None, f"refused: {problem}; nothing extracted"
                 )
-        _check_count(archive, len(infos), where)
+        count = len(infos)
         infos = [i for i in infos if not i.is_dir() and _is_split_candidate(i.filename)]
-        _check_budget(archive, [(i.filename, i.file_size) for i in infos], where)
+        _check_budget(archive, count, [(i.filename, i.file_size) for i in infos], where)
         for info in infos:  # a member longer than its declared size fails its CRC check
             zipped.extract(info, dest)
 

@@ -330,6 +330,15 @@ def _robust(parsed: ParsedWall, wall: Mapping[str, Any], response: Response, *, 
         parsed.status = "truncated"
 
 
+def _empty(parsed: ParsedWall, task: str, status: str) -> None:
+    """``parsed`` with ``status`` and the empty prediction of ``task`` (scored as wrong)."""
+    parsed.status = status
+    if task == "grouping":
+        parsed.groups = [["", "", "", ""] for _ in range(4)]
+    else:
+        parsed.connections = list(_NO_CONNECTIONS)
+
+
 def parse_wall(
     wall: Mapping[str, Any],
     response: Response | None,
@@ -357,21 +366,10 @@ def parse_wall(
     if response is None or text is None:
         problem = response.problem if response is not None else "no response"
         parsed.repairs = [{"kind": "no_response", "problem": problem}]
-        parsed.status = "no_response"
-        if task == "grouping":
-            parsed.groups = [["", "", "", ""] for _ in range(4)]
-        else:
-            parsed.connections = list(_NO_CONNECTIONS)
+        _empty(parsed, task, "no_response")
     elif response.problem is not None:  # an answer that ended before it was complete
-        parsed.status, parsed.reason, parsed.detail = (
-            "unrecoverable",
-            "incomplete",
-            response.problem,
-        )
-        if task == "grouping":
-            parsed.groups = [["", "", "", ""] for _ in range(4)]
-        else:
-            parsed.connections = list(_NO_CONNECTIONS)
+        _empty(parsed, task, "unrecoverable")
+        parsed.reason, parsed.detail = "incomplete", response.problem
     elif mode == "robust":
         _robust(parsed, wall, response, task=task, allow_truncated=allow_truncated)
     else:
