@@ -162,7 +162,7 @@ def _checked_groups(wall: Mapping[str, Any], connections: bool) -> list[dict[str
         words = [
             one_line(w, item, f"{field}.gt_words[{j}]") for j, w in enumerate(group["gt_words"])
         ]
-        line = {"gt_words": words}
+        line: dict[str, Any] = {"gt_words": words}
         if connections:
             line["gt_connection"] = one_line(group["gt_connection"], item, f"{field}.gt_connection")
         checked.append(line)

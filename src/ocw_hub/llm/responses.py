@@ -89,8 +89,9 @@ def _failure(record: Mapping[str, Any]) -> str | None:
     body = response.get("body") if isinstance(response, dict) else None
     if error is None and status == 200:
         problem = completion_problem(body)
-        ok = problem is None or problem[0] == "incomplete"
-        return None if ok else f"{problem[1]} ({problem[0]})"
+        if problem is None or problem[0] == "incomplete":
+            return None
+        return f"{problem[1]} ({problem[0]})"
     message = error.get("message") if isinstance(error, dict) else error
     if not message:
         code = error.get("code") if isinstance(error, dict) else None

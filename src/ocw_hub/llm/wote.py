@@ -115,7 +115,7 @@ def _history_lines(row: Mapping[str, Any]) -> list[str]:
     history = row.get("history")  # a list, or an array when read with pandas
     if isinstance(history, (str, bytes, Mapping)) or not isinstance(history, Iterable):
         raise PromptError(f"question {row.get('id')!r}: field history: expected a list of turns")
-    lines = []
+    lines: list[str] = []
     for turn in history:
         if not isinstance(turn, Mapping) or not all(
             isinstance(turn.get(k), str) for k in ("role", "text")
