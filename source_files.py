@@ -17,6 +17,7 @@ Standard library only (no ``datasets``), so scoring code and tests can import it
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import posixpath
@@ -40,9 +41,11 @@ _EXTRACTED_FOLDER = "ocw_extracted"  # under the downloads cache: <source_digest
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SHOWN_CHARS = 80  # characters of a value shown in an error message
-#: The largest split file extracted from an archive (the release's largest is about 1.3 MB);
-#: a larger member is refused before anything is extracted.
+#: The archive budget, checked before anything is extracted: each split file (the releases'
+#: largest: 2.2 MB), all split files together (under 5 MB), members of any kind (under 10).
 MAX_MEMBER_BYTES = 64 * 2**20
+MAX_ARCHIVE_BYTES = 128 * 2**20
+MAX_ARCHIVE_MEMBERS = 10_000
 
 
 class Where:
@@ -111,15 +114,34 @@ def check_text(value: str, where: Where, field: str) -> None:
         )
 
 
+#: Categories that break or hide a line: controls (Cc: \n, \r, \t, ESC, NUL, NEL), Zl, Zp.
+LINE_BREAKING = ("Cc", "Zl", "Zp")
+
+
+def line_breaking_char(text: str) -> tuple[int, str] | None:
+    """``(offset, char)`` of the first character of ``text`` in :data:`LINE_BREAKING`."""
+    found = (c for c in enumerate(text) if unicodedata.category(c[1]) in LINE_BREAKING)
+    return next(found, None)
+
+
+def check_line(value: str, where: Where, field: str) -> None:
+    """Refuse (never normalise) a one-line value holding a :func:`line_breaking_char`: in a
+    prompt or a table it would change their structure."""
+    if (found := line_breaking_char(value)) is not None:
+        problem = f"holds {found[1]!r} at character {found[0]} of {short(value)}; one line only"
+        raise where.error(field, problem)
+
+
 def check_name(value: str, where: Where, field: str) -> None:
-    """:func:`check_text`, and reject a value that looks blank (:func:`is_blank`): ids,
-    clues and connections must show something."""
+    """:func:`check_text` and :func:`check_line`, and reject a value that looks blank
+    (:func:`is_blank`): ids, clues and connections must show something on one line."""
     check_text(value, where, field)
     if is_blank(value):
         raise where.error(
             field,
             f"empty or blank {short(value)} (only whitespace, control or format characters)",
         )
+    check_line(value, where, field)
 
 
 def load_json(path: object, what: str, where_type: type[Where] = Where) -> Any:
@@ -433,18 +455,46 @@ def _split_members(members: list[tarfile.TarInfo]) -> list[tarfile.TarInfo]:
     return [m for m in chosen.values() if m.isfile() or m.issym() or m.islnk()]
 
 
-def _check_size(archive: str, name: str, size: int, where: type[Where]) -> None:
-    if size > MAX_MEMBER_BYTES:
-        raise where(archive, f"member {name!r}").error(
-            None,
-            f"refused: {size} bytes, more than the {MAX_MEMBER_BYTES} a split file may have "
-            "(MAX_MEMBER_BYTES); nothing extracted",
+def _check_budget(
+    archive: str, count: int, sizes: list[tuple[str, int]], where: type[Where]
+) -> None:
+    """Refuse an archive of ``count`` members that would extract ``(name, bytes)`` members
+    over the budget (:data:`MAX_ARCHIVE_MEMBERS`, :data:`MAX_MEMBER_BYTES` each,
+    :data:`MAX_ARCHIVE_BYTES` together)."""
+    if count > MAX_ARCHIVE_MEMBERS:
+        raise where(archive).error(
+            None, f"refused: more than {MAX_ARCHIVE_MEMBERS} members; nothing extracted"
         )
+    for name, size in sizes:
+        if size > MAX_MEMBER_BYTES:
+            raise where(archive, f"member {name!r}").error(
+                None,
+                f"refused: {size} bytes, more than the {MAX_MEMBER_BYTES} a split file may "
+                "have (MAX_MEMBER_BYTES); nothing extracted",
+            )
+    total = sum(size for _, size in sizes)
+    if total > MAX_ARCHIVE_BYTES:
+        raise where(archive).error(
+            None,
+            f"refused: its {len(sizes)} split files hold {total} bytes, more than the "
+            f"{MAX_ARCHIVE_BYTES} an archive may unpack to (MAX_ARCHIVE_BYTES); nothing "
+            "extracted",
+        )
+
+
+def _read_size(member: tarfile.TarInfo, files: dict[str, int]) -> int:
+    """The bytes reading ``member`` costs: its size, or for a link its target's."""
+    if member.isfile():
+        return member.size
+    base = posixpath.dirname(member.name) if member.issym() else ""
+    return files.get(posixpath.normpath(posixpath.join(base, member.linkname)), 0)
 
 
 def _unpack_tar(archive: str, local: Path, dest: Path, where: type[Where]) -> None:
     with tarfile.open(local) as tar:
-        members = tar.getmembers()  # reads the whole archive: a truncated one fails here
+        # reads the whole archive (a truncated one fails here), one member over the cap at most
+        members = list(itertools.islice(tar, MAX_ARCHIVE_MEMBERS + 1))
+        count = len(members)
         for member in members:
             problem = _unsafe_member(member)
             if problem is not None:
@@ -452,9 +502,8 @@ def _unpack_tar(archive: str, local: Path, dest: Path, where: type[Where]) -> No
                     None, f"refused: {problem}; nothing extracted"
                 )
         members = _split_members(members)
-        for member in members:
-            if member.isfile():
-                _check_size(archive, member.name, member.size, where)
+        files = {posixpath.normpath(m.name): m.size for m in members if m.isfile()}
+        _check_budget(archive, count, [(m.name, _read_size(m, files)) for m in members], where)
         if hasattr(tarfile, "data_filter"):  # Python 3.12+, and 3.8-3.11 security releases
             tar.extractall(dest, members=members, filter="data")
         else:  # pragma: no cover - older Pythons; every member was checked above
@@ -470,9 +519,9 @@ def _unpack_zip(archive: str, local: Path, dest: Path, where: type[Where]) -> No
                 raise where(archive, f"member {info.filename!r}").error(
                     None, f"refused: {problem}; nothing extracted"
                 )
+        count = len(infos)
         infos = [i for i in infos if not i.is_dir() and _is_split_candidate(i.filename)]
-        for info in infos:
-            _check_size(archive, info.filename, info.file_size, where)
+        _check_budget(archive, count, [(i.filename, i.file_size) for i in infos], where)
         for info in infos:  # a member longer than its declared size fails its CRC check
             zipped.extract(info, dest)
 
@@ -525,8 +574,10 @@ def extract_archive(
 
     Raises:
         where.error_type: the archive is truncated, not a tar or zip archive, or holds a member
-            with an absolute path, a ``..`` part, a link out of the folder or a device, or a
-            split file larger than :data:`MAX_MEMBER_BYTES`; the message names ``archive``.
+            with an absolute path, a ``..`` part, a link out of the folder or a device, or is
+            over its budget (a split file larger than :data:`MAX_MEMBER_BYTES`, split files
+            larger than :data:`MAX_ARCHIVE_BYTES` together, more than
+            :data:`MAX_ARCHIVE_MEMBERS` members); the message names ``archive``.
 
     Only the members that can be split files are extracted (``.json`` files, not hidden, not
     under ``__MACOSX``); anything else in the archive stays in it.

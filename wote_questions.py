@@ -14,7 +14,15 @@ import logging
 import re
 from typing import Any
 
-from .source_files import SPLITS, Where, check_name, check_text, load_json, short
+from .source_files import (
+    SPLITS,
+    Where,
+    check_line,
+    check_name,
+    check_text,
+    load_json,
+    short,
+)
 from .wote_answers import locate_answer
 
 logger = logging.getLogger(__name__)
@@ -39,6 +47,12 @@ RAW_FIELDS: tuple[str, ...] = (
     "question_type",
     "task_data",
 )
+
+#: The raw fields that go into a prompt as one line each (the question; the history, one line
+#: per turn): a control character or line break in them is refused (:func:`check_line`), so
+#: data can never add a line to a prompt. The task text (``context``) is many lines by nature;
+#: ``ocw_hub.llm.wote`` refuses a line of it that would read as a prompt section header.
+PROMPT_LINES: tuple[str, ...] = ("question", "history")
 
 _TASK_KEYS: tuple[str, ...] = ("title", "description", "ingredients", "steps")
 _ROLES: tuple[str, ...] = ("student", "teacher")
@@ -288,6 +302,8 @@ def _check_record(record: Any, where: Where) -> dict[str, str]:
         check_text(record[field], where, field)
     for field in ("conversation_id", "question_id"):
         check_name(record[field], where, field)
+    for field in PROMPT_LINES:
+        check_line(record[field], where, field)
     return record
 
 
@@ -395,6 +411,17 @@ _ROW_STRINGS = tuple(f for f in RAW_FIELDS if f not in ("task_data", "history", 
 _ROW_STRINGS += ("id", "context")
 
 
+def _check_history_lines(history: Any, where: Where) -> None:
+    """Each turn's role and text of a row's parsed history one line (:data:`PROMPT_LINES`)."""
+    if not isinstance(history, list):
+        return  # the row's history is checked by its feature types when it is loaded
+    for i, turn in enumerate(history):
+        for key in ("role", "text"):
+            value = turn.get(key) if isinstance(turn, dict) else None
+            if isinstance(value, str):
+                check_line(value, where, f"history[{i}].{key}")
+
+
 def _check_row(row: Any, where: Where) -> None:
     """One row (the builder's shape) as the builder would have made it from its raw fields."""
     if not isinstance(row, dict):
@@ -405,6 +432,8 @@ def _check_row(row: Any, where: Where) -> None:
         check_text(row[field], where, field)
     for field in ("conversation_id", "question_id"):
         check_name(row[field], where, field)
+    check_line(row["question"], where, "question")
+    _check_history_lines(row.get("history"), where)
     if row["id"] != f"{row['conversation_id']}/{row['question_id']}":
         raise where.error("id", f"expected conversation_id/question_id, got {short(row['id'])}")
     task = row.get("task_data")

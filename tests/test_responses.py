@@ -142,10 +142,6 @@ def test_read_responses_both_shapes(tmp_path: Path) -> None:
         ([{"key": 1}], r"line 1: expected a batch output line"),
         ([{"wall_id": "a", "text": 3}], r"line 1 \(wall a\): field text: expected a string"),
         (
-            [{"custom_id": "a", "response": {"status_code": 200, "body": {}}, "error": None}],
-            r"line 1 \(wall a\): field response.body.choices",
-        ),
-        (
             [batch_line("a", "x"), batch_line("a", "y")],
             r"line 2: wall a already answered on line 1",
         ),

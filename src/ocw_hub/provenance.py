@@ -37,6 +37,7 @@ PROTOCOL_FIELDS = (
     "method",
     "task",
     "model",
+    "answered_model",
     "encoder",
     "pooling",
     "context",

@@ -21,10 +21,12 @@ static rows without that half.
 
 File formats (UTF-8 text, one word a line, the vector's numbers separated by spaces): GloVe's
 ``.txt`` without a header, word2vec/FastText ``.vec`` with a first line ``<count> <dim>``.
-The word is everything before the last ``dim`` fields (GloVe 840B has words with spaces); a
-word listed twice keeps its first vector (as gensim, which flair used, does). The file is read
-once per call and only the vectors of the words the split needs are kept: a 2M-word FastText
-crawl file would take 2.4 GB in memory whole.
+The word is everything before the last ``dim`` fields (GloVe 840B has words with spaces). The
+file is read once per call, one bounded line at a time (:data:`MAX_LINE_CHARS`), and only the
+vectors of the words the split needs are parsed and kept: a 2M-word FastText crawl file would
+take 2.4 GB in memory whole. Those vectors must be finite float32 numbers, and a needed word
+listed twice must have the same vector both times (gensim, which flair used, kept the first
+silently; here the file is refused, as it is ambiguous).
 """
 
 from __future__ import annotations
@@ -41,11 +43,17 @@ from .encoders import distinct_clues, rows_of
 from .flair_text import sentence_tokens
 
 _DIGIT = re.compile(r"\d")
+#: The longest line read (characters): a 300-dimension GloVe line is about 3,000, a
+#: 4,096-dimension one about 50,000; a longer line (a file with no line break) is refused
+#: before more of it is read.
+MAX_LINE_CHARS = 2**20
 
 
 class VectorsFileError(OCWHubError, ValueError):
-    """A word-vectors file that cannot be read: missing, empty, a line with the wrong number of
-    fields or a field that is not a number; the message names the file and the line."""
+    """A word-vectors file that cannot be read: missing, empty, a line longer than
+    :data:`MAX_LINE_CHARS`, a line with the wrong number of fields, a field that is not a
+    finite float32 number, a word listed twice with different vectors; the message names the
+    file and the line."""
 
 
 def lookup_forms(word: str) -> list[str]:
@@ -68,10 +76,18 @@ def _header(path: Path, first: str) -> int | None:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(line number, line without its line end and trailing spaces), blank lines skipped."""
+    """(line number, line without its line end and trailing spaces), blank lines skipped;
+    each line read with at most :data:`MAX_LINE_CHARS` characters in memory."""
     try:
         with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
+            number = 0
+            while line := handle.readline(MAX_LINE_CHARS + 1):
+                number += 1
+                if len(line) > MAX_LINE_CHARS:
+                    raise VectorsFileError(
+                        f"{path}: line {number}: longer than {MAX_LINE_CHARS} characters "
+                        "(MAX_LINE_CHARS); a vectors file holds one word and its numbers a line"
+                    )
                 line = line.rstrip()
                 if line:
                     yield number, line
@@ -106,11 +122,13 @@ def read_vectors(path: str | Path, words: set[str]) -> tuple[int, dict[str, np.n
 
     Raises:
         VectorsFileError: see :func:`file_dimension`; a line with another number of fields
-            than its dimension, or a field that is not a number (the line named).
+            than its dimension, a needed word's field that is not a finite float32 number, or
+            a needed word listed twice with different vectors (the lines named).
     """
     path = Path(path)
     dim = file_dimension(path)
     found: dict[str, np.ndarray] = {}
+    first_line: dict[str, int] = {}
     lines = _lines(path)
     for number, line in lines:
         if number == 1 and _header(path, line) is not None:
@@ -122,14 +140,33 @@ def read_vectors(path: str | Path, words: set[str]) -> tuple[int, dict[str, np.n
                 f"found {len(line.split(' '))} fields"
             )
         word = fields[0]
-        if word in words and word not in found:
-            try:
-                found[word] = np.array(fields[1:], dtype=np.float32)
-            except ValueError:
-                raise VectorsFileError(
-                    f"{path}: line {number} (word {word!r}): a vector field is not a number"
-                ) from None
+        if word not in words:
+            continue
+        vector = _vector(path, number, word, fields[1:])
+        if word not in found:
+            found[word], first_line[word] = vector, number
+        elif not np.array_equal(found[word], vector):
+            raise VectorsFileError(
+                f"{path}: line {number} (word {word!r}): listed on line {first_line[word]} "
+                "with another vector; keep one"
+            )
     return dim, found
+
+
+def _vector(path: Path, number: int, word: str, fields: list[str]) -> np.ndarray:
+    """The float32 vector of a line's number fields; each must be finite in float32."""
+    where = f"{path}: line {number} (word {word!r})"
+    try:
+        values = np.array(fields, dtype=np.float64)
+    except ValueError:
+        raise VectorsFileError(f"{where}: a vector field is not a number") from None
+    with np.errstate(over="ignore"):
+        vector = values.astype(np.float32)  # 1e308 becomes inf here
+    bad = ~np.isfinite(vector)
+    if bad.any():
+        field = fields[int(np.argmax(bad))]
+        raise VectorsFileError(f"{where}: field {field!r} is not a finite float32 number")
+    return vector
 
 
 def clue_vector(words: Sequence[str], table: dict[str, np.ndarray], dim: int) -> np.ndarray:

@@ -7,7 +7,9 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
+from ..shown import inert
 from ._common import console
 
 
@@ -50,5 +52,5 @@ def publish(
     table.add_column("file")
     table.add_column("bytes", justify="right")
     for f in files:
-        table.add_row(f.path, str(f.size))
+        table.add_row(Text(inert(f.path)), str(f.size))  # file names are data
     console.print(table)

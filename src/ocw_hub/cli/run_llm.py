@@ -13,7 +13,14 @@ from rich.markup import escape
 from ..errors import OCWHubError, OptionError
 from ..extras import require
 from ..llm.client import CLIENT_ERRORS_TO_STOP
-from ._common import console, err_console, progress
+from ..shown import inert
+from ._common import MESSAGE_LINE_CHARS, console, err_console, progress
+
+
+def _shown(text: object) -> str:
+    """Server or data text on one line of the terminal: made inert (escapes shown as
+    ``\\x1b``, line breaks as ``\\n``), cut, ``rich`` markup escaped."""
+    return escape(inert(text, limit=MESSAGE_LINE_CHARS))
 
 
 class MaxTokensField(str, Enum):
@@ -35,17 +42,17 @@ def _report_run(summary: Any, out: Path) -> None:
     console.print(
         f"{summary.succeeded} of {summary.sent} requests sent were answered; "
         f"{summary.already_done} of {summary.total} were already answered in "
-        f"{escape(str(out))}",
+        f"{_shown(out)}",
         highlight=False,
         soft_wrap=True,
     )
     if len(summary.answered_by) > 1:
         shares = ", ".join(f"{url} {n}" for url, n in sorted(summary.answered_by.items()))
-        console.print(f"answered by server: {escape(shares)}", highlight=False, soft_wrap=True)
+        console.print(f"answered by server: {_shown(shares)}", highlight=False, soft_wrap=True)
     if summary.failures:
         for custom_id, message in summary.failures[:5]:
             err_console.print(
-                f"  {escape(custom_id)}: {escape(message)}", highlight=False, soft_wrap=True
+                f"  {_shown(custom_id)}: {_shown(message)}", highlight=False, soft_wrap=True
             )
         raise OCWHubError(
             f"{len(summary.failures)} requests failed (logged with their error); run the same "
@@ -59,12 +66,14 @@ Each try of a request must bring its whole answer within --timeout seconds (a de
 per-read window). A try that meets a passing fault (the connection closed before the whole
 answer, the deadline passed, 408, 409, 429, 5xx) is tried again up to --max-retries times,
 after 0.5 s doubling up to 8 s (less up to 25 % jitter) or the server's Retry-After: a hung
-server costs at most (1 + max retries) x timeout per request. A 200 that is no chat
-completion (not JSON, no choices, an error body) and a 4xx (400, 401, 403, 404, 422) are
-logged as failures at once, and {CLIENT_ERRORS_TO_STOP} such 4xx in a row stop the run. A
-server that refuses the connection is left alone for the same backoff while the others take
-its requests; after 1 + --max-retries refusals in a row it is given up, and when every server is,
-the run stops. Failed requests are logged with their error and sent again by a re-run.
+server costs at most (1 + max retries) x timeout per request. A 200 that is no usable chat
+completion (not JSON, no choices, an error body, a finish_reason other than stop and length,
+content that is not text, another model than --model or a dated snapshot of it) and a 4xx (400,
+401, 403, 404, 422) are logged as failures at once, and {CLIENT_ERRORS_TO_STOP} such 4xx in a
+row stop the run. A server that refuses the connection is left alone for the same backoff while
+the others take its requests; after 1 + --max-retries refusals in a row it is given up, and
+when every server is, the run stops. Failed requests are logged with their error and sent again
+by a re-run.
 """
 
 
@@ -87,7 +96,7 @@ def _server_failure(err: Any, out: Path) -> OptionError:
     else:
         option, value = "--base-url", err.base_url
     kept = f"answers so far are kept in {out}" if out.exists() else f"{out} not written"
-    return OptionError(f"{option} {value}: {err.reason} ({kept})")
+    return OptionError(f"{option} {value}: {inert(err.reason)} ({kept})")  # one line
 
 
 def run_llm(
@@ -146,7 +155,7 @@ def run_llm(
     The key comes from OPENAI_API_KEY (a dummy for local servers when unset). A re-run with
     the same --out sends only the requests the log has no answer to.
     """
-    from ..llm.client import LLMServerError, read_requests, run_requests
+    from ..llm.client import LLMServerError, answered_models, read_requests, run_requests
     from ..outputs import check_output_file
     from ..provenance import write_protocol
 
@@ -183,7 +192,9 @@ def run_llm(
         except LLMServerError as err:
             server_error = err
     if out.exists():  # a run that answered nothing leaves no file, nor a record of one
-        write_protocol(out, {"model": model}, inputs=[requests])
+        answered = answered_models(out)  # a snapshot's name (gpt-4o-2024-08-06), if named
+        shown = ", ".join(answered) if answered and answered != [model] else None
+        write_protocol(out, {"model": model, "answered_model": shown}, inputs=[requests])
     if server_error is not None:
         raise _server_failure(server_error, out) from server_error
     _report_switch(summary)

@@ -1,6 +1,7 @@
-"""Plain steps on an answer's text shared by the task-1 and task-2 parsers: lines on
-``\n`` only, reasoning blocks dropped, the string lists of a JSON value. Linear in the text,
-no recursion on nesting."""
+"""Plain steps on an answer's text shared by ``run-llm`` and the parsers: what a choice's
+``finish_reason`` means, a message's ``content`` as text, lines on ``\n`` only, reasoning
+blocks dropped, the string lists of a JSON value. Linear in the text, no recursion on
+nesting."""
 
 from __future__ import annotations
 
@@ -8,9 +9,60 @@ import json
 import re
 from typing import Any
 
-__all__ = ["drop_reasoning", "json_string_lists", "split_lines"]
+__all__ = [
+    "COMPLETE",
+    "CUT",
+    "completion_problem",
+    "content_text",
+    "drop_reasoning",
+    "error_message",
+    "incomplete",
+    "json_string_lists",
+    "split_lines",
+]
 
 _THINK_TAG = re.compile(r"<(/?)think>", re.IGNORECASE)
+
+#: The ``finish_reason`` of a complete answer (OpenAI's, vLLM's, TGI's, SGLang's, Ollama's).
+COMPLETE = "stop"
+#: The ``finish_reason`` of an answer cut at the token limit: an answer, read only as
+#: ``truncated`` (``--allow-truncated``).
+CUT = "length"
+
+
+def incomplete(finish_reason: Any) -> str | None:
+    """Why an answer that ended with ``finish_reason`` is no answer, else None.
+
+    Only :data:`COMPLETE` is a complete answer and :data:`CUT` a cut one; every other value
+    (vLLM's and SGLang's ``abort``, ``error``, OpenAI's ``content_filter``, ``tool_calls``,
+    ``function_call``, anything else or not a string) ended the answer before it was
+    complete. None (a line that states no reason: a hand-written responses file) is read as
+    complete."""
+    if finish_reason is None or finish_reason in (COMPLETE, CUT):
+        return None
+    return f"finish_reason {finish_reason!r}: the answer ended before it was complete"
+
+
+def content_text(content: Any) -> str | None:
+    """A message's ``content`` as text: a string as it is; a list of parts (OpenAI's
+    ``[{"type": "text", "text": ...}]``) as its text parts joined with nothing between them
+    (parts of other types, e.g. an image, are left out); None for null; ``ValueError`` for
+    anything else (a number, an object, a part that is not an object or whose ``text`` is not
+    a string)."""
+    if content is None or isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise ValueError(f"expected a string or a list of parts, got {type(content).__name__}")
+    texts = []
+    for i, part in enumerate(content):
+        if not isinstance(part, dict):
+            raise ValueError(f"part {i}: expected an object, got {type(part).__name__}")
+        if part.get("type", "text") != "text":
+            continue
+        if not isinstance(part.get("text"), str):
+            raise ValueError(f"part {i}: a text part whose text is not a string")
+        texts.append(part["text"])
+    return "".join(texts)
 
 
 def split_lines(text: str) -> list[str]:
@@ -37,6 +89,47 @@ def drop_reasoning(text: str) -> tuple[str, str | None, bool]:
         return "".join(kept), "unclosed_reasoning", True
     kept.append(text[start:])
     return "".join(kept), None, dropped
+
+
+def error_message(body: Any) -> str | None:
+    """The server's own message in an error body: ``{"error": {"message": ...}}`` (OpenAI's,
+    vLLM's 200 error object), ``{"error": "..."}`` (TGI's, Ollama's), ``{"message": ...}``,
+    ``{"detail": ...}`` (FastAPI's); else None."""
+    if not isinstance(body, dict):
+        return None
+    error = body.get("error")
+    if isinstance(error, str) and error:
+        return error
+    inner = error if isinstance(error, dict) else body
+    for key in ("message", "detail"):
+        if isinstance(inner.get(key), str) and inner[key]:
+            return inner[key]
+    return None
+
+
+def completion_problem(body: Any) -> tuple[str, str] | None:
+    """Why a 200 body is no usable chat completion, as ``(code, message)``, else None: not an
+    object (``invalid_body``), an error object and no choices (``error_body``, with the
+    error's own message), no choices (``no_choices``), a first choice that ended before it was
+    complete (``incomplete``, :func:`incomplete`) or whose content is not text
+    (``invalid_content``, :func:`content_text`)."""
+    if not isinstance(body, dict):
+        return "invalid_body", f"the answer is JSON but not an object ({type(body).__name__})"
+    choices = body.get("choices")
+    if not (isinstance(choices, list) and choices and isinstance(choices[0], dict)):
+        if "error" in body or body.get("object") == "error":  # vLLM: {"object": "error", ...}
+            error = body.get("error", body)
+            shown = error_message(body) or json.dumps(error, ensure_ascii=False)[:200]
+            return "error_body", f"the answer is an error: {shown}"
+        return "no_choices", "the answer has no choices"
+    choice = choices[0]
+    message = choice.get("message")
+    try:
+        content_text(message.get("content") if isinstance(message, dict) else choice.get("text"))
+    except ValueError as err:
+        return "invalid_content", f"the answer's content is not text ({err})"
+    problem = incomplete(choice.get("finish_reason"))
+    return None if problem is None else ("incomplete", problem)
 
 
 def _string_lists(value: Any) -> list[list[str]]:

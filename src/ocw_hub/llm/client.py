@@ -66,6 +66,7 @@ __all__ = [
     "LLMInputError",
     "LLMServerError",
     "RunSummary",
+    "answered_models",
     "body_digest",
     "is_success",
     "output_line",
@@ -313,6 +314,19 @@ class _Run:
                 await server.client.close()
         if self.error is not None:
             raise self.error
+
+
+def answered_models(log_path: str | os.PathLike[str]) -> list[str]:
+    """The model names the answers of a response log were given by (their completions'
+    ``model``, sorted; answers that name none left out). :func:`run_requests` logs only answers
+    of the model asked or of a dated snapshot of it (:func:`~.transport.same_model`): these
+    names say which snapshot answered."""
+    names = set()
+    for line in read_log(log_path).values():
+        body = line["response"].get("body")
+        if isinstance(body, dict) and isinstance(body.get("model"), str):
+            names.add(body["model"])
+    return sorted(names)
 
 
 def _check_arguments(

@@ -39,6 +39,7 @@ from .. import jsonio
 from ..errors import OCWHubError
 from ..outputs import exclusive
 from ..shown import capped
+from .answer_text import completion_problem
 from .prompts import CHAT_COMPLETIONS_URL
 
 #: Endpoints a request line may name (the batch shape's ``url``).
@@ -191,12 +192,15 @@ def body_digest(body: Mapping[str, Any]) -> str:
 
 
 def is_success(record: Mapping[str, Any]) -> bool:
-    """Whether a log line holds an answer: status 200 and no error."""
+    """Whether a log line holds an answer: status 200, no error, and a usable chat completion
+    (:func:`~ocw_hub.llm.answer_text.completion_problem`: a line of another producer, or of an
+    older run, that ended with ``abort`` is sent again by a re-run)."""
     response = record.get("response")
     return (
         record.get("error") is None
         and isinstance(response, dict)
         and response.get("status_code") == 200
+        and completion_problem(response.get("body")) is None
     )
 
 

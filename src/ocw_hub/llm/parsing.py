@@ -51,7 +51,7 @@ REPAIR_KINDS = (
 #: Reasons of an ``unrecoverable`` parse.
 REASONS = (
     "no_answer", "refusal", "reasoning_only", "unclosed_reasoning", "truncated",
-    "group_count", "group_size", "duplicate", "unknown_item",
+    "group_count", "group_size", "duplicate", "unknown_item", "incomplete",
 )  # fmt: skip
 EMPTY_GROUPS = [[""] * GROUP_SIZE for _ in range(N_GROUPS)]
 

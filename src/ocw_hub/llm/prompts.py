@@ -32,9 +32,10 @@ One request per wall, in the OpenAI batch *input* shape that OpenAI's Batch API,
 
 from __future__ import annotations
 
+import functools
 import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import OCWHubError
@@ -127,6 +128,47 @@ def gold_groups(wall: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [groups[key] for key in sorted(groups, key=_group_number)]
 
 
+@functools.cache
+def _line_breaking_char() -> Callable[[str], tuple[int, str] | None]:
+    from ..resources import load_sibling
+
+    return load_sibling("source_files").line_breaking_char
+
+
+def one_line(value: Any, item: str, field: str) -> str:
+    """``str(value)``, refused when it holds a control character or a line break: data goes
+    into a prompt one line per clue group, so a clue holding ``"\\n\\nSolved wall:"`` would
+    add lines to the prompt's structure. The loaders refuse such walls already; this holds for
+    rows from anywhere.
+
+    Raises:
+        PromptError: names the ``item`` (``"wall '46fa44'"``), the field and the character.
+    """
+    text = str(value)
+    found = _line_breaking_char()(text)
+    if found is not None:
+        raise PromptError(
+            f"{item}: field {field}: holds the control character or line "
+            f"break {found[1]!r} at character {found[0]}; it would change the prompt's structure"
+        )
+    return text
+
+
+def _checked_groups(wall: Mapping[str, Any], connections: bool) -> list[dict[str, Any]]:
+    """:func:`gold_groups` with every clue (and connection) checked by :func:`one_line`."""
+    item, checked = f"wall {wall.get('wall_id')!r}", []
+    for i, group in enumerate(gold_groups(wall), 1):
+        field = f"groups.group_{i}"
+        words = [
+            one_line(w, item, f"{field}.gt_words[{j}]") for j, w in enumerate(group["gt_words"])
+        ]
+        line: dict[str, Any] = {"gt_words": words}
+        if connections:
+            line["gt_connection"] = one_line(group["gt_connection"], item, f"{field}.gt_connection")
+        checked.append(line)
+    return checked
+
+
 def _group_number(key: str) -> tuple[int, str]:
     tail = key.rsplit("_", 1)[-1]
     return (int(tail), key) if tail.isdigit() else (0, key)
@@ -142,8 +184,13 @@ def format_group(words: Sequence[str], connection: str | None = None) -> str:
 
 
 def format_example(wall: Mapping[str, Any]) -> str:
-    """A solved wall as 4 lines, one group per line in gold group order with its connection."""
-    return "\n".join(format_group(g["gt_words"], g["gt_connection"]) for g in gold_groups(wall))
+    """A solved wall as 4 lines, one group per line in gold group order with its connection.
+
+    Raises:
+        PromptError: a clue or connection that is not one line (:func:`one_line`).
+    """
+    groups = _checked_groups(wall, connections=True)
+    return "\n".join(format_group(g["gt_words"], g["gt_connection"]) for g in groups)
 
 
 def format_examples(walls: Sequence[Mapping[str, Any]]) -> str:
@@ -158,12 +205,14 @@ def format_clues(wall: Mapping[str, Any]) -> str:
     """The wall's 16 clues in the order of ``words``, comma-separated, after ``Clues:``.
 
     Raises:
-        PromptError: ``words`` is not a list of 16 strings.
+        PromptError: ``words`` is not a list of 16 strings; a clue that is not one line
+            (:func:`one_line`).
     """
     words = wall.get("words")
     if not isinstance(words, Sequence) or isinstance(words, str) or len(words) != 16:
         raise PromptError(f"wall {wall.get('wall_id')!r}: field words: expected 16 clues")
-    return "Clues: " + ", ".join(str(w) for w in words)
+    item = f"wall {wall.get('wall_id')!r}"
+    return "Clues: " + ", ".join(one_line(w, item, f"words[{i}]") for i, w in enumerate(words))
 
 
 def sample_examples(
@@ -225,7 +274,8 @@ def connections_messages(
     """The chat messages of task 2 for ``wall``: system instructions, then the examples and
     the wall's 4 gold groups, each line ending with ``. Connection:``."""
     _check_style(style)
-    groups = "Groups:\n" + "\n".join(format_group(g["gt_words"]) for g in gold_groups(wall))
+    checked = _checked_groups(wall, connections=False)
+    groups = "Groups:\n" + "\n".join(format_group(g["gt_words"]) for g in checked)
     if style == "paper":
         user, system = paper_user_message(examples, groups), PAPER_CONNECTIONS_SYSTEM
     else:

@@ -8,7 +8,13 @@ Input: JSON Lines, each line either a line of the batch *output* shape written b
 
 or a plain ``{"wall_id": str, "text": str, "finish_reason": str (optional)}`` (WoTe:
 ``"id"`` for ``"wall_id"``). The answer
-is the ``content`` of the first choice's message (``text`` of a legacy completion).
+is the ``content`` of the first choice's message (``text`` of a legacy completion; a list of
+content parts is its text parts joined). A line whose request failed, or whose 200 body is
+no chat completion (an ``error`` object, no choices, a content that is not text), is that
+wall's ``no_response`` with the server's own message; an answer whose ``finish_reason`` is
+neither ``stop`` nor ``length`` (``abort``, ``error``, ``content_filter``, ...) is
+``unrecoverable``, reason ``incomplete``, its text kept
+(:mod:`~ocw_hub.llm.answer_text`).
 
 Two modes: ``paper``, the notebook's lenient parsing (:mod:`.paper_parse`), and ``robust``
 (the default): task 1 by :func:`.parsing.parse_groups`, which never invents a partition,
@@ -23,6 +29,7 @@ is dropped, a fourth group may be completed from the 3 stated, and the wall's st
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +38,7 @@ from typing import Any
 
 from ..errors import PredictionsError
 from ..shown import capped
+from .answer_text import completion_problem, content_text, error_message, incomplete
 from .log import json_records
 from .prompts import TASKS, gold_groups
 
@@ -48,7 +56,8 @@ class Response:
         wall_id: the wall (``custom_id`` of a batch line).
         text: the answer, or None when the request failed (``problem`` says why).
         line: 1-based line number in the file.
-        problem: why there is no answer, else None.
+        problem: why there is no answer, else None (with a ``text``: the answer ended before
+            it was complete, :func:`~ocw_hub.llm.answer_text.incomplete`).
         finish_reason: the choice's ``finish_reason`` (``length``: cut at the token limit).
         reasoning: the message's ``reasoning_content`` (or ``reasoning``), else None.
     """
@@ -72,40 +81,75 @@ def _field_error(path: Path, number: int, wall_id: Any, name: str, problem: str)
 
 
 def _failure(record: Mapping[str, Any]) -> str | None:
-    """Why a batch output line holds no answer (an error, a status other than 200)."""
+    """Why a batch output line holds no answer (an error, a status other than 200, a 200
+    body that is no chat completion: see
+    :func:`~ocw_hub.llm.answer_text.completion_problem`), with the server's own message; an
+    answer that ended before it was complete is not a failure here (its text is kept)."""
     response, error = record.get("response"), record.get("error")
-    if error is None and isinstance(response, dict) and response.get("status_code") == 200:
-        return None
     status = response.get("status_code") if isinstance(response, dict) else None
+    body = response.get("body") if isinstance(response, dict) else None
+    if error is None and status == 200:
+        problem = completion_problem(body)
+        if problem is None or problem[0] == "incomplete":
+            return None
+        return f"{problem[1]} ({problem[0]})"
     message = error.get("message") if isinstance(error, dict) else error
+    if not message:
+        code = error.get("code") if isinstance(error, dict) else None
+        message = error_message(body) or (f"error code {code}" if code else "no message")
     return f"request failed (status {status}): {message}"
 
 
-def _batch_response(path: Path, number: int, record: Mapping[str, Any]) -> Response:
-    """The Response of a batch output line."""
+def _batch_response(
+    path: Path, number: int, record: Mapping[str, Any], asked: str | None = None
+) -> Response:
+    """The Response of a batch output line; a line that holds no answer is a Response without
+    text whose ``problem`` says why (never an error of the whole file); an answer that ended
+    before it was complete keeps its text, and ``problem`` says why it is no answer."""
     wall_id = record["custom_id"]
-    response = record.get("response")
     problem = _failure(record)
-    if problem is not None:
-        return Response(wall_id, None, number, problem)
-    body = response.get("body")
-    choices = body.get("choices") if isinstance(body, dict) else None
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise _field_error(path, number, wall_id, "response.body.choices", "expected a list")
-    choice = choices[0]
-    message = choice.get("message")
-    text = message.get("content") if isinstance(message, dict) else choice.get("text")
-    if text is not None and not isinstance(text, str):
-        raise _field_error(path, number, wall_id, "choices[0].message.content", "not a string")
-    reasoning = _reasoning(message)
+    choice = _first_choice(record)
     finish = choice.get("finish_reason")
+    if problem is None and asked is not None:
+        problem = _other_model(record, asked)
+    if problem is not None:
+        return Response(wall_id, None, number, problem, _reason(finish))
+    message = choice.get("message")
+    text = content_text(message.get("content") if isinstance(message, dict) else choice.get("text"))
     return Response(
         wall_id,
         text or "",
         number,
-        finish_reason=finish if isinstance(finish, str) else None,
-        reasoning=reasoning,
+        problem=incomplete(finish),
+        finish_reason=_reason(finish),
+        reasoning=_reasoning(message),
     )
+
+
+def _reason(finish: Any) -> str | None:
+    """A ``finish_reason`` as recorded: a string as it is, anything else as its JSON."""
+    return finish if finish is None or isinstance(finish, str) else json.dumps(finish)
+
+
+def _other_model(record: Mapping[str, Any], asked: str) -> str | None:
+    """Why an answer is not the model ``asked``'s (another ``model`` in its body), else None."""
+    from .transport import same_model
+
+    body = record["response"].get("body")
+    answered = body.get("model") if isinstance(body, dict) else None
+    if same_model(asked, answered):
+        return None
+    return f"answered by model {answered!r}, not the model asked {asked!r} (other_model)"
+
+
+def _first_choice(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The first choice of a line's body, else ``{}``."""
+    response = record.get("response")
+    body = response.get("body") if isinstance(response, dict) else None
+    choices = body.get("choices") if isinstance(body, dict) else None
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        return choices[0]
+    return {}
 
 
 def _reasoning(message: Any) -> str | None:
@@ -116,12 +160,14 @@ def _reasoning(message: Any) -> str | None:
     return reasoning if isinstance(reasoning, str) else None
 
 
-def _read_line(path: Path, number: int, record: Mapping[str, Any]) -> tuple[Response, bool]:
+def _read_line(
+    path: Path, number: int, record: Mapping[str, Any], asked: str | None = None
+) -> tuple[Response, bool]:
     """A line's object as a Response, and whether it is a batch output line."""
     if "custom_id" in record:
         if not isinstance(record["custom_id"], str):
             raise _field_error(path, number, None, "custom_id", "expected a string")
-        return _batch_response(path, number, record), True
+        return _batch_response(path, number, record, asked), True
     key = "wall_id" if "wall_id" in record else "id"
     if key in record:
         wall_id, text = record[key], record.get("text")
@@ -132,18 +178,40 @@ def _read_line(path: Path, number: int, record: Mapping[str, Any]) -> tuple[Resp
         finish = record.get("finish_reason")
         if finish is not None and not isinstance(finish, str):
             raise _field_error(path, number, wall_id, "finish_reason", "expected a string")
-        return Response(wall_id, text, number, finish_reason=finish), False
+        return Response(wall_id, text, number, incomplete(finish), finish_reason=finish), False
     raise PredictionsError(
         f"{path}, line {number}: expected a batch output line (custom_id, response), "
         "{wall_id, text} or (WoTe) {id, text}"
     )
 
 
+def _model_asked(path: Path) -> str | None:
+    """The model the requests of a responses file asked for: its own protocol record's
+    ``model`` (``run-llm`` writes ``<log>.protocol.json``), else None."""
+    from ..provenance import read_protocol, record_path
+
+    record = read_protocol(path) if record_path(path).is_file() else None  # its own record
+    model = record.get("model") if record is not None else None
+    return model if isinstance(model, str) else None
+
+
+def _rank(response: Response) -> int:
+    """2 for an answer, 1 for a text that is no answer (ended before it was complete), 0 for
+    no text: of a wall's lines, the first of the highest rank is kept."""
+    if response.text is None:
+        return 0
+    return 1 if response.problem is not None else 2
+
+
 def read_responses(path: str | Path, unit: str = "wall") -> dict[str, Response]:
     """The answers of a responses file, ``{wall_id: Response}`` in file order (``unit``: what an
     id names in messages, ``ConfigSpec.unit``: ``wall`` or WoTe's ``question``).
 
-    A wall may have several batch lines (failed attempts, then an answer): its answer wins.
+    A wall may have several batch lines (failed attempts, then an answer): its answer wins
+    (an answer that ended before it was complete, e.g. ``finish_reason: "abort"``, is a
+    failed attempt that keeps its text). When the file's protocol record names the model
+    asked (``run-llm`` writes it), an answer whose completion names another model (not a
+    dated snapshot of it, :func:`~ocw_hub.llm.transport.same_model`) is no answer.
     Read by :func:`.log.json_records` (lines end at ``\n`` only; a last line cut short by a
     crash is skipped with a warning).
 
@@ -154,19 +222,18 @@ def read_responses(path: str | Path, unit: str = "wall") -> dict[str, Response]:
             with no response at all.
     """
     path = Path(path)
+    asked = _model_asked(path)
     found: dict[str, Response] = {}
     for number, record in json_records(path, PredictionsError):
-        response, batch = _read_line(path, number, record)
+        response, batch = _read_line(path, number, record, asked)
         before = found.get(response.wall_id)
-        answered_twice = (
-            before is not None and before.text is not None and response.text is not None
-        )
+        answered_twice = before is not None and _rank(before) == _rank(response) == 2
         if before is not None and (not batch or answered_twice):
             raise PredictionsError(
                 f"{path}, line {number}: {unit} {response.wall_id} already answered on line "
                 f"{before.line}"
             )
-        if before is None or before.text is None:
+        if before is None or (_rank(before) < 2 and _rank(response) >= _rank(before)):
             found[response.wall_id] = response
     if not found:
         raise PredictionsError(
@@ -258,6 +325,15 @@ def _robust(parsed: ParsedWall, wall: Mapping[str, Any], response: Response, *, 
         parsed.status = "truncated"
 
 
+def _empty(parsed: ParsedWall, task: str, status: str) -> None:
+    """``parsed`` with ``status`` and the empty prediction of ``task`` (scored as wrong)."""
+    parsed.status = status
+    if task == "grouping":
+        parsed.groups = [["", "", "", ""] for _ in range(4)]
+    else:
+        parsed.connections = list(_NO_CONNECTIONS)
+
+
 def parse_wall(
     wall: Mapping[str, Any],
     response: Response | None,
@@ -268,7 +344,9 @@ def parse_wall(
 ) -> ParsedWall:
     """One wall's answer as a prediction (``groups`` for grouping, ``connections`` for
     connections); an absent or failed answer is ``no_response`` (empty groups or
-    connections, which score as wrong).
+    connections, which score as wrong); an answer that ended before it was complete
+    (``finish_reason`` other than ``stop`` and ``length``) is ``unrecoverable``, reason
+    ``incomplete``, in both modes.
 
     Raises:
         ValueError: unknown ``task`` or ``mode``.
@@ -283,11 +361,10 @@ def parse_wall(
     if response is None or text is None:
         problem = response.problem if response is not None else "no response"
         parsed.repairs = [{"kind": "no_response", "problem": problem}]
-        parsed.status = "no_response"
-        if task == "grouping":
-            parsed.groups = [["", "", "", ""] for _ in range(4)]
-        else:
-            parsed.connections = list(_NO_CONNECTIONS)
+        _empty(parsed, task, "no_response")
+    elif response.problem is not None:  # an answer that ended before it was complete
+        _empty(parsed, task, "unrecoverable")
+        parsed.reason, parsed.detail = "incomplete", response.problem
     elif mode == "robust":
         _robust(parsed, wall, response, task=task, allow_truncated=allow_truncated)
     else:

@@ -12,15 +12,22 @@ import asyncio
 import email.utils
 import json
 import random
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-#: The answer is a chat completion (status 200, a JSON object with a non-empty ``choices``).
+from .answer_text import completion_problem, error_message
+
+#: The answer is a chat completion (status 200, a JSON object with a non-empty ``choices``)
+#: that ended with ``stop`` or ``length`` (or states no ``finish_reason``), whose content is
+#: text, from the model asked (:func:`same_model`).
 ANSWERED = "answered"
 #: The request failed and sending it again now would fail alike (a 200 whose body is no
-#: chat completion: not JSON, not an object, ``{"choices": []}``, an ``error`` body).
+#: chat completion: not JSON, not an object, ``{"choices": []}``, an ``error`` body), or is
+#: no usable answer: ended by another ``finish_reason`` (``abort``, ``error``,
+#: ``content_filter``, ...), a content that is not text, answered by another model.
 FAILED = "failed"
 #: A passing fault: the connection closed before the whole answer, the deadline passed,
 #: 408, 409, 429 or 5xx.
@@ -103,13 +110,13 @@ def _cannot_connect(err: BaseException) -> BaseException | None:
 
 
 def _server_message(err: Any) -> str:
-    """The server's own error message (``{"error": {"message": ...}}``), else the client's."""
-    body = err.body
-    if isinstance(body, dict):
-        inner = body.get("error") if isinstance(body.get("error"), dict) else body
-        if isinstance(inner.get("message"), str):
-            return inner["message"]
-    return str(err.message)
+    """The server's own error message (:func:`error_message` of the answer's JSON; the
+    ``openai`` client keeps only ``body["error"]``, a bare string for TGI), else the client's
+    (``Error code: 400``)."""
+    body = _response_json(err.response)
+    if isinstance(body, str) and body.strip():
+        return body.strip()[:2000]
+    return error_message(body) or error_message(err.body) or str(err.message)
 
 
 def _response_json(response: Any) -> Any:
@@ -141,26 +148,36 @@ def _asks_other_field(message: str, body: Mapping[str, Any]) -> bool:
     return any(sent in body and sent in message and other in message for sent, other in pairs)
 
 
-def completion_outcome(status: int, text: str) -> Outcome:
-    """The outcome of a 2xx answer with body ``text``: a chat completion, or why it is not."""
+_SNAPSHOT = re.compile(r"-\d{4}(?:-\d{2}-\d{2})?|:latest")
+
+
+def same_model(asked: str, answered: Any) -> bool:
+    """Whether a completion's ``model`` is the model asked: the same name, a dated snapshot of
+    it (OpenAI answers ``gpt-4o`` as ``gpt-4o-2024-08-06``, ``gpt-4`` as ``gpt-4-0613``), or
+    its default tag (Ollama's ``:latest``); a completion that names no model is taken as
+    the one asked."""
+    if answered is None or answered == asked:
+        return True
+    if not isinstance(answered, str) or not answered.startswith(asked):
+        return False
+    return _SNAPSHOT.fullmatch(answered[len(asked) :]) is not None
+
+
+def completion_outcome(status: int, text: str, model: str | None = None) -> Outcome:
+    """The outcome of a 2xx answer with body ``text`` to a request for ``model``: a usable
+    chat completion, or why it is not (see :data:`ANSWERED`)."""
     try:
         data = json.loads(text)
     except ValueError:
         message = f"the answer is not JSON: {text[:200]!r}"
         return Outcome(FAILED, status, text, {"code": "invalid_json", "message": message})
-    if not isinstance(data, dict):
-        message = f"the answer is JSON but not an object ({type(data).__name__})"
-        return Outcome(FAILED, status, data, {"code": "invalid_body", "message": message})
-    choices = data.get("choices")
-    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+    problem = completion_problem(data)
+    answered = data.get("model") if isinstance(data, dict) else None
+    if problem is None and model is not None and not same_model(model, answered):
+        problem = "other_model", f"answered by model {answered!r}, not the model asked {model!r}"
+    if problem is None:
         return Outcome(ANSWERED, status, data)
-    if "error" in data:
-        error = data["error"]
-        inner = error.get("message") if isinstance(error, dict) else error
-        message = f"the answer is an error: {inner}"
-        return Outcome(FAILED, status, data, {"code": "error_body", "message": message})
-    message = "the answer has no choices"
-    return Outcome(FAILED, status, data, {"code": "no_choices", "message": message})
+    return Outcome(FAILED, status, data, {"code": problem[0], "message": problem[1]})
 
 
 async def attempt(client: Any, body: Mapping[str, Any], deadline: float) -> Outcome:
@@ -181,7 +198,7 @@ async def attempt(client: Any, body: Mapping[str, Any], deadline: float) -> Outc
         return _status_outcome(err, body)
     except openai.APIConnectionError as err:  # APITimeoutError included
         return _connection_outcome(err, deadline)
-    return completion_outcome(raw.status_code, raw.text)
+    return completion_outcome(raw.status_code, raw.text, model)
 
 
 def _timeout(deadline: float) -> Outcome:

@@ -24,9 +24,10 @@ An answer is read by :func:`parse_wote_answer`, which never invents a span. Its 
   only with ``allow_truncated`` (counted apart);
 * ``unrecoverable``, with a reason: ``no_answer`` (empty), ``reasoning_only`` (empty
   content, reasoning given), ``unclosed_reasoning``, ``truncated``, ``refusal`` (the answer
-  opens with an apology or "I cannot"). Its ``prediction_text`` is ``""``, which scores 0
-  exact match and 0 F1 (as an unrecoverable wall scores as wrong); the parse report counts
-  it apart.
+  opens with an apology or "I cannot"), ``incomplete`` (ended by a ``finish_reason`` other
+  than ``stop`` and ``length``: ``abort``, ``error``, ``content_filter``, ...). Its
+  ``prediction_text`` is ``""``, which scores 0 exact match and 0 F1 (as an unrecoverable
+  wall scores as wrong); the parse report counts it apart.
 
 Nothing else is changed: words the model adds around the span stay in the prediction and
 cost F1.
@@ -42,8 +43,8 @@ from typing import Any
 
 from ..errors import PredictionsError
 from ..shown import capped
-from .answer_text import drop_reasoning
-from .prompts import CHAT_COMPLETIONS_URL, DEFAULT_MODEL, PromptError
+from .answer_text import drop_reasoning, incomplete
+from .prompts import CHAT_COMPLETIONS_URL, DEFAULT_MODEL, PromptError, one_line
 
 __all__ = [
     "MAX_TOKENS",
@@ -68,7 +69,9 @@ STATUSES = ("clean", "repaired", "truncated", "unrecoverable", "no_response")
 #: The repairs a ``repaired`` parse may record.
 REPAIR_KINDS = ("reasoning_dropped", "answer_prefix", "quotes")
 #: Reasons of an ``unrecoverable`` parse.
-REASONS = ("no_answer", "reasoning_only", "unclosed_reasoning", "truncated", "refusal")
+REASONS = (
+    "no_answer", "reasoning_only", "unclosed_reasoning", "truncated", "refusal", "incomplete",
+)  # fmt: skip
 
 SYSTEM = (
     "You are a conversational task assistant helping a user (the student) cook a recipe or "
@@ -87,6 +90,21 @@ _REFUSALS = (
 )  # fmt: skip
 
 
+#: The headers of the prompt's sections (:func:`wote_messages`); no line of data may start
+#: with one (compared case-insensitively, leading spaces ignored).
+SECTION_HEADERS = ("Task:", "Conversation so far:", "Question:")
+
+
+def _check_header(row: Mapping[str, Any], line: str, name: str) -> None:
+    start = line.lstrip().casefold()
+    header = next((h for h in SECTION_HEADERS if start.startswith(h.casefold())), None)
+    if header is not None:
+        raise PromptError(
+            f"question {row.get('id')!r}: field {name}: a line starts with {header!r}, a "
+            "header of the prompt: it would change the prompt's structure"
+        )
+
+
 def _text_field(row: Mapping[str, Any], name: str) -> str:
     value = row.get(name)
     if not isinstance(value, str):
@@ -98,7 +116,7 @@ def _history_lines(row: Mapping[str, Any]) -> list[str]:
     history = row.get("history")  # a list, or an array when read with pandas
     if isinstance(history, (str, bytes, Mapping)) or not isinstance(history, Iterable):
         raise PromptError(f"question {row.get('id')!r}: field history: expected a list of turns")
-    lines = []
+    lines: list[str] = []
     for turn in history:
         if not isinstance(turn, Mapping) or not all(
             isinstance(turn.get(k), str) for k in ("role", "text")
@@ -106,7 +124,11 @@ def _history_lines(row: Mapping[str, Any]) -> list[str]:
             raise PromptError(
                 f"question {row.get('id')!r}: field history: expected {{role, text}} turns"
             )
-        lines.append(f"{turn['role']}: {turn['text']}")
+        item, field = f"question {row.get('id')!r}", f"history[{len(lines)}]"
+        line = f"{one_line(turn['role'], item, field + '.role')}: "
+        line += one_line(turn["text"], item, field + ".text")
+        _check_header(row, line, field)
+        lines.append(line)
     return lines
 
 
@@ -116,11 +138,19 @@ def wote_messages(row: Mapping[str, Any]) -> list[dict[str, str]]:
     turn (left out when the history is empty), ``Question:`` and the question, separated by
     blank lines.
 
+    Data never changes the prompt's structure: the question and each turn are one line (no
+    control character or line break), and no line of the context or the history starts with
+    a section header (:data:`SECTION_HEADERS`).
+
     Raises:
         PromptError: ``context`` or ``question`` not a string, ``history`` not a list of
-            ``{role, text}`` turns (the message names the question id and the field).
+            ``{role, text}`` turns, a field that would change the prompt's structure (the
+            message names the question id and the field).
     """
     context, question = _text_field(row, "context"), _text_field(row, "question")
+    one_line(question, f"question {row.get('id')!r}", "question")
+    for number, line in enumerate(context.splitlines(), 1):
+        _check_header(row, line, f"context (line {number})")
     parts = ["Task:\n" + context]
     turns = _history_lines(row)
     if turns:
@@ -216,7 +246,8 @@ def parse_wote_answer(
 
     Args:
         text: the message's ``content``.
-        finish_reason: the choice's ``finish_reason`` (``length``: cut at the token limit).
+        finish_reason: the choice's ``finish_reason`` (``length``: cut at the token limit;
+            any other but ``stop``, e.g. ``abort``: ``incomplete``).
         reasoning: the message's ``reasoning_content``, if any (an empty ``content`` with
             reasoning is ``reasoning_only``, else ``no_answer``).
         allow_truncated: read an answer cut at the token limit as it stands (status
@@ -225,6 +256,9 @@ def parse_wote_answer(
     Linear in the length of ``text``; never raises on any string.
     """
     repairs: list[dict[str, Any]] = []
+    ended = incomplete(finish_reason)
+    if ended is not None:
+        return _unrecoverable("incomplete", ended, repairs)
     kept, problem, dropped = drop_reasoning(text)
     if problem is not None:
         return _unrecoverable(problem, "the answer ends inside a <think> block", repairs)
