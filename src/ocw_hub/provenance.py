@@ -126,6 +126,21 @@ def describe_protocol(protocol: Mapping[str, Any] | None) -> str:
     return ", ".join(parts)
 
 
+#: Fields of a protocol record that differ between runs of one protocol (a run's seed, the
+#: number of runs in a folder, the ocw-hub version that wrote it): ignored when records of
+#: several predictions files are compared (:func:`protocol_key`).
+RUN_FIELDS = ("seed", "runs", "package_version")
+
+
+def protocol_key(protocol: Mapping[str, Any]) -> str:
+    """The protocol of a record without its :data:`RUN_FIELDS`, as canonical JSON: records of
+    runs of one protocol have equal keys."""
+    import json
+
+    kept = {k: v for k, v in protocol.items() if k not in RUN_FIELDS}
+    return json.dumps(kept, sort_keys=True, ensure_ascii=True, default=str)
+
+
 def common_protocol(protocols: Sequence[Mapping[str, Any] | None]) -> dict[str, Any] | None:
     """The protocol of several runs when they share one, else None (each run keeps its own)."""
     first = protocols[0] if protocols else None

@@ -28,7 +28,9 @@ from typing import Any
 from ..configs import PathLike, config_spec
 from ..errors import ChoiceError, PredictionsError
 from ..resources import load_metric_module
-from ..shown import capped, preview
+from ..shown import capped, inert, preview
+from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from .intervals import bootstrap_record, run_intervals, runs_intervals
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
 
 #: Placeholder clue of a missing wall scored with ``allow_missing``: never a real clue, so every
@@ -444,9 +446,18 @@ def evaluate_files(
     on_item: Progress | None = None,
     rows: Sequence[dict] | None = None,
     rouge_tokenizer: str = "default",
+    bootstrap: int = DEFAULT_RESAMPLES,
+    bootstrap_seed: int = DEFAULT_SEED,
+    as_runs: bool = False,
 ) -> dict[str, Any]:
     """Score predictions files (or folders of runs) against a split of a config: what
     ``ocw-hub evaluate`` runs.
+
+    Several files must be runs of one protocol (:func:`check_one_protocol`) unless
+    ``as_runs``. With ``bootstrap`` resamples (0: none) every headline figure gets its 95 %
+    percentile bootstrap interval (:mod:`ocw_hub.scoring.intervals`, seeded by
+    ``bootstrap_seed``): ``ci95`` (``{task: {figure: [low, high]}}``) and ``bootstrap`` (what
+    was resampled) beside the figures, in each run and, over runs, the two-level one.
 
     Every file is read and shape-checked before the split is loaded, so a bad file costs no
     loading time. ``rouge_tokenizer`` (OCW): ``"default"``, the paper's ROUGE tokenizer, or
@@ -461,11 +472,12 @@ def evaluate_files(
         record, :func:`ocw_hub.provenance.read_protocol`, or None) added. Several:
         ``{config, split, source, protocol (the runs' common one, else None), n_runs,
         n_walls | n_questions, runs: [single-run dicts], mean, std, human (OCW)}`` (see
-        :func:`summarize_runs`).
+        :func:`summarize_runs`), and ``ci95``, ``bootstrap`` when ``bootstrap``.
 
     Raises:
         PredictionsError: a bad predictions file (see :mod:`ocw_hub.scoring.predictions`), an id
             mismatch, nothing to score.
+        MixedRunsError: several files that are not runs of one protocol (without ``as_runs``).
         SourceUnavailableError, UnknownSplitError: the split cannot be had.
     """
     from ..provenance import common_protocol, read_protocol, source_provenance
@@ -474,6 +486,8 @@ def evaluate_files(
     files = expand_prediction_paths(predictions)
     parsed = [read_predictions(path, spec.name) for path in files]
     protocols = [read_protocol(path) for path in files]
+    if not as_runs:
+        check_one_protocol(predictions, files, protocols)
     cache_files: list[dict[str, str]] = []
     if rows is None:
         from ..data.sources import load_split
@@ -496,6 +510,9 @@ def evaluate_files(
         runs = _score_runs(spec.name, spec.script, files, parsed, rows, options, on_item)
     for run, protocol in zip(runs, protocols, strict=True):
         run["protocol"] = protocol
+        if bootstrap:
+            run["ci95"] = run_intervals(run, bootstrap, bootstrap_seed)
+            run["bootstrap"] = bootstrap_record(bootstrap, bootstrap_seed, "walls")
     head = {"config": spec.name, "split": split, "source": source}
     if len(runs) == 1:
         return {**head, **runs[0]}
@@ -510,7 +527,63 @@ def evaluate_files(
     }
     if "human" in runs[0]:
         summary["human"] = runs[0]["human"]
+    if bootstrap:
+        summary["ci95"] = runs_intervals(runs, bootstrap, bootstrap_seed)
+        summary["bootstrap"] = bootstrap_record(bootstrap, bootstrap_seed, TWO_LEVEL)
     return summary
+
+
+def _paths(paths: Sequence[str], limit: int = 3) -> str:
+    """Up to ``limit`` paths in full (escaped), then how many more."""
+    shown = ", ".join(inert(p) for p in paths[:limit])
+    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+
+
+#: What the two-level bootstrap resamples (the results' ``bootstrap.resampled``).
+TWO_LEVEL = "walls, then runs within each wall"
+
+
+def check_one_protocol(
+    given: Sequence[PathLike], files: Sequence[Path], protocols: Sequence[dict[str, Any] | None]
+) -> None:
+    """Several predictions files are scored together only as runs of one protocol: their
+    records agree on every field but those that change between runs
+    (:data:`ocw_hub.provenance.RUN_FIELDS`). One folder of runs without a record is one
+    system too (as the folder says); any other file without a record is refused.
+
+    Raises:
+        MixedRunsError: one line naming the files of each protocol (or without a record),
+            pointing to ``ocw-hub compare`` and ``--as-runs``.
+    """
+    from ..errors import MixedRunsError
+    from ..provenance import describe_protocol, protocol_key
+
+    if len(files) < 2:
+        return
+    if all(p is None for p in protocols) and len(given) == 1 and Path(given[0]).is_dir():
+        return
+    groups: dict[str, list[str]] = {}
+    for path, protocol in zip(files, protocols, strict=True):
+        key = "no protocol record" if protocol is None else protocol_key(protocol)
+        groups.setdefault(key, []).append(str(path))
+    if len(groups) == 1 and "no protocol record" not in groups:
+        return
+    shown = {
+        key: "no protocol record"
+        if key == "no protocol record"
+        else describe_protocol(
+            next(p for p in protocols if p is not None and protocol_key(p) == key)
+        )
+        for key in groups
+    }
+    parts = [f"{_paths(paths)} ({shown[key]})" for key, paths in groups.items()]
+    what = "differ in protocol" if len(groups) > 1 else "have no protocol record"
+    raise MixedRunsError(
+        f"these predictions {what}, so they are not runs of one model: "
+        + " vs ".join(parts)
+        + "; to put systems side by side run `ocw-hub compare` on them; pass --as-runs if "
+        "they are runs of one model"
+    )
 
 
 def _score_runs(
