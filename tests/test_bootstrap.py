@@ -53,10 +53,11 @@ def test_bootstrap_ci_equals_a_slow_reference_loop() -> None:
     assert high == pytest.approx(quantile(0.975), abs=1e-12)
 
 
-def test_two_level_equals_a_slow_reference_loop() -> None:
+def test_two_level_equals_a_slow_reference_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bootstrap, "BLOCK_DRAWS", 40)  # blocks of 2 resamples: 65 blocks
     rng = np.random.default_rng(0)
     values = rng.random((5, 3, 2))  # 5 walls, 3 runs, 2 figures
-    walls, runs = bootstrap.run_indices(5, 3, 130, seed=11)  # more than one block
+    walls, runs = bootstrap.run_indices(5, 3, 130, seed=11)
     assert walls.shape == (130, 5) and runs.shape == (130, 5, 3)
     fast = bootstrap.two_level_means(values, walls, runs)
     slow = np.empty((130, 2))
@@ -65,6 +66,19 @@ def test_two_level_equals_a_slow_reference_loop() -> None:
         slow[r] = sum(cells) / len(cells)
     assert fast.shape == (130, 2)
     assert np.allclose(fast, slow, rtol=0, atol=1e-14)
+    blocks = bootstrap.run_index_blocks(5, 3, 130, seed=11)
+    assert np.array_equal(bootstrap.two_level_means(values, blocks), fast)
+
+
+def test_blocks_of_resamples_are_the_index_matrix_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bootstrap, "BLOCK_DRAWS", 12)  # 3 walls: blocks of 4 resamples
+    blocks = list(bootstrap.wall_index_blocks(3, 10, seed=1))
+    assert [len(b) for b in blocks] == [4, 4, 2]
+    values = np.array([1.0, 2.0, 7.0])
+    whole = np.concatenate(blocks)
+    assert np.array_equal(
+        bootstrap.resampled_means(values, iter(blocks)), values[whole].mean(axis=1)
+    )
 
 
 def test_two_level_of_one_run_is_the_wall_bootstrap_of_that_run() -> None:

@@ -6,7 +6,8 @@ the walls' values, counted as often as drawn. The definitions (what is resampled
 the percentile method) are in ``docs/statistics.md``.
 
 * :func:`wall_indices`: the one index matrix, shape ``(n_resamples, n_walls)``, drawn as
-  ``numpy.random.default_rng(seed).integers(0, n_walls, size=(n_resamples, n_walls))``.
+  ``numpy.random.default_rng(seed).integers(0, n_walls, size=(n_resamples, n_walls))`` (in
+  blocks of rows on a split too large for one draw: :func:`wall_index_blocks`).
 * :func:`resampled_means`: the mean of per-wall values on every resample (no Python loop over
   resamples: a count matrix times the values).
 * :func:`two_level_means`: several runs of one model: resample walls, then runs within each
@@ -19,6 +20,8 @@ the percentile method) are in ``docs/statistics.md``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -28,93 +31,146 @@ DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
 #: Coverage of the intervals.
 CONFIDENCE = 0.95
-#: Resamples gathered at once by :func:`two_level_means` (bounds memory to about
-#: ``_BLOCK * n_walls * n_runs`` floats).
-_BLOCK = 64
+#: Indices drawn at once: resamples are drawn in blocks of ``BLOCK_DRAWS // n_walls`` rows
+#: (``// (n_walls * n_runs)`` for the two-level bootstrap), so memory stays bounded on a
+#: large split; below that size (every real split) the block is the whole index matrix.
+BLOCK_DRAWS = 1 << 22
+
+Indices = NDArray[np.int64]
 
 
-def wall_indices(n_walls: int, n_resamples: int, seed: int = DEFAULT_SEED) -> NDArray[np.int64]:
-    """Walls drawn with replacement: row ``r`` is resample ``r`` (``n_walls`` indices).
+def _block_rows(n_resamples: int, per_row: int) -> int:
+    return max(1, min(n_resamples, BLOCK_DRAWS // max(per_row, 1)))
 
-    Shape ``(n_resamples, n_walls)``; equal to ``numpy.random.default_rng(seed).integers(0,
-    n_walls, size=(n_resamples, n_walls))``.
+
+def _check(**counts: int) -> None:
+    if any(n < 1 for n in counts.values()):
+        raise ValueError(f"need at least one of each, got {counts}")
+
+
+def wall_index_blocks(
+    n_walls: int, n_resamples: int, seed: int = DEFAULT_SEED
+) -> Iterator[Indices]:
+    """The index matrix in blocks of rows, from one ``numpy.random.default_rng(seed)``: each
+    block ``rng.integers(0, n_walls, size=(rows, n_walls))`` (rows: see :data:`BLOCK_DRAWS`);
+    row ``r`` is resample ``r``, the walls it draws with replacement.
 
     Raises:
         ValueError: ``n_walls`` or ``n_resamples`` below 1.
     """
-    if n_walls < 1 or n_resamples < 1:
-        raise ValueError(f"need at least one wall and one resample, got {n_walls}, {n_resamples}")
+    _check(n_walls=n_walls, n_resamples=n_resamples)
     rng = np.random.default_rng(seed)
-    return rng.integers(0, n_walls, size=(n_resamples, n_walls))
+    rows = _block_rows(n_resamples, n_walls)
+    for start in range(0, n_resamples, rows):
+        yield rng.integers(0, n_walls, size=(min(rows, n_resamples - start), n_walls))
+
+
+def wall_indices(n_walls: int, n_resamples: int, seed: int = DEFAULT_SEED) -> Indices:
+    """The whole index matrix of :func:`wall_index_blocks`, shape ``(n_resamples, n_walls)``;
+    on a split of up to ``BLOCK_DRAWS / n_resamples`` walls (4,194 for 1,000 resamples) one
+    draw, ``numpy.random.default_rng(seed).integers(0, n_walls, size=(n_resamples,
+    n_walls))``."""
+    return np.concatenate(list(wall_index_blocks(n_walls, n_resamples, seed)))
 
 
 def resample_counts(indices: NDArray[np.integer], n_walls: int) -> NDArray[np.float64]:
     """How often each wall is drawn in each resample: shape ``(n_resamples, n_walls)``; each
     row sums to the number of draws (``indices.shape[1]``)."""
-    n_resamples, draws = indices.shape
+    n_resamples = indices.shape[0]
     flat = (indices + np.arange(n_resamples)[:, None] * n_walls).ravel()
     counts = np.bincount(flat, minlength=n_resamples * n_walls)
     return counts.reshape(n_resamples, n_walls).astype(np.float64)
 
 
-def resampled_means(values: ArrayLike, indices: NDArray[np.integer]) -> NDArray[np.float64]:
+def resampled_means(
+    values: ArrayLike, indices: NDArray[np.integer] | Iterable[NDArray[np.integer]]
+) -> NDArray[np.float64]:
     """The mean of per-wall values on each resample.
 
     Args:
         values: shape ``(n_walls,)`` or ``(n_walls, n_figures)``: one value per wall (and
             figure).
-        indices: :func:`wall_indices`, shape ``(n_resamples, n_draws)``.
+        indices: :func:`wall_indices` (shape ``(n_resamples, n_draws)``) or its blocks
+            (:func:`wall_index_blocks`).
 
     Returns:
-        Shape ``(n_resamples,)`` or ``(n_resamples, n_figures)``: ``values[indices].mean(1)``.
+        Shape ``(n_resamples,)`` or ``(n_resamples, n_figures)``: ``values[indices].mean(1)``,
+        computed as a count matrix times the values (no loop over resamples).
     """
     array = np.asarray(values, dtype=np.float64)
-    counts = resample_counts(indices, array.shape[0])
-    return counts @ array / indices.shape[1]
+    blocks = [indices] if isinstance(indices, np.ndarray) else indices
+    out = [resample_counts(b, array.shape[0]) @ array / b.shape[1] for b in blocks]
+    return np.concatenate(out)
+
+
+RunBlocks = Iterable[tuple[NDArray[np.integer], NDArray[np.integer]]]
+
+
+def run_index_blocks(
+    n_walls: int, n_runs: int, n_resamples: int, seed: int = DEFAULT_SEED
+) -> Iterator[tuple[Indices, NDArray[np.int32]]]:
+    """The draws of the two-level bootstrap in blocks of resamples, from one
+    ``numpy.random.default_rng(seed)``: per block, walls ``rng.integers(0, n_walls,
+    size=(rows, n_walls))`` then runs ``rng.integers(0, n_runs, size=(rows, n_walls, n_runs),
+    dtype=numpy.int32)``: in resample ``r`` the ``j``-th drawn wall ``walls[r, j]`` is scored
+    by the runs ``runs[r, j, :]``, drawn with replacement among its runs.
+
+    Raises:
+        ValueError: a count below 1.
+    """
+    _check(n_walls=n_walls, n_runs=n_runs, n_resamples=n_resamples)
+    rng = np.random.default_rng(seed)
+    rows = _block_rows(n_resamples, n_walls * n_runs)
+    for start in range(0, n_resamples, rows):
+        size = min(rows, n_resamples - start)
+        walls = rng.integers(0, n_walls, size=(size, n_walls))
+        yield walls, rng.integers(0, n_runs, size=(size, n_walls, n_runs), dtype=np.int32)
 
 
 def run_indices(
     n_walls: int, n_runs: int, n_resamples: int, seed: int = DEFAULT_SEED
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """The draws of the two-level bootstrap: walls ``(n_resamples, n_walls)`` as
-    :func:`wall_indices`, then runs ``(n_resamples, n_walls, n_runs)``, from one Generator
-    (``rng.integers(0, n_walls, size=...)`` then ``rng.integers(0, n_runs, size=...,
-    dtype=numpy.int32)``): in resample ``r`` the ``j``-th drawn wall ``walls[r, j]`` is scored
-    by its runs ``runs[r, j, :]``."""
-    if n_walls < 1 or n_runs < 1 or n_resamples < 1:
-        raise ValueError(
-            f"need at least one wall, run and resample, got {n_walls}, {n_runs}, {n_resamples}"
-        )
-    rng = np.random.default_rng(seed)
-    walls = rng.integers(0, n_walls, size=(n_resamples, n_walls))
-    runs = rng.integers(0, n_runs, size=(n_resamples, n_walls, n_runs), dtype=np.int32)
-    return walls, runs
+) -> tuple[Indices, NDArray[np.int32]]:
+    """All the draws of :func:`run_index_blocks`: walls ``(n_resamples, n_walls)`` and runs
+    ``(n_resamples, n_walls, n_runs)``."""
+    blocks = list(run_index_blocks(n_walls, n_runs, n_resamples, seed))
+    return np.concatenate([w for w, _ in blocks]), np.concatenate([r for _, r in blocks])
 
 
 def two_level_means(
-    values: ArrayLike, walls: NDArray[np.integer], runs: NDArray[np.integer]
+    values: ArrayLike,
+    walls: NDArray[np.integer] | RunBlocks,
+    runs: NDArray[np.integer] | None = None,
 ) -> NDArray[np.float64]:
     """The mean over resampled walls and, within each, resampled runs.
 
     Args:
         values: shape ``(n_walls, n_runs)`` or ``(n_walls, n_runs, n_figures)``: run ``k``'s
             value on wall ``w``.
-        walls, runs: :func:`run_indices`.
+        walls, runs: :func:`run_indices`; or ``walls`` the blocks of :func:`run_index_blocks`
+            and ``runs`` None.
 
     Returns:
         Shape ``(n_resamples,)`` or ``(n_resamples, n_figures)``: resample ``r`` is
-        ``mean_j mean_k values[walls[r, j], runs[r, j, k]]``. Computed as counts of each
-        (wall, run) cell times the values, :data:`_BLOCK` resamples at a time.
+        ``mean_j mean_k values[walls[r, j], runs[r, j, k]]``, computed as counts of each
+        (wall, run) cell times the values.
     """
     array = np.asarray(values, dtype=np.float64)
     n_walls, n_runs = array.shape[:2]
     flat = array.reshape(n_walls * n_runs, *array.shape[2:])
-    draws = runs.shape[1] * runs.shape[2]
+    if isinstance(walls, np.ndarray):
+        assert runs is not None
+        rows = _block_rows(walls.shape[0], n_walls * n_runs)
+        blocks: RunBlocks = (
+            (walls[i : i + rows], runs[i : i + rows]) for i in range(0, walls.shape[0], rows)
+        )
+    else:
+        blocks = walls
     out = []
-    for start in range(0, walls.shape[0], _BLOCK):  # blocks of resamples, not one at a time
-        stop = start + _BLOCK
-        cells = walls[start:stop, :, None].astype(np.int64) * n_runs + runs[start:stop]
-        out.append(resample_counts(cells.reshape(-1, draws), n_walls * n_runs) @ flat / draws)
+    for wall_block, run_block in blocks:
+        cells = wall_block[:, :, None].astype(np.int64) * n_runs + run_block
+        draws = cells.shape[1] * cells.shape[2]
+        counts = resample_counts(cells.reshape(cells.shape[0], draws), n_walls * n_runs)
+        out.append(counts @ flat / draws)
     return np.concatenate(out)
 
 
@@ -138,7 +194,7 @@ def bootstrap_ci(
     ``(n_walls,)``): :func:`percentile_interval` of :func:`resampled_means` on
     :func:`wall_indices`."""
     array = np.asarray(values, dtype=np.float64)
-    means = resampled_means(array, wall_indices(len(array), n_resamples, seed))
+    means = resampled_means(array, wall_index_blocks(len(array), n_resamples, seed))
     low, high = percentile_interval(means, confidence)
     return float(low), float(high)
 
@@ -167,7 +223,7 @@ def paired_p_value(
         raise ValueError(f"paired values need shape (n_walls,), got {left.shape}, {right.shape}")
     diff = left - right
     observed = float(diff.mean())
-    resampled = resampled_means(diff, wall_indices(len(diff), n_resamples, seed))
+    resampled = resampled_means(diff, wall_index_blocks(len(diff), n_resamples, seed))
     # a tolerance of rounding: resamples equal to the observed difference count as extreme
     extreme = np.abs(resampled - observed) >= abs(observed) - 1e-12
     return float((1 + np.count_nonzero(extreme)) / (n_resamples + 1))

@@ -107,7 +107,7 @@ def run_intervals(
         if not values or not keys or task not in result:
             continue
         matrix = np.array([[v[k] for k in keys] for v in values.values()])
-        indices = bootstrap.wall_indices(len(matrix), n_resamples, seed)
+        indices = bootstrap.wall_index_blocks(len(matrix), n_resamples, seed)
         out[task] = _intervals(task, keys, bootstrap.resampled_means(matrix, indices), len(matrix))
     return out
 
@@ -134,8 +134,8 @@ def runs_intervals(
         if not keys:
             continue
         cube = np.array([[[v[i][k] for k in keys] for v in per_run] for i in common])
-        walls, picks = bootstrap.run_indices(len(common), len(runs), n_resamples, seed)
-        resampled = bootstrap.two_level_means(cube, walls, picks)
+        blocks = bootstrap.run_index_blocks(len(common), len(runs), n_resamples, seed)
+        resampled = bootstrap.two_level_means(cube, blocks)
         out[task] = _intervals(task, keys, resampled, len(common))
     human = run_intervals(runs[0], n_resamples, seed).get("human")
     if human is not None and "human" in runs[0]:
