@@ -21,6 +21,7 @@ the percentile method) are in ``docs/statistics.md``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -103,17 +104,39 @@ def resampled_means(
     return np.concatenate(out)
 
 
+@lru_cache(maxsize=4)
+def _one_block_counts(n_walls: int, n_resamples: int, seed: int) -> NDArray[np.float64]:
+    counts = resample_counts(wall_indices(n_walls, n_resamples, seed), n_walls)
+    counts.flags.writeable = False
+    return counts
+
+
+def bootstrap_means(
+    values: ArrayLike, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> NDArray[np.float64]:
+    """:func:`resampled_means` on :func:`wall_index_blocks` ``(n_walls, n_resamples, seed)``:
+    the resampled means of every figure (column) of ``values``. When the index matrix is one
+    block its count matrix is kept (the last 4), so the runs and tasks of one ``evaluate``,
+    all on one split, draw it once."""
+    array = np.asarray(values, dtype=np.float64)
+    n_walls = array.shape[0]
+    if n_walls * n_resamples <= BLOCK_DRAWS:
+        return _one_block_counts(n_walls, n_resamples, seed) @ array / n_walls
+    return resampled_means(array, wall_index_blocks(n_walls, n_resamples, seed))
+
+
 RunBlocks = Iterable[tuple[NDArray[np.integer], NDArray[np.integer]]]
 
 
 def run_index_blocks(
     n_walls: int, n_runs: int, n_resamples: int, seed: int = DEFAULT_SEED
-) -> Iterator[tuple[Indices, NDArray[np.int32]]]:
+) -> Iterator[tuple[Indices, NDArray[np.integer]]]:
     """The draws of the two-level bootstrap in blocks of resamples, from one
     ``numpy.random.default_rng(seed)``: per block, walls ``rng.integers(0, n_walls,
     size=(rows, n_walls))`` then runs ``rng.integers(0, n_runs, size=(rows, n_walls, n_runs),
     dtype=numpy.int32)``: in resample ``r`` the ``j``-th drawn wall ``walls[r, j]`` is scored
-    by the runs ``runs[r, j, :]``, drawn with replacement among its runs.
+    by the runs ``runs[r, j, :]``, drawn with replacement among its runs (``dtype=numpy.uint8``
+    instead when there are at most 256 runs: a quarter of the memory).
 
     Raises:
         ValueError: a count below 1.
@@ -124,12 +147,13 @@ def run_index_blocks(
     for start in range(0, n_resamples, rows):
         size = min(rows, n_resamples - start)
         walls = rng.integers(0, n_walls, size=(size, n_walls))
-        yield walls, rng.integers(0, n_runs, size=(size, n_walls, n_runs), dtype=np.int32)
+        dtype = np.uint8 if n_runs <= 256 else np.int32
+        yield walls, rng.integers(0, n_runs, size=(size, n_walls, n_runs), dtype=dtype)
 
 
 def run_indices(
     n_walls: int, n_runs: int, n_resamples: int, seed: int = DEFAULT_SEED
-) -> tuple[Indices, NDArray[np.int32]]:
+) -> tuple[Indices, NDArray[np.integer]]:
     """All the draws of :func:`run_index_blocks`: walls ``(n_resamples, n_walls)`` and runs
     ``(n_resamples, n_walls, n_runs)``."""
     blocks = list(run_index_blocks(n_walls, n_runs, n_resamples, seed))
@@ -166,10 +190,13 @@ def two_level_means(
     else:
         blocks = walls
     out = []
+    n_cells = n_walls * n_runs
     for wall_block, run_block in blocks:
-        cells = wall_block[:, :, None].astype(np.int64) * n_runs + run_block
-        draws = cells.shape[1] * cells.shape[2]
-        counts = resample_counts(cells.reshape(cells.shape[0], draws), n_walls * n_runs)
+        rows, draws = wall_block.shape[0], run_block.shape[1] * run_block.shape[2]
+        # cell (resample r, wall w, run k) at r * n_cells + w * n_runs + k: one bincount
+        base = (wall_block.astype(np.int64) + np.arange(rows)[:, None] * n_walls) * n_runs
+        cells = (base[:, :, None] + run_block).ravel()
+        counts = np.bincount(cells, minlength=rows * n_cells).reshape(rows, n_cells)
         out.append(counts @ flat / draws)
     return np.concatenate(out)
 
@@ -194,7 +221,7 @@ def bootstrap_ci(
     ``(n_walls,)``): :func:`percentile_interval` of :func:`resampled_means` on
     :func:`wall_indices`."""
     array = np.asarray(values, dtype=np.float64)
-    means = resampled_means(array, wall_index_blocks(len(array), n_resamples, seed))
+    means = bootstrap_means(array, n_resamples, seed)
     low, high = percentile_interval(means, confidence)
     return float(low), float(high)
 
@@ -223,7 +250,7 @@ def paired_p_value(
         raise ValueError(f"paired values need shape (n_walls,), got {left.shape}, {right.shape}")
     diff = left - right
     observed = float(diff.mean())
-    resampled = resampled_means(diff, wall_index_blocks(len(diff), n_resamples, seed))
+    resampled = bootstrap_means(diff, n_resamples, seed)
     # a tolerance of rounding: resamples equal to the observed difference count as extreme
     extreme = np.abs(resampled - observed) >= abs(observed) - 1e-12
     return float((1 + np.count_nonzero(extreme)) / (n_resamples + 1))

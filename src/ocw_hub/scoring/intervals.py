@@ -107,8 +107,8 @@ def run_intervals(
         if not values or not keys or task not in result:
             continue
         matrix = np.array([[v[k] for k in keys] for v in values.values()])
-        indices = bootstrap.wall_index_blocks(len(matrix), n_resamples, seed)
-        out[task] = _intervals(task, keys, bootstrap.resampled_means(matrix, indices), len(matrix))
+        resampled = bootstrap.bootstrap_means(matrix, n_resamples, seed)
+        out[task] = _intervals(task, keys, resampled, len(matrix))
     return out
 
 
@@ -117,29 +117,35 @@ def runs_intervals(
 ) -> dict[str, dict[str, list[float]]]:
     """``{task: {figure: [low, high]}}`` of several runs of one model, for the mean over runs
     of each figure: the two-level bootstrap (:func:`bootstrap.two_level_means`) over the
-    walls every run scored for the task; ``human`` (the same in every run) over walls only."""
-    out: dict[str, dict[str, list[float]]] = {}
+    walls every run scored for the task (tasks scored on the same walls share the draws);
+    ``human`` (the same in every run) over walls only."""
+    cubes: dict[tuple[str, ...], list[tuple[str, list[str], np.ndarray]]] = {}
     for task in FIGURES:
         if task == "human" or not all(task in run for run in runs):
             continue
         per_run = [task_values(per_item(run), task) for run in runs]
         common = [i for i in per_run[0] if all(i in values for values in per_run)]
-        keys = (
-            sorted(
-                k for k in per_run[0][common[0]] if all(k in v[i] for v in per_run for i in common)
-            )
-            if common
-            else []
-        )
-        if not keys:
+        if not common:
             continue
-        cube = np.array([[[v[i][k] for k in keys] for v in per_run] for i in common])
+        keys = sorted(
+            k for k in per_run[0][common[0]] if all(k in v[i] for v in per_run for i in common)
+        )
+        if keys:
+            cube = np.array([[[v[i][k] for k in keys] for v in per_run] for i in common])
+            cubes.setdefault(tuple(common), []).append((task, keys, cube))
+    out: dict[str, dict[str, list[float]]] = {}
+    for common, tasks in cubes.items():
         blocks = bootstrap.run_index_blocks(len(common), len(runs), n_resamples, seed)
-        resampled = bootstrap.two_level_means(cube, blocks)
-        out[task] = _intervals(task, keys, resampled, len(common))
-    human = run_intervals(runs[0], n_resamples, seed).get("human")
-    if human is not None and "human" in runs[0]:
-        out["human"] = human
+        resampled = bootstrap.two_level_means(np.concatenate([c for *_, c in tasks], 2), blocks)
+        first = 0
+        for task, keys, _ in tasks:
+            columns = resampled[:, first : first + len(keys)]
+            out[task] = _intervals(task, keys, columns, len(common))
+            first += len(keys)
+    if "human" in runs[0]:  # the same walls in every run: over walls only
+        human = run_intervals(runs[0], n_resamples, seed).get("human")
+        if human is not None:
+            out["human"] = human
     return out
 
 

@@ -457,7 +457,8 @@ def evaluate_files(
     ``as_runs``. With ``bootstrap`` resamples (0: none) every headline figure gets its 95 %
     percentile bootstrap interval (:mod:`ocw_hub.scoring.intervals`, seeded by
     ``bootstrap_seed``): ``ci95`` (``{task: {figure: [low, high]}}``) and ``bootstrap`` (what
-    was resampled) beside the figures, in each run and, over runs, the two-level one.
+    was resampled) beside the figures of one run, or beside ``mean`` and ``std`` over runs
+    (the two-level interval of the mean over runs; the runs have none of their own).
 
     Every file is read and shape-checked before the split is loaded, so a bad file costs no
     loading time. ``rouge_tokenizer`` (OCW): ``"default"``, the paper's ROUGE tokenizer, or
@@ -510,11 +511,11 @@ def evaluate_files(
         runs = _score_runs(spec.name, spec.script, files, parsed, rows, options, on_item)
     for run, protocol in zip(runs, protocols, strict=True):
         run["protocol"] = protocol
-        if bootstrap:
-            run["ci95"] = run_intervals(run, bootstrap, bootstrap_seed)
-            run["bootstrap"] = bootstrap_record(bootstrap, bootstrap_seed, "walls")
     head = {"config": spec.name, "split": split, "source": source}
     if len(runs) == 1:
+        if bootstrap:
+            runs[0]["ci95"] = run_intervals(runs[0], bootstrap, bootstrap_seed)
+            runs[0]["bootstrap"] = bootstrap_record(bootstrap, bootstrap_seed, "walls")
         return {**head, **runs[0]}
     head["protocol"] = common_protocol(protocols)
     size_key = "n_questions" if spec.script == "WoTe" else "n_walls"
