@@ -112,6 +112,30 @@ def run_intervals(
     return out
 
 
+def _shared_keys(per_run: Sequence[dict[str, dict[str, float]]], common: list[str]) -> list[str]:
+    """The per-wall keys every run has on every one of the ``common`` walls, sorted."""
+    if not common:
+        return []
+    first = per_run[0][common[0]]
+    return sorted(k for k in first if all(k in v[i] for v in per_run for i in common))
+
+
+def _run_cube(
+    runs: Sequence[Mapping[str, Any]], task: str
+) -> tuple[list[str], list[str], np.ndarray] | None:
+    """The walls every run scored for ``task``, the per-wall keys they all have and the values
+    ``(n_walls, n_runs, n_keys)``; None when there are none."""
+    if not all(task in run for run in runs):
+        return None
+    per_run = [task_values(per_item(run), task) for run in runs]
+    common = [i for i in per_run[0] if all(i in values for values in per_run)]
+    keys = _shared_keys(per_run, common)
+    if not keys:
+        return None
+    cube = np.array([[[v[i][k] for k in keys] for v in per_run] for i in common])
+    return common, keys, cube
+
+
 def runs_intervals(
     runs: Sequence[Mapping[str, Any]], n_resamples: int, seed: int = bootstrap.DEFAULT_SEED
 ) -> dict[str, dict[str, list[float]]]:
@@ -121,17 +145,9 @@ def runs_intervals(
     ``human`` (the same in every run) over walls only."""
     cubes: dict[tuple[str, ...], list[tuple[str, list[str], np.ndarray]]] = {}
     for task in FIGURES:
-        if task == "human" or not all(task in run for run in runs):
-            continue
-        per_run = [task_values(per_item(run), task) for run in runs]
-        common = [i for i in per_run[0] if all(i in values for values in per_run)]
-        if not common:
-            continue
-        keys = sorted(
-            k for k in per_run[0][common[0]] if all(k in v[i] for v in per_run for i in common)
-        )
-        if keys:
-            cube = np.array([[[v[i][k] for k in keys] for v in per_run] for i in common])
+        found = None if task == "human" else _run_cube(runs, task)
+        if found is not None:
+            common, keys, cube = found
             cubes.setdefault(tuple(common), []).append((task, keys, cube))
     out: dict[str, dict[str, list[float]]] = {}
     for common, tasks in cubes.items():

@@ -28,7 +28,7 @@ from typing import Any
 from ..configs import PathLike, config_spec
 from ..errors import ChoiceError, PredictionsError
 from ..resources import load_metric_module
-from ..shown import capped, inert, preview
+from ..shown import capped, preview
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .intervals import bootstrap_record, run_intervals, runs_intervals
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
@@ -453,8 +453,8 @@ def evaluate_files(
     """Score predictions files (or folders of runs) against a split of a config: what
     ``ocw-hub evaluate`` runs.
 
-    Several files must be runs of one protocol (:func:`check_one_protocol`) unless
-    ``as_runs``. With ``bootstrap`` resamples (0: none) every headline figure gets its 95 %
+    Several files must be runs of one protocol (:func:`ocw_hub.provenance.check_one_protocol`)
+    unless ``as_runs``. With ``bootstrap`` resamples (0: none) every headline figure gets its 95 %
     percentile bootstrap interval (:mod:`ocw_hub.scoring.intervals`, seeded by
     ``bootstrap_seed``): ``ci95`` (``{task: {figure: [low, high]}}``) and ``bootstrap`` (what
     was resampled) beside the figures of one run, or beside ``mean`` and ``std`` over runs
@@ -481,7 +481,7 @@ def evaluate_files(
         MixedRunsError: several files that are not runs of one protocol (without ``as_runs``).
         SourceUnavailableError, UnknownSplitError: the split cannot be had.
     """
-    from ..provenance import common_protocol, read_protocol, source_provenance
+    from ..provenance import check_one_protocol, common_protocol, read_protocol, source_provenance
 
     spec = config_spec(config)
     files = expand_prediction_paths(predictions)
@@ -534,57 +534,8 @@ def evaluate_files(
     return summary
 
 
-def _paths(paths: Sequence[str], limit: int = 3) -> str:
-    """Up to ``limit`` paths in full (escaped), then how many more."""
-    shown = ", ".join(inert(p) for p in paths[:limit])
-    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
-
-
 #: What the two-level bootstrap resamples (the results' ``bootstrap.resampled``).
 TWO_LEVEL = "walls, then runs within each wall"
-
-
-def check_one_protocol(
-    given: Sequence[PathLike], files: Sequence[Path], protocols: Sequence[dict[str, Any] | None]
-) -> None:
-    """Several predictions files are scored together only as runs of one protocol: their
-    records agree on every field but those that change between runs
-    (:data:`ocw_hub.provenance.RUN_FIELDS`). One folder of runs without a record is one
-    system too (as the folder says); any other file without a record is refused.
-
-    Raises:
-        MixedRunsError: one line naming the files of each protocol (or without a record),
-            pointing to ``ocw-hub compare`` and ``--as-runs``.
-    """
-    from ..errors import MixedRunsError
-    from ..provenance import describe_protocol, protocol_key
-
-    if len(files) < 2:
-        return
-    if all(p is None for p in protocols) and len(given) == 1 and Path(given[0]).is_dir():
-        return
-    groups: dict[str, list[str]] = {}
-    for path, protocol in zip(files, protocols, strict=True):
-        key = "no protocol record" if protocol is None else protocol_key(protocol)
-        groups.setdefault(key, []).append(str(path))
-    if len(groups) == 1 and "no protocol record" not in groups:
-        return
-    shown = {
-        key: "no protocol record"
-        if key == "no protocol record"
-        else describe_protocol(
-            next(p for p in protocols if p is not None and protocol_key(p) == key)
-        )
-        for key in groups
-    }
-    parts = [f"{_paths(paths)} ({shown[key]})" for key, paths in groups.items()]
-    what = "differ in protocol" if len(groups) > 1 else "have no protocol record"
-    raise MixedRunsError(
-        f"these predictions {what}, so they are not runs of one model: "
-        + " vs ".join(parts)
-        + "; to put systems side by side run `ocw-hub compare` on them; pass --as-runs if "
-        "they are runs of one model"
-    )
 
 
 def _score_runs(
