@@ -150,13 +150,13 @@ def runs_intervals(
             common, keys, cube = found
             cubes.setdefault(tuple(common), []).append((task, keys, cube))
     out: dict[str, dict[str, list[float]]] = {}
-    for common, tasks in cubes.items():
-        blocks = bootstrap.run_index_blocks(len(common), len(runs), n_resamples, seed)
+    for walls, tasks in cubes.items():
+        blocks = bootstrap.run_index_blocks(len(walls), len(runs), n_resamples, seed)
         resampled = bootstrap.two_level_means(np.concatenate([c for *_, c in tasks], 2), blocks)
         first = 0
         for task, keys, _ in tasks:
             columns = resampled[:, first : first + len(keys)]
-            out[task] = _intervals(task, keys, columns, len(common))
+            out[task] = _intervals(task, keys, columns, len(walls))
             first += len(keys)
     if "human" in runs[0]:  # the same walls in every run: over walls only
         human = run_intervals(runs[0], n_resamples, seed).get("human")

@@ -65,7 +65,7 @@ def _digits(key: str) -> int:
 def _task_rows(
     task: str, figures: dict[str, Any], human: dict[str, Any], results: dict[str, Any]
 ) -> list[tuple[str, ...]]:
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for key, value in figures.items():
         if key == "n_walls":
             continue
