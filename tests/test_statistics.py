@@ -254,7 +254,7 @@ def test_compare_ranks_perfect_swapped_random(tmp_path: Path, release: Path, cac
     # perfect is better on every wall: no resample comes near 0, the least p-value
     assert last["p_value"] == pytest.approx(1 / 10_001) and last["p_value"] < 0.001
     assert second["p_value"] < 0.001
-    assert all(r["walls_in_common"] == N_TEST and r["missing"] == 0 for r in rows)
+    assert all(r["in_common"] == N_TEST and r["missing"] == 0 for r in rows)
     # the contestants as a row where the dataset records the figure
     by_groups = _invoke("compare", random_file, perfect, swapped, "--by", "correct_groups",
                         "--format", "json", *_data(release, cache))  # fmt: skip
@@ -303,7 +303,7 @@ def test_compare_refuses_other_splits_unless_told(
                       "--format", "json")  # fmt: skip
     assert allowed.exit_code == 0, allowed.output
     rows = json.loads(allowed.output)["systems"]
-    assert rows[1]["walls_in_common"] == 0 and rows[1]["p_value"] is None
+    assert rows[1]["in_common"] == 0 and rows[1]["p_value"] is None
 
 
 def test_two_random_systems_are_rarely_told_apart(tmp_path: Path) -> None:
@@ -330,3 +330,21 @@ def test_two_random_systems_are_rarely_told_apart(tmp_path: Path) -> None:
         assert len(table["systems"]) == 2  # no contestants' row for AMI
         kept += table["systems"][1]["p_value"] > 0.05
     assert kept >= 32
+
+
+def test_wote_questions_get_intervals_and_compare(tmp_path: Path, cache: Path) -> None:
+    report = Path(__file__).parent / "data" / "report"
+    runs = report / "predictions" / "wote"
+    data = ["--config", "wote", "--data-dir", report / "wote", "--cache-dir", cache, "--no-checks"]
+    out = tmp_path / "r.json"
+    scored = _invoke("evaluate", runs / "run-01.json", "--out", out, *data)
+    assert scored.exit_code == 0, scored.output
+    res = json.loads(out.read_text())
+    f1 = [q["f1"] for q in res["per_question"]]
+    assert res["ci95"]["spans"]["f1"] == pytest.approx(bootstrap.bootstrap_ci(f1, 1000, 0))
+    shown = _invoke("compare", runs / "run-02.json", runs / "run-01.json", "--format",
+                    "markdown", *data)  # fmt: skip
+    assert shown.exit_code == 0, shown.output
+    header, _, first, second = shown.output.strip().splitlines()
+    assert "questions in common" in header and "walls" not in header
+    assert str(runs / "run-01.json") in first and str(runs / "run-02.json") in second

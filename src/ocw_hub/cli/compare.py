@@ -44,8 +44,8 @@ def _cells(row: dict[str, Any], digits: int) -> list[str]:
         f"[{low:.{digits}f}, {high:.{digits}f}]",
         "-" if row["difference"] is None else f"{row['difference']:+.{digits}f}",
         "-" if p is None else f"{p:.2g}" if p >= 0.001 else f"{p:.1e}",
-        str(row["walls_in_common"]),
-        str(row["walls_scored"]),
+        str(row["in_common"]),
+        str(row["scored"]),
         str(row["missing"]),
         str(row["unscored"]),
     ]
@@ -153,6 +153,8 @@ def compare(
     body = [[inert(c) for c in _cells(row, digits)] for row in table["systems"]]
     header = list(COLUMNS)
     header[2] = table["figure"] + (" (lower is better)" if table["lower_is_better"] else "")
+    if table["task"] == "spans":  # WoTe: questions, never walls
+        header[6] = "questions in common"
     if output_format == "markdown":
         typer.echo(_markdown(header, body))
     elif output_format == "csv":

@@ -256,8 +256,9 @@ def compare_systems(
 
 def rows(systems: Sequence[System]) -> list[dict[str, Any]]:
     """One JSON-ready row per system: rank, system, config, split, value, std (several runs),
-    ci95, difference and p_value against the best (None for the best), walls_in_common,
-    walls_scored, missing (scored as wrong), unscored (no prediction for the task)."""
+    ci95, difference and p_value against the best (None for the best), in_common (walls, or
+    WoTe questions, shared with the best), scored, missing (scored as wrong), unscored (no
+    prediction for the task)."""
     return [
         {
             "rank": s.rank,
@@ -270,8 +271,8 @@ def rows(systems: Sequence[System]) -> list[dict[str, Any]]:
             "ci95": s.ci95,
             "difference": s.difference,
             "p_value": s.p_value,
-            "walls_in_common": s.walls_in_common,
-            "walls_scored": len(s.per_wall),
+            "in_common": s.walls_in_common,
+            "scored": len(s.per_wall),
             "missing": s.n_missing,
             "unscored": s.n_unscored,
         }
