@@ -7,8 +7,8 @@ Run: ``.venv/bin/python benchmarks/bench_bootstrap.py [--data ../shared/data/ocw
 Each command figure is the median of ``--repeat`` fresh processes after a warm-up (as
 ``bench_evaluate.py``, whose helpers it uses). Target (issue 24): the default must not make
 ``evaluate`` noticeably slower: at most 10 % or 0.2 s more than ``--bootstrap 0``.
-Measured on this 2-core machine (shared, +-0.05 s): 1 run 1.09 s -> 1.10-1.19 s; 16 runs
-1.81 s -> 1.99 s (+0.18 s, of which the two-level intervals 0.12 s in process).
+Measured on this 2-core machine (shared by others, so noisy): 1 run 1.09 s, +0.01 to
++0.10 s; 16 runs 1.8-1.9 s, +0.07 to +0.18 s (the two-level intervals alone 0.12-0.23 s).
 """
 
 from __future__ import annotations
