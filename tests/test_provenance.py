@@ -197,7 +197,7 @@ def test_runs_of_different_protocols_say_so(tmp_path: Path, cache: Path) -> None
         _cli("predict", "--method", method, "--runs", "1", "--out", str(tmp_path / method), *data)
     out = tmp_path / "r.json"
     runs = [str(tmp_path / m / "run-00.json") for m in ("random", "embedding")]
-    table = _cli("evaluate", *runs, "--out", str(out), *data)
+    table = _cli("evaluate", *runs, "--as-runs", "--out", str(out), *data)
     results = json.loads(out.read_text())
     assert results["protocol"] is None
     assert [r["protocol"]["method"] for r in results["runs"]] == ["random", "embedding"]

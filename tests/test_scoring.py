@@ -183,7 +183,9 @@ def test_multi_run_table_shows_mean_and_std(tmp_path: Path, release: Path, cache
     walls = _test_walls()
     a = _write(tmp_path / "a.json", [_perfect(w) for w in walls])
     b = _write(tmp_path / "b.json", [_swapped(w) for w in walls])
-    result = _invoke("evaluate", a, b, "--data-dir", release, "--cache-dir", cache, "--no-checks")
+    result = _invoke(
+        "evaluate", a, b, "--as-runs", "--data-dir", release, "--cache-dir", cache, "--no-checks"
+    )
     assert result.exit_code == 0, result.output
     assert "12.00 ± 4.00" in result.output  # correct_groups over the two runs (a count)
     assert "0.5000 ± 0.5000" in result.output  # full_wall_rate

@@ -64,6 +64,11 @@ class PredictionsError(OCWHubError, ValueError):
     wall or question ids and the field."""
 
 
+class MixedRunsError(PredictionsError):
+    """Predictions files given together as runs of one model whose protocol records differ
+    (or are missing): the message names the files of each protocol."""
+
+
 class ExportError(OCWHubError, ValueError):
     """An export or Space folder that the Hub viewer (or a Space) could not use as it is, or an
     export folder that is not safe to write or publish."""

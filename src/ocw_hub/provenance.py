@@ -127,6 +127,71 @@ def describe_protocol(protocol: Mapping[str, Any] | None) -> str:
     return ", ".join(parts)
 
 
+#: Fields of a protocol record that differ between runs of one protocol (a run's seed, the
+#: number of runs in a folder, the ocw-hub version that wrote it): ignored when records of
+#: several predictions files are compared (:func:`protocol_key`).
+RUN_FIELDS = ("seed", "runs", "package_version")
+
+
+def protocol_key(protocol: Mapping[str, Any]) -> str:
+    """The protocol of a record without its :data:`RUN_FIELDS`, as canonical JSON: records of
+    runs of one protocol have equal keys."""
+    import json
+
+    kept = {k: v for k, v in protocol.items() if k not in RUN_FIELDS}
+    return json.dumps(kept, sort_keys=True, ensure_ascii=True, default=str)
+
+
+#: The group of files without a protocol record in :func:`check_one_protocol`'s message.
+NO_RECORD = "no protocol record"
+
+
+def _paths(paths: Sequence[str], limit: int = 3) -> str:
+    """Up to ``limit`` paths in full (escaped), then how many more."""
+    from .shown import inert
+
+    shown = ", ".join(inert(p) for p in paths[:limit])
+    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+
+
+def check_one_protocol(
+    given: Sequence[PathLike],
+    files: Sequence[PathLike],
+    protocols: Sequence[Mapping[str, Any] | None],
+) -> None:
+    """Several predictions files are scored together only as runs of one protocol: their
+    records agree on every field but those that change between runs (:data:`RUN_FIELDS`).
+    One folder of runs (``given``) without any record is one system too, as the folder says;
+    any other file without a record is refused.
+
+    Raises:
+        MixedRunsError: one line naming the files of each protocol (or without a record),
+            pointing to ``ocw-hub compare`` and ``--as-runs``.
+    """
+    from .errors import MixedRunsError
+
+    if len(files) < 2:
+        return
+    if all(p is None for p in protocols) and len(given) == 1 and Path(given[0]).is_dir():
+        return
+    groups: dict[str, list[str]] = {}
+    described: dict[str, str] = {}
+    for path, protocol in zip(files, protocols, strict=True):
+        key = NO_RECORD if protocol is None else protocol_key(protocol)
+        groups.setdefault(key, []).append(str(path))
+        described.setdefault(key, NO_RECORD if protocol is None else describe_protocol(protocol))
+    if len(groups) == 1 and NO_RECORD not in groups:
+        return
+    parts = [f"{_paths(paths)} ({described[key]})" for key, paths in groups.items()]
+    what = "differ in protocol" if len(groups) > 1 else "have no protocol record"
+    raise MixedRunsError(
+        f"these predictions {what}, so they are not runs of one model: "
+        + " vs ".join(parts)
+        + "; to put systems side by side run `ocw-hub compare` on them; pass --as-runs if "
+        "they are runs of one model"
+    )
+
+
 def common_protocol(protocols: Sequence[Mapping[str, Any] | None]) -> dict[str, Any] | None:
     """The protocol of several runs when they share one, else None (each run keeps its own)."""
     first = protocols[0] if protocols else None

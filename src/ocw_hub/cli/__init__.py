@@ -29,6 +29,10 @@ from ..interrupts import run_interruptible
 COMMANDS: dict[str, tuple[str, str]] = {
     "build": ("build:build", "Write the Parquet hub exports (OUT/ocw, OUT/wote) of the configs."),
     "check": ("check:check", "Check an export for the Hub viewer and every datasets era."),
+    "compare": (
+        "compare:compare",
+        "Rank systems side by side, with intervals and paired p-values.",
+    ),
     "derive": ("derive:derive_app", "Derive the ablation copies of the data (ocw_randomized)."),
     "evaluate": ("evaluate:evaluate", "Score predictions files as the paper did."),
     "infos": ("infos:infos", "Regenerate (or check) the root dataset_infos.json."),

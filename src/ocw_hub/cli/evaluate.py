@@ -21,7 +21,7 @@ def evaluate(
         list[Path],
         typer.Argument(
             help="Predictions JSON file(s), or folder(s) of runs (run-*.json): several files "
-            "are runs of one model, reported as mean ± std."
+            "are runs of one protocol, reported as mean ± std."
         ),
     ],
     config: Config = "default",
@@ -47,8 +47,35 @@ def evaluate(
             "digits only) or unicode (letters and digits of any script).",
         ),
     ] = "default",
+    bootstrap: Annotated[
+        int,
+        typer.Option(
+            "--bootstrap",
+            min=0,
+            metavar="N",
+            help="Resamples of walls (questions) for the 95 % percentile bootstrap interval "
+            "of every figure, shown as value [low, high] and written as ci95 (0: none).",
+        ),
+    ] = 1000,
+    bootstrap_seed: Annotated[
+        int, typer.Option("--bootstrap-seed", help="Seed of the bootstrap's resamples.")
+    ] = 0,
+    as_runs: Annotated[
+        bool,
+        typer.Option(
+            "--as-runs",
+            help="Score several files as runs of one model even when their protocol records "
+            "differ or are missing (hand-made files); systems are compared by `compare`.",
+        ),
+    ] = False,
 ) -> None:
-    """Score predictions exactly as the paper did; print a table, optionally write JSON."""
+    """Score predictions exactly as the paper did; print a table, optionally write JSON.
+
+    Several files (or a folder of runs) are runs of one model, reported as mean ± std with
+    the two-level bootstrap interval (walls, then runs): their protocol records must agree
+    (see --as-runs). The paper's figures are unchanged; intervals are defined in
+    docs/statistics.md.
+    """
     from ..outputs import check_output_file, write_json
     from ..provenance import provenance_lines, record_candidates
     from ..scoring.runs import evaluate_files
@@ -75,6 +102,9 @@ def evaluate(
             download_mode="force_redownload" if fresh else None,
             on_item=lambda n: bar.advance(task, n),
             rouge_tokenizer=rouge_tokenizer,
+            bootstrap=bootstrap,
+            bootstrap_seed=bootstrap_seed,
+            as_runs=as_runs,
         )
     columns = ("task", "figure", "model") + (("human",) if config_spec(config).human else ())
     shown = ", ".join(map(str, predictions))

@@ -29,6 +29,8 @@ from ..configs import CONFIGS, ConfigSpec, PathLike, config_spec
 from ..errors import ChoiceError, PredictionsError
 from ..resources import load_metric_module
 from ..shown import capped, preview
+from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from .intervals import bootstrap_record, run_intervals, runs_intervals
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
 
 #: Placeholder clue of a missing wall scored with ``allow_missing``: never a real clue, so every
@@ -445,9 +447,19 @@ def evaluate_files(
     on_item: Progress | None = None,
     rows: Sequence[dict] | None = None,
     rouge_tokenizer: str = "default",
+    bootstrap: int = DEFAULT_RESAMPLES,
+    bootstrap_seed: int = DEFAULT_SEED,
+    as_runs: bool = False,
 ) -> dict[str, Any]:
     """Score predictions files (or folders of runs) against a split of a config: what
     ``ocw-hub evaluate`` runs.
+
+    Several files must be runs of one protocol (:func:`ocw_hub.provenance.check_one_protocol`)
+    unless ``as_runs``. With ``bootstrap`` resamples (0: none) every headline figure gets its 95 %
+    percentile bootstrap interval (:mod:`ocw_hub.scoring.intervals`, seeded by
+    ``bootstrap_seed``): ``ci95`` (``{task: {figure: [low, high]}}``) and ``bootstrap`` (what
+    was resampled) beside the figures of one run, or beside ``mean`` and ``std`` over runs
+    (the two-level interval of the mean over runs; the runs have none of their own).
 
     Every file is read and shape-checked before the split is loaded, so a bad file costs no
     loading time. ``rouge_tokenizer`` (OCW): ``"default"``, the paper's ROUGE tokenizer, or
@@ -462,19 +474,22 @@ def evaluate_files(
         record, :func:`ocw_hub.provenance.read_protocol`, or None) added. Several:
         ``{config, split, source, protocol (the runs' common one, else None), n_runs,
         n_walls | n_questions, runs: [single-run dicts], mean, std, human (OCW)}`` (see
-        :func:`summarize_runs`).
+        :func:`summarize_runs`), and ``ci95``, ``bootstrap`` when ``bootstrap``.
 
     Raises:
         PredictionsError: a bad predictions file (see :mod:`ocw_hub.scoring.predictions`), an id
             mismatch, nothing to score.
+        MixedRunsError: several files that are not runs of one protocol (without ``as_runs``).
         SourceUnavailableError, UnknownSplitError: the split cannot be had.
     """
-    from ..provenance import common_protocol, read_protocol, source_provenance
+    from ..provenance import check_one_protocol, common_protocol, read_protocol, source_provenance
 
     spec = config_spec(config)
     files = expand_prediction_paths(predictions)
     parsed = [read_predictions(path, spec.name) for path in files]
     protocols = [read_protocol(path) for path in files]
+    if not as_runs:
+        check_one_protocol(predictions, files, protocols)
     cache_files: list[dict[str, str]] = []
     if rows is None:
         from ..data.sources import load_rows
@@ -497,6 +512,9 @@ def evaluate_files(
         run["protocol"] = protocol
     head = {"config": spec.name, "split": split, "source": source}
     if len(runs) == 1:
+        if bootstrap:
+            runs[0]["ci95"] = run_intervals(runs[0], bootstrap, bootstrap_seed)
+            runs[0]["bootstrap"] = bootstrap_record(bootstrap, bootstrap_seed, "walls")
         return {**head, **runs[0]}
     head["protocol"] = common_protocol(protocols)
     summary: dict[str, Any] = {
@@ -508,7 +526,14 @@ def evaluate_files(
     }
     if "human" in runs[0]:
         summary["human"] = runs[0]["human"]
+    if bootstrap:
+        summary["ci95"] = runs_intervals(runs, bootstrap, bootstrap_seed)
+        summary["bootstrap"] = bootstrap_record(bootstrap, bootstrap_seed, TWO_LEVEL)
     return summary
+
+
+#: What the two-level bootstrap resamples (the results' ``bootstrap.resampled``).
+TWO_LEVEL = "walls, then runs within each wall"
 
 
 def _score_runs(

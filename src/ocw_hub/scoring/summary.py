@@ -1,5 +1,7 @@
 """The headline rows of a results file (what ``ocw-hub evaluate`` prints and the report
-shows): one row per figure, the model's value (mean ± std over runs) beside the contestants'."""
+shows): one row per figure, the model's value (mean ± std over runs), followed by its 95 %
+bootstrap interval ``[low, high]`` when the results have ``ci95``, beside the contestants'
+(their intervals are in the results JSON, ``ci95.human``)."""
 
 from __future__ import annotations
 
@@ -29,26 +31,50 @@ def _fmt_spread(mean: float, std: float, scale: str) -> str:
     return f"{mean:.{digits}f} ± {std:.{digits}f}"
 
 
+def with_ci(text: str, interval: Any, digits: int) -> str:
+    """``text [low, high]`` with ``digits`` decimals; ``text`` alone without an interval."""
+    if not isinstance(interval, list | tuple) or len(interval) != 2:
+        return text
+    low, high = interval
+    return f"{text} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def _ci(results: dict[str, Any], task: str, key: str) -> Any:
+    return results.get("ci95", {}).get(task, {}).get(key)
+
+
 def _wote_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = [("questions", "in the split", str(results["n_questions"]), "-")]
     if "runs" in results:
         rows.append(("questions", "runs", str(results["n_runs"]), "-"))
         for key in ("exact_match", "f1"):
             mean, std = results["mean"]["spans"][key], results["std"]["spans"][key]
-            rows.append(("spans", f"{key} (0-100)", _fmt_spread(mean, std, "0-100"), "-"))
+            value = with_ci(_fmt_spread(mean, std, "0-100"), _ci(results, "spans", key), 2)
+            rows.append(("spans", f"{key} (0-100)", value, "-"))
         return rows
     rows.append(("questions", "missing, scored as wrong", str(results["n_missing"]), "-"))
     for key in ("exact_match", "f1"):
-        rows.append(("spans", f"{key} (0-100)", f"{results['spans'][key]:.2f}", "-"))
+        value = with_ci(f"{results['spans'][key]:.2f}", _ci(results, "spans", key), 2)
+        rows.append(("spans", f"{key} (0-100)", value, "-"))
     return rows
 
 
-def _task_rows(task: str, figures: dict[str, Any], human: dict[str, Any]) -> list[tuple[str, ...]]:
-    return [
-        (task, key, _fmt(value), _fmt(human.get(key) if key in _HUMAN_FIGURES else None))
-        for key, value in figures.items()
-        if key != "n_walls"
-    ]
+def _digits(key: str) -> int:
+    return 2 if key in _COUNTS else 4
+
+
+def _task_rows(
+    task: str, figures: dict[str, Any], human: dict[str, Any], results: dict[str, Any]
+) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = []
+    for key, value in figures.items():
+        if key == "n_walls":
+            continue
+        shown = value if isinstance(value, str) else _fmt(value)
+        ours = with_ci(shown, _ci(results, task, key), _digits(key))
+        theirs = human.get(key) if key in _HUMAN_FIGURES else None
+        rows.append((task, key, ours, theirs if isinstance(theirs, str) else _fmt(theirs)))
+    return rows
 
 
 def summary_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
@@ -79,9 +105,9 @@ def _ocw_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
             spread = {
                 k: _fmt_spread(mean[k], std[k], "count" if k in _COUNTS else "0-1") for k in mean
             }
-            rows += _task_rows(task, spread, {k: _fmt(human[k]) for k in _HUMAN_FIGURES})
+            rows += _task_rows(task, spread, human, results)
         else:
-            rows += _task_rows(task, results[task], human)
+            rows += _task_rows(task, results[task], human, results)
     if "connections" in runs[0]:
         found = _fmt(human["connections_correct_rate"])
         rows.append(("connections", "found by the contestants", "-", found))

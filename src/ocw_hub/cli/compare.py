@@ -1,0 +1,180 @@
+"""``ocw-hub compare``: systems side by side, ranked, with intervals and paired p-values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..configs import verification_mode
+from ..shown import inert
+from ._common import check_choice, check_config, console, data_dir_of, quiet_datasets
+from .options import CacheDir, Config, DataDir, NoChecks, Split
+
+FORMATS = ("table", "markdown", "csv", "json")
+COLUMNS = (
+    "rank",
+    "system",
+    "value",
+    "95% CI",
+    "vs best",
+    "p",
+    "walls in common",
+    "scored",
+    "missing",
+    "unscored",
+)
+
+
+def _digits(figure: str, task: str) -> int:
+    return 2 if task == "spans" or figure in ("full_wall", "correct_groups") else 4
+
+
+def _cells(row: dict[str, Any], digits: int) -> list[str]:
+    value = f"{row['value']:.{digits}f}"
+    if row["std"] is not None:
+        value += f" ± {row['std']:.{digits}f}"
+    low, high = row["ci95"]
+    p = row["p_value"]
+    return [
+        str(row["rank"]),
+        row["system"],
+        value,
+        f"[{low:.{digits}f}, {high:.{digits}f}]",
+        "-" if row["difference"] is None else f"{row['difference']:+.{digits}f}",
+        "-" if p is None else f"{p:.2g}" if p >= 0.001 else f"{p:.1e}",
+        str(row["in_common"]),
+        str(row["scored"]),
+        str(row["missing"]),
+        str(row["unscored"]),
+    ]
+
+
+def _markdown(header: list[str], body: list[list[str]]) -> str:
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    rule = ["---"] * len(header)
+    return "\n".join([line(header), line(rule), *map(line, body)])
+
+
+def compare(
+    systems: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="RESULTS_OR_PREDICTIONS...",
+            help="One entry per system: a results JSON of `evaluate --out`, a predictions "
+            "file or a folder of runs.",
+        ),
+    ],
+    by: Annotated[
+        str | None,
+        typer.Option(
+            "--by",
+            metavar="FIGURE",
+            help="The figure to rank by: ami (default for OCW), wd, ari, fms, full_wall, "
+            "correct_groups, the rates, exact_match, rouge1; f1 (default for wote) or "
+            "exact_match.",
+        ),
+    ] = None,
+    output_format: Annotated[
+        str, typer.Option("--format", help="table, markdown, csv or json.")
+    ] = "table",
+    bootstrap: Annotated[
+        int,
+        typer.Option(
+            "--bootstrap",
+            min=1,
+            metavar="N",
+            help="Resamples of walls for the intervals and the paired p-values (the least "
+            "p-value is 1/(N+1)).",
+        ),
+    ] = 10_000,
+    bootstrap_seed: Annotated[
+        int, typer.Option("--bootstrap-seed", help="Seed of the bootstrap's resamples.")
+    ] = 0,
+    allow_different_sources: Annotated[
+        bool,
+        typer.Option(
+            "--allow-different-sources",
+            help="Compare systems scored on different configs, splits or source data, on "
+            "the walls they share.",
+        ),
+    ] = False,
+    config: Config = "default",
+    split: Split = "test",
+    data_dir: DataDir = None,
+    cache_dir: CacheDir = None,
+    no_checks: NoChecks = False,
+    allow_missing: Annotated[
+        bool, typer.Option("--allow-missing", help="Score missing ids of predictions as wrong.")
+    ] = False,
+) -> None:
+    """Put systems side by side: one figure each with its 95 % bootstrap interval, ranked,
+    with the paired bootstrap p-value of its difference from the best on the walls they
+    share, the walls in common and the missing (scored as wrong) and unscored walls. The
+    contestants are a row where the dataset records the figure. Predictions are scored as
+    `evaluate` does (--config, --split, --data-dir). Statistics: docs/statistics.md.
+    """
+    from ..outputs import json_text
+    from ..scoring.compare import compare_systems
+    from ..scoring.runs import evaluate_files
+
+    check_choice("--format", output_format, FORMATS)
+    config = check_config(config)
+    source = data_dir_of(data_dir, config)
+
+    def score(path: Path) -> dict[str, Any]:
+        return evaluate_files(
+            [path],
+            config,
+            split=split,
+            data_dir=source,
+            allow_missing=allow_missing,
+            cache_dir=cache_dir,
+            verification_mode=verification_mode(no_checks),
+            bootstrap=0,  # compare draws its own resamples
+        )
+
+    with quiet_datasets():
+        table = compare_systems(
+            systems,
+            score,
+            figure=by,
+            n_resamples=bootstrap,
+            seed=bootstrap_seed,
+            allow_different_sources=allow_different_sources,
+        )
+    if output_format == "json":
+        typer.echo(json_text(table), nl=False)
+        return
+    digits = _digits(table["figure"], table["task"])
+    body = [[inert(c) for c in _cells(row, digits)] for row in table["systems"]]
+    header = list(COLUMNS)
+    header[2] = table["figure"] + (" (lower is better)" if table["lower_is_better"] else "")
+    if table["task"] == "spans":  # WoTe: questions, never walls
+        header[6] = "questions in common"
+    if output_format == "markdown":
+        typer.echo(_markdown(header, body))
+    elif output_format == "csv":
+        import csv
+        import io
+
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(body)
+        typer.echo(buffer.getvalue(), nl=False)
+    else:
+        from rich.table import Table
+        from rich.text import Text
+
+        first = table["systems"][0]
+        title = f"{first['config']} / {first['split']}: ranked by {table['figure']}"
+        shown = Table(title=Text(title))
+        for column in header:
+            shown.add_column(column, justify="left" if column == "system" else "right")
+        for cells in body:
+            shown.add_row(*(Text(c) for c in cells))
+        console.print(shown)

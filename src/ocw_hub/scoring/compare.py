@@ -1,0 +1,280 @@
+"""Systems side by side (``ocw-hub compare``): one figure per system with its bootstrap
+interval, ranked, and the paired bootstrap p-value of each system's difference from the best.
+
+A system is a results JSON of ``ocw-hub evaluate --out`` (one run or several), a predictions
+file or a folder of runs (scored here as ``evaluate`` does). The contestants are a row of
+their own for the figures the dataset records for them (correct groups, full walls). The
+definitions (what is resampled, the seed, the p-value) are in ``docs/statistics.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import jsonio
+from ..configs import PathLike, config_spec
+from ..errors import OCWHubError
+from . import bootstrap
+from .intervals import FIGURES, per_item, run_intervals, runs_intervals, task_values
+
+#: Resamples of ``compare`` by default: enough for a p-value below 0.001 (the least is
+#: ``1 / (N + 1)``).
+COMPARE_RESAMPLES = 10_000
+#: The figure systems are ranked by unless told: AMI of the grouping (chance-adjusted, so a
+#: random partition scores 0, and a mean of per-wall values that moves with every clue, unlike
+#: the counts of solved walls), F1 for WoTe (SQuAD's headline).
+DEFAULT_FIGURE = {"OCW": "ami", "WoTe": "f1"}
+#: Figures where lower is better.
+LOWER_IS_BETTER = frozenset({"wd"})
+#: The label of the contestants' row.
+CONTESTANTS = "contestants"
+
+
+class CompareError(OCWHubError, ValueError):
+    """Systems that cannot be compared: different datasets, splits or sources (unless
+    allowed), a figure a system lacks, an unknown figure (names the systems)."""
+
+
+@dataclass
+class System:
+    """One row of the comparison.
+
+    Attributes:
+        label: the entry as given (a path), or ``contestants``.
+        results: the results dict (one run or several) it was read or scored as.
+        value: the figure (the mean over runs for several runs), std over runs or None.
+        ci95: ``[low, high]`` (two-level over walls and runs for several runs).
+        per_wall: ``{wall id: per-wall value}`` (mean over runs), the walls scored.
+    """
+
+    label: str
+    results: dict[str, Any]
+    value: float
+    std: float | None
+    ci95: list[float]
+    per_wall: dict[str, float]
+    n_missing: int
+    n_unscored: int
+    rank: int = 0
+    p_value: float | None = None
+    difference: float | None = None
+    walls_in_common: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def is_results_file(path: Path) -> bool:
+    """A results JSON of ``ocw-hub evaluate --out`` (an object with ``config``, ``split`` and
+    per-wall figures or runs), not a predictions file."""
+    if not path.is_file():
+        return False
+    raw = jsonio.read_json(path, CompareError, "results or predictions file")
+    keys = ("per_wall", "per_question", "runs")
+    return isinstance(raw, dict) and {"config", "split"} <= set(raw) and any(k in raw for k in keys)
+
+
+def task_of(script: str, figure: str) -> str:
+    """The task a figure belongs to (``grouping``, ``connections``, ``spans``).
+
+    Raises:
+        CompareError: not a figure of the dataset.
+    """
+    tasks = ("spans",) if script == "WoTe" else ("grouping", "connections")
+    for task in tasks:
+        if figure in FIGURES[task]:
+            return task
+    known = [f for t in tasks for f in FIGURES[t]]
+    raise CompareError(f"--by {figure}: not a figure of {script}; expected one of {known}")
+
+
+def _runs_of(results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return list(results["runs"]) if "runs" in results else [dict(results)]
+
+
+def _per_wall(results: Mapping[str, Any], task: str, key: str) -> dict[str, float]:
+    """Per wall scored in every run, the mean over runs of the per-wall ``key``."""
+    per_run = [task_values(per_item(run), task) for run in _runs_of(results)]
+    common = [i for i in per_run[0] if all(i in v and key in v[i] for v in per_run)]
+    return {i: float(np.mean([v[i][key] for v in per_run])) for i in common}
+
+
+def _system(
+    label: str, results: dict[str, Any], task: str, figure: str, n_resamples: int, seed: int
+) -> System:
+    runs = _runs_of(results)
+    if not all(task in run for run in runs):
+        raise CompareError(f"{label}: has no {task} figures to rank by {figure}")
+    key = FIGURES[task][figure][0]
+    several = "runs" in results
+    if several:
+        value = float(np.mean([run[task][figure] for run in runs]))
+        std: float | None = float(np.std([run[task][figure] for run in runs]))
+        ci = runs_intervals(runs, n_resamples, seed)
+    else:
+        value, std = float(results[task][figure]), None
+        ci = run_intervals(results, n_resamples, seed)
+    size = "n_questions" if task == "spans" else "n_walls"
+    scored = min(int(run[task].get(size, run[task].get("n_walls", 0))) for run in runs)
+    return System(
+        label=label,
+        results=results,
+        value=value,
+        std=std,
+        ci95=ci[task][figure],
+        per_wall=_per_wall(results, task, key),
+        n_missing=max(int(run.get("n_missing", 0)) for run in runs),
+        n_unscored=int(runs[0].get(size, 0)) - scored,
+    )
+
+
+def _contestants(first: System, figure: str, n_resamples: int, seed: int) -> System | None:
+    """The contestants' row (from the first system's results) when they have ``figure``."""
+    if figure not in FIGURES["human"] or "human" not in first.results:
+        return None
+    value = first.results["human"].get(figure)
+    run = _runs_of(first.results)[0]
+    ci = run_intervals(run, n_resamples, seed).get("human", {}).get(figure)
+    if value is None or ci is None:
+        return None
+    key = FIGURES["human"][figure][0]
+    per_wall = {i: v[key] for i, v in task_values(per_item(run), "human").items() if key in v}
+    return System(CONTESTANTS, first.results, float(value), None, ci, per_wall, 0, 0)
+
+
+def _source_key(results: Mapping[str, Any]) -> tuple[str, str, str]:
+    source = results.get("source")
+    shown = "not recorded"
+    if isinstance(source, Mapping):
+        shown = str(source.get("sha256") or source.get("label") or "not recorded")
+    return str(results.get("config")), str(results.get("split")), shown
+
+
+def check_sources(systems: Sequence[System], allow_different: bool) -> None:
+    """Refuse systems of different datasets (OCW and WoTe) always, and of different configs,
+    splits or source contents (SHA-256) unless ``allow_different``.
+
+    Raises:
+        CompareError: names the systems of each (config, split, source).
+    """
+    scripts = {config_spec(str(s.results["config"])).script for s in systems}
+    if len(scripts) > 1:
+        raise CompareError("systems of OCW and of WoTe cannot be compared")
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for s in systems:
+        groups.setdefault(_source_key(s.results), []).append(s.label)
+    if len(groups) > 1 and not allow_different:
+        parts = [
+            f"{', '.join(labels)} ({config}/{split}, source {sha[:12]})"
+            for (config, split, sha), labels in groups.items()
+        ]
+        raise CompareError(
+            "systems scored on different configs, splits or sources: "
+            + " vs ".join(parts)
+            + "; pass --allow-different-sources to compare them on the walls they share"
+        )
+
+
+def rank(systems: list[System], figure: str, n_resamples: int, seed: int) -> list[System]:
+    """Sort by ``figure`` (best first; ties keep the given order), then give each system its
+    rank, its difference from the best, the walls it shares with the best and the paired
+    bootstrap p-value of that difference on those walls (:func:`bootstrap.paired_p_value`)."""
+    sign = 1.0 if figure in LOWER_IS_BETTER else -1.0
+    ordered = sorted(systems, key=lambda s: sign * s.value)
+    best = ordered[0]
+    for position, system in enumerate(ordered, start=1):
+        system.rank = position
+        shared = [i for i in best.per_wall if i in system.per_wall]
+        system.walls_in_common = len(shared)
+        if system is best:
+            continue
+        system.difference = system.value - best.value
+        if shared:
+            a = np.array([best.per_wall[i] for i in shared])
+            b = np.array([system.per_wall[i] for i in shared])
+            system.p_value = bootstrap.paired_p_value(a, b, n_resamples, seed)
+    return ordered
+
+
+def compare_systems(
+    entries: Sequence[PathLike],
+    score: Callable[[Path], dict[str, Any]],
+    *,
+    figure: str | None = None,
+    n_resamples: int = COMPARE_RESAMPLES,
+    seed: int = bootstrap.DEFAULT_SEED,
+    allow_different_sources: bool = False,
+    contestants: bool = True,
+) -> dict[str, Any]:
+    """Compare systems: each entry a results JSON, or predictions (a file or a folder of
+    runs) that ``score`` turns into results (``evaluate_files``).
+
+    Returns:
+        ``{"figure", "task", "lower_is_better", "bootstrap": {...}, "systems": [row, ...]}``,
+        rows best first (:func:`rows`).
+
+    Raises:
+        CompareError: fewer than two systems; see :func:`check_sources`, :func:`task_of`.
+    """
+    if len(entries) < 2:
+        raise CompareError("compare needs at least two systems (results or predictions)")
+    loaded = []
+    for entry in entries:
+        path = Path(entry)
+        if is_results_file(path):
+            from ..views.report_data import read_results
+
+            results = read_results([path])[0].data
+        else:
+            results = score(path)
+        loaded.append((str(entry), results))
+    script = config_spec(str(loaded[0][1]["config"])).script
+    figure = figure or DEFAULT_FIGURE[script]
+    task = task_of(script, figure)
+    systems = [_system(label, r, task, figure, n_resamples, seed) for label, r in loaded]
+    check_sources(systems, allow_different_sources)
+    if contestants and (human := _contestants(systems[0], figure, n_resamples, seed)):
+        systems.append(human)
+    ordered = rank(systems, figure, n_resamples, seed)
+    return {
+        "figure": figure,
+        "task": task,
+        "lower_is_better": figure in LOWER_IS_BETTER,
+        "bootstrap": {
+            "resamples": n_resamples,
+            "seed": seed,
+            "confidence": bootstrap.CONFIDENCE,
+            "method": "percentile",
+            "p_value": "paired bootstrap, two-sided, on the walls shared with the best",
+        },
+        "systems": rows(ordered),
+    }
+
+
+def rows(systems: Sequence[System]) -> list[dict[str, Any]]:
+    """One JSON-ready row per system: rank, system, config, split, value, std (several runs),
+    ci95, difference and p_value against the best (None for the best), in_common (walls, or
+    WoTe questions, shared with the best), scored, missing (scored as wrong), unscored (no
+    prediction for the task)."""
+    return [
+        {
+            "rank": s.rank,
+            "system": s.label,
+            "config": s.results.get("config"),
+            "split": s.results.get("split"),
+            "runs": len(_runs_of(s.results)) if s.label != CONTESTANTS else None,
+            "value": s.value,
+            "std": s.std,
+            "ci95": s.ci95,
+            "difference": s.difference,
+            "p_value": s.p_value,
+            "in_common": s.walls_in_common,
+            "scored": len(s.per_wall),
+            "missing": s.n_missing,
+            "unscored": s.n_unscored,
+        }
+        for s in systems
+    ]

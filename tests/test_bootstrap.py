@@ -1,0 +1,147 @@
+"""The bootstrap over walls (ocw_hub.scoring.bootstrap): hand-computed resamples, a slow
+reference loop, coverage on simulated data with a known mean, the paired test's p-values and
+seeded reproducibility. Pure NumPy: no data, no CLI."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from ocw_hub.scoring import bootstrap
+
+
+def test_resampled_means_by_hand() -> None:
+    # 3 walls with values 0, 1, 5; the resamples {0,0,0}, {0,1,2}, {2,2,1}, {1,1,1}
+    values = np.array([0.0, 1.0, 5.0])
+    indices = np.array([[0, 0, 0], [0, 1, 2], [2, 2, 1], [1, 1, 1]])
+    means = bootstrap.resampled_means(values, indices)
+    assert means.tolist() == [0.0, 2.0, 11 / 3, 1.0]
+    # numpy.percentile, linear: sorted 0, 1, 2, 11/3; rank 0.025 * 3 = 0.075 and 2.925
+    low, high = bootstrap.percentile_interval(means)
+    assert low == pytest.approx(0.075 * 1.0)
+    assert high == pytest.approx(2 + 0.925 * (11 / 3 - 2))
+    counts = bootstrap.resample_counts(indices, 3)
+    assert counts.tolist() == [[3, 0, 0], [1, 1, 1], [0, 1, 2], [0, 3, 0]]
+
+
+def test_the_index_matrix_is_numpys_generator_draw() -> None:
+    indices = bootstrap.wall_indices(3, 5, seed=7)
+    assert indices.shape == (5, 3)
+    expected = np.random.default_rng(7).integers(0, 3, size=(5, 3))
+    assert (indices == expected).all()
+
+
+def test_bootstrap_ci_equals_a_slow_reference_loop() -> None:
+    values = np.array([0.2, 0.9, 0.4])
+    n, seed = 200, 3
+    indices = np.random.default_rng(seed).integers(0, 3, size=(n, 3))
+    slow = []
+    for row in indices:  # one resample at a time, as a textbook would
+        slow.append(sum(values[i] for i in row) / len(row))
+    slow.sort()
+
+    # numpy.percentile's linear rule by hand: rank q (n - 1)
+    def quantile(q: float) -> float:
+        rank = q * (n - 1)
+        below = math.floor(rank)
+        return slow[below] + (rank - below) * (slow[min(below + 1, n - 1)] - slow[below])
+
+    low, high = bootstrap.bootstrap_ci(values, n_resamples=n, seed=seed)
+    assert low == pytest.approx(quantile(0.025), abs=1e-12)
+    assert high == pytest.approx(quantile(0.975), abs=1e-12)
+
+
+def test_two_level_equals_a_slow_reference_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bootstrap, "BLOCK_DRAWS", 40)  # blocks of 2 resamples: 65 blocks
+    rng = np.random.default_rng(0)
+    values = rng.random((5, 3, 2))  # 5 walls, 3 runs, 2 figures
+    walls, runs = bootstrap.run_indices(5, 3, 130, seed=11)
+    assert walls.shape == (130, 5) and runs.shape == (130, 5, 3)
+    fast = bootstrap.two_level_means(values, walls, runs)
+    slow = np.empty((130, 2))
+    for r in range(130):  # one resample, one drawn wall, one drawn run at a time
+        cells = [values[walls[r, j], runs[r, j, k]] for j in range(5) for k in range(3)]
+        slow[r] = sum(cells) / len(cells)
+    assert fast.shape == (130, 2)
+    assert np.allclose(fast, slow, rtol=0, atol=1e-14)
+    blocks = bootstrap.run_index_blocks(5, 3, 130, seed=11)
+    assert np.array_equal(bootstrap.two_level_means(values, blocks), fast)
+
+
+def test_blocks_of_resamples_are_the_index_matrix_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bootstrap, "BLOCK_DRAWS", 12)  # 3 walls: blocks of 4 resamples
+    blocks = list(bootstrap.wall_index_blocks(3, 10, seed=1))
+    assert [len(b) for b in blocks] == [4, 4, 2]
+    values = np.array([1.0, 2.0, 7.0])
+    whole = np.concatenate(blocks)
+    assert np.array_equal(
+        bootstrap.resampled_means(values, iter(blocks)), values[whole].mean(axis=1)
+    )
+
+
+def test_two_level_of_one_run_is_the_wall_bootstrap_of_that_run() -> None:
+    values = np.array([[0.0], [1.0], [4.0]])
+    walls, runs = bootstrap.run_indices(3, 1, 50, seed=2)
+    assert (runs == 0).all()
+    assert np.allclose(
+        bootstrap.two_level_means(values, walls, runs),
+        bootstrap.resampled_means(values[:, 0], walls),
+    )
+
+
+def test_seeded_reproducibility() -> None:
+    values = np.random.default_rng(5).random(40)
+    assert bootstrap.bootstrap_ci(values, 300, seed=9) == bootstrap.bootstrap_ci(values, 300, 9)
+    assert bootstrap.bootstrap_ci(values, 300, seed=9) != bootstrap.bootstrap_ci(values, 300, 10)
+    a, b = values, values[::-1] + 0.01
+    assert bootstrap.paired_p_value(a, b, 300, 4) == bootstrap.paired_p_value(a, b, 300, 4)
+
+
+def test_coverage_of_a_known_mean() -> None:
+    """Over 2000 simulated benchmarks of 100 walls (values N(0.3, 0.2^2), mean 0.3), the 95 %
+    interval holds 0.3 in 95 % +- 3 % of them. The percentile bootstrap of a mean of 100
+    normal values covers about 94.5 % (its spread is the plug-in sd, sqrt(99/100) of the
+    true one); the standard error of a coverage estimated from 2000 benchmarks is
+    sqrt(0.95 * 0.05 / 2000) = 0.5 %, so +- 3 % is 6 standard errors."""
+    n_sets, n_walls, n_resamples, mean = 2000, 100, 500, 0.3
+    rng = np.random.default_rng(2024)
+    data = rng.normal(mean, 0.2, size=(n_sets, n_walls))
+    covered = 0
+    for start in range(0, n_sets, 200):  # 200 benchmarks at once, all their resamples
+        block = data[start : start + 200]
+        indices = rng.integers(0, n_walls, size=(len(block), n_resamples, n_walls))
+        means = np.take_along_axis(block[:, None, :], indices, axis=2).mean(axis=2)
+        low, high = bootstrap.percentile_interval(means.T)  # resamples on the first axis
+        covered += int(np.count_nonzero((low <= mean) & (mean <= high)))
+    # the module's own path on one benchmark equals the batched one used here
+    one = rng.integers(0, n_walls, size=(n_resamples, n_walls))
+    assert np.allclose(bootstrap.resampled_means(data[0], one), np.take(data[0], one).mean(axis=1))
+    assert abs(covered / n_sets - 0.95) <= 0.03
+
+
+def test_paired_p_value_by_hand() -> None:
+    # equal systems: no difference on any wall, p = 1
+    same = np.array([0.1, 0.5, 0.9])
+    assert bootstrap.paired_p_value(same, same, 100) == 1.0
+    # a system better on every wall by a constant: every resample's difference equals the
+    # observed one, none is as far from it as it is from 0: the least p, 1 / (N + 1)
+    assert bootstrap.paired_p_value(same + 0.5, same, 999) == 1 / 1000
+    # by hand on 2 walls, d = (1, -1): observed 0, every resample is at least as far: 1
+    assert bootstrap.paired_p_value(np.array([1.0, 0.0]), np.array([0.0, 1.0]), 50) == 1.0
+    with pytest.raises(ValueError, match="shape"):
+        bootstrap.paired_p_value(same, same[:2])
+
+
+def test_paired_p_value_is_about_uniform_under_the_null() -> None:
+    """Two systems of equal quality (per-wall values from one distribution, 200 walls): the
+    test at level 0.05 rejects in about 5 % of 1000 simulated pairs (normal approximation of
+    the plug-in bootstrap: 2 (1 - Phi(1.96 sqrt(199/200))) = 5.1 %; the standard error of a
+    rate from 1000 pairs is 0.7 %, so 2-9 % is a band of more than 4 standard errors)."""
+    rng = np.random.default_rng(77)
+    rejected = sum(
+        bootstrap.paired_p_value(rng.random(200), rng.random(200), 500, seed) <= 0.05
+        for seed in range(1000)
+    )
+    assert 0.02 <= rejected / 1000 <= 0.09

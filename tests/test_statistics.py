@@ -1,0 +1,350 @@
+"""Intervals in ``ocw-hub evaluate`` (ci95 beside every headline figure, the two-level
+bootstrap over runs), evaluate's refusal to blend systems, and ``ocw-hub compare`` (ranking,
+paired p-values, formats, sources), on a hand-made release of 60 test walls. Runs from a
+plain clone (no ../shared)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from ocw_hub.baselines.protocol import random_groups
+from ocw_hub.cli import app
+from ocw_hub.scoring import bootstrap
+from ocw_hub.scoring.compare import compare_systems
+from ocw_hub.scoring.runs import evaluate_files
+
+runner = CliRunner()
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+N_TEST = 60
+
+
+def _wall(n: int) -> dict:
+    """Wall ``w<n>``: group g holds clues "w<n>g<g>c<c>"; the contestants found a pattern of
+    groups that changes with n (so their figures vary over walls)."""
+    groups = {
+        f"group_{g}": {
+            "group_id": f"w{n}-{g}",
+            "gt_words": [f"w{n}g{g}c{c}" for c in range(1, 5)],
+            "gt_connection": f"connection {g} of wall {n}",
+            "human_performance": {"grouping": int((n + g) % 3 != 0), "connection": int(g == 1)},
+        }
+        for g in range(1, 5)
+    }
+    return {
+        "wall_id": f"w{n}",
+        "season": 1 + n % 3,
+        "episode": n + 1,
+        "words": [c for group in groups.values() for c in group["gt_words"]][::-1],
+        "gt_connections": [g["gt_connection"] for g in groups.values()],
+        "groups": groups,
+        "overall_human_performance": {
+            "grouping": [g["human_performance"]["grouping"] for g in groups.values()],
+            "connections": [g["human_performance"]["connection"] for g in groups.values()],
+        },
+    }
+
+
+WALLS = {"train": [0, 1], "validation": [2], "test": list(range(3, 3 + N_TEST))}
+TEST_WALLS = [_wall(n) for n in WALLS["test"]]
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("release") / "dataset"
+    root.mkdir()
+    for split, numbers in WALLS.items():
+        payload = {"season_to_walls_map": {}, "dataset": [_wall(n) for n in numbers]}
+        (root / f"{split}.json").write_text(json.dumps(payload), encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("cache")
+
+
+def _perfect(wall: dict) -> dict:
+    return {
+        "wall_id": wall["wall_id"],
+        "predicted_groups": [g["gt_words"][::-1] for g in wall["groups"].values()][::-1],
+        "predicted_connections": list(wall["gt_connections"]),
+    }
+
+
+def _swapped(wall: dict) -> dict:
+    """Clue 0 of groups 1 and 2 swapped (2 correct groups); connection 4 wrong."""
+    pred = _perfect(wall)
+    groups = [list(g["gt_words"]) for g in wall["groups"].values()]
+    groups[0][0], groups[1][0] = groups[1][0], groups[0][0]
+    pred["predicted_groups"] = groups
+    pred["predicted_connections"] = [*wall["gt_connections"][:3], "wrong"]
+    return pred
+
+
+def _random(wall: dict, seed: int) -> dict:
+    """A uniform random partition (the random baseline's draw) and wrong connections."""
+    groups = random_groups(wall["words"], random.Random(f"{seed}:{wall['wall_id']}"))
+    return {"wall_id": wall["wall_id"], "predicted_groups": groups,
+            "predicted_connections": ["?"] * 4}  # fmt: skip
+
+
+def _write(path: Path, predictions: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(predictions), encoding="utf-8")
+    return path
+
+
+def _invoke(*args: object):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def _data(release: Path, cache: Path) -> list[object]:
+    return ["--data-dir", release, "--cache-dir", cache, "--no-checks"]
+
+
+# -- evaluate: ci95 --------------------------------------------------------------------------
+
+
+def test_every_headline_figure_has_its_interval(tmp_path: Path, release: Path, cache: Path) -> None:
+    preds = [(_swapped if i % 2 else _perfect)(w) for i, w in enumerate(TEST_WALLS)]
+    preds[5] = _random(TEST_WALLS[5], 1)
+    path = _write(tmp_path / "p.json", preds)
+    out = tmp_path / "r.json"
+    result = _invoke("evaluate", path, "--out", out, "--bootstrap", 500, *_data(release, cache))
+    assert result.exit_code == 0, result.output
+    res = json.loads(out.read_text())
+    assert res["bootstrap"] == {
+        "resamples": 500, "seed": 0, "confidence": 0.95, "method": "percentile",
+        "resampled": "walls",
+    }  # fmt: skip
+    for task in ("grouping", "connections"):
+        figures = {k for k in res[task] if k != "n_walls"}
+        assert set(res["ci95"][task]) == figures
+    # the same interval by hand from the per-wall values: means, rates and totals
+    per_wall = res["per_wall"]
+    ami = [w["grouping"]["ami"] for w in per_wall]
+    assert res["ci95"]["grouping"]["ami"] == pytest.approx(bootstrap.bootstrap_ci(ami, 500, 0))
+    groups = [w["grouping"]["correct_groups"] for w in per_wall]
+    low, high = bootstrap.bootstrap_ci(groups, 500, 0)
+    assert res["ci95"]["grouping"]["correct_groups"] == pytest.approx([N_TEST * low, N_TEST * high])
+    assert res["ci95"]["grouping"]["correct_groups_rate"] == pytest.approx([low / 4, high / 4])
+    rouge = [w["connections"]["rouge1"] for w in per_wall]
+    assert res["ci95"]["connections"]["rouge1"] == pytest.approx(
+        bootstrap.bootstrap_ci(rouge, 500, 0)
+    )
+    found = [w["human"]["correct_groups"] for w in per_wall]
+    low, high = bootstrap.bootstrap_ci(found, 500, 0)
+    assert res["ci95"]["human"]["correct_groups"] == pytest.approx([N_TEST * low, N_TEST * high])
+    for task in ("grouping", "connections"):  # each figure inside its interval here
+        for key, (lo, hi) in res["ci95"][task].items():
+            assert lo - 1e-12 <= res[task][key] <= hi + 1e-12, (task, key)
+    # shown as value [low, high]
+    lo, hi = res["ci95"]["grouping"]["ami"]
+    assert f"{res['grouping']['ami']:.4f} [{lo:.4f}, {hi:.4f}]" in result.output
+    # --bootstrap 0: no interval, the paper's figures unchanged
+    plain = tmp_path / "plain.json"
+    again = _invoke("evaluate", path, "--out", plain, "--bootstrap", 0, *_data(release, cache))
+    assert again.exit_code == 0, again.output
+    without = json.loads(plain.read_text())
+    assert "ci95" not in without and "bootstrap" not in without
+    assert without["grouping"] == res["grouping"] and without["per_wall"] == res["per_wall"]
+    assert "[" not in "".join(line for line in again.output.splitlines() if "ami" in line)
+
+
+def test_runs_get_the_two_level_interval(tmp_path: Path, release: Path, cache: Path) -> None:
+    folder = tmp_path / "runs"  # one folder of runs, no record: one system
+    for s in range(3):
+        _write(folder / f"run-{s:02d}.json", [_random(w, s) for w in TEST_WALLS])
+    res = evaluate_files(
+        [folder], "default", "test", release, cache_dir=cache, verification_mode="no_checks",
+        bootstrap=400, bootstrap_seed=5,
+    )  # fmt: skip
+    assert (
+        res["n_runs"] == 3 and res["bootstrap"]["resampled"] == "walls, then runs within each wall"
+    )
+    cube = np.array([[run["per_wall"][i]["grouping"]["ami"] for run in res["runs"]]
+                     for i in range(N_TEST)])  # fmt: skip
+    walls, runs = bootstrap.run_indices(N_TEST, 3, 400, seed=5)
+    expected = bootstrap.percentile_interval(bootstrap.two_level_means(cube, walls, runs))
+    assert res["ci95"]["grouping"]["ami"] == pytest.approx(list(expected), abs=1e-15)
+    assert res["mean"]["grouping"]["ami"] == pytest.approx(cube.mean())
+    assert all("ci95" not in run for run in res["runs"])  # the interval is of the mean
+    found = [w["human"]["correct_groups"] for w in res["runs"][0]["per_wall"]]
+    low, high = bootstrap.bootstrap_ci(found, 400, 5)  # contestants: walls only
+    assert res["ci95"]["human"]["correct_groups"] == pytest.approx([N_TEST * low, N_TEST * high])
+
+
+# -- evaluate: no blending -------------------------------------------------------------------
+
+
+def test_evaluate_refuses_to_blend_two_methods(tmp_path: Path, release: Path, cache: Path) -> None:
+    for method in ("random", "embedding"):
+        made = _invoke("predict", "--method", method, "--runs", "1", "--out",
+                       tmp_path / method, *_data(release, cache))  # fmt: skip
+        assert made.exit_code == 0, made.output
+    files = [tmp_path / m / "run-00.json" for m in ("random", "embedding")]
+    result = _invoke("evaluate", *files, *_data(release, cache))
+    assert result.exit_code == 1
+    message = " ".join(result.output.split())
+    assert message.startswith("error:") and len(result.output.strip().splitlines()) == 1
+    assert str(files[0]) in message and str(files[1]) in message
+    assert "ocw-hub compare" in message and "--as-runs" in message
+    blended = _invoke("evaluate", *files, "--as-runs", *_data(release, cache))
+    assert blended.exit_code == 0, blended.output
+
+
+def test_runs_of_one_protocol_are_scored_together(
+    tmp_path: Path, release: Path, cache: Path
+) -> None:
+    # two folders of the random baseline with different seeds: one protocol, other seed
+    for seed in (1, 2):
+        made = _invoke("predict", "--method", "random", "--runs", "2", "--seed", seed,
+                       "--out", tmp_path / f"s{seed}", *_data(release, cache))  # fmt: skip
+        assert made.exit_code == 0, made.output
+    out = tmp_path / "r.json"
+    result = _invoke("evaluate", tmp_path / "s1", tmp_path / "s2", "--out", out,
+                     *_data(release, cache))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["n_runs"] == 4
+    # hand-made files without records: refused, unless --as-runs
+    a = _write(tmp_path / "a.json", [_perfect(w) for w in TEST_WALLS])
+    b = _write(tmp_path / "b.json", [_swapped(w) for w in TEST_WALLS])
+    refused = _invoke("evaluate", a, b, *_data(release, cache))
+    assert refused.exit_code == 1 and "no protocol record" in refused.output
+    assert _invoke("evaluate", a, b, "--as-runs", *_data(release, cache)).exit_code == 0
+
+
+# -- compare ---------------------------------------------------------------------------------
+
+
+def _systems(tmp_path: Path) -> list[Path]:
+    return [
+        _write(tmp_path / "random.json", [_random(w, 3) for w in TEST_WALLS]),
+        _write(tmp_path / "perfect.json", [_perfect(w) for w in TEST_WALLS]),
+        _write(tmp_path / "swapped.json", [_swapped(w) for w in TEST_WALLS]),
+    ]
+
+
+def test_compare_ranks_perfect_swapped_random(tmp_path: Path, release: Path, cache: Path) -> None:
+    random_file, perfect, swapped = _systems(tmp_path)
+    results = tmp_path / "swapped-results.json"  # a results file is a system too
+    scored = _invoke("evaluate", swapped, "--out", results, *_data(release, cache))
+    assert scored.exit_code == 0, scored.output
+    result = _invoke("compare", random_file, perfect, results, "--format", "json",
+                     *_data(release, cache))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    table = json.loads(result.output)
+    assert table["figure"] == "ami" and table["bootstrap"]["resamples"] == 10_000
+    rows = table["systems"]
+    assert [r["system"] for r in rows] == [str(perfect), str(results), str(random_file)]
+    best, second, last = rows
+    assert best["value"] == 1.0 and best["ci95"] == [1.0, 1.0] and best["p_value"] is None
+    # every wall swapped alike: one AMI on every wall, an interval of one point
+    assert second["ci95"] == pytest.approx([second["value"]] * 2)
+    # perfect is better on every wall: no resample comes near 0, the least p-value
+    assert last["p_value"] == pytest.approx(1 / 10_001) and last["p_value"] < 0.001
+    assert second["p_value"] < 0.001
+    assert all(r["in_common"] == N_TEST and r["missing"] == 0 for r in rows)
+    # the contestants as a row where the dataset records the figure
+    by_groups = _invoke("compare", random_file, perfect, swapped, "--by", "correct_groups",
+                        "--format", "json", *_data(release, cache))  # fmt: skip
+    rows = json.loads(by_groups.output)["systems"]
+    assert [r["system"] for r in rows][0] == str(perfect)
+    contestants = next(r for r in rows if r["system"] == "contestants")
+    total = sum(
+        g["human_performance"]["grouping"] for w in TEST_WALLS for g in w["groups"].values()
+    )
+    assert contestants["value"] == total
+    assert rows[0]["value"] == 4 * N_TEST
+
+
+def test_compare_formats(tmp_path: Path, release: Path, cache: Path) -> None:
+    files = _systems(tmp_path)
+    args = [*files, "--bootstrap", 200, "--by", "wd", *_data(release, cache)]
+    markdown = _invoke("compare", *args, "--format", "markdown")
+    assert markdown.exit_code == 0, markdown.output
+    lines = markdown.output.strip().splitlines()
+    assert len(lines) == 2 + 3 and lines[1].startswith("| --- |")
+    assert lines[0].split("|")[3].strip() == "wd (lower is better)"
+    assert str(files[1]) in lines[2]  # perfect first: WD 0
+    table = list(csv.reader(io.StringIO(_invoke("compare", *args, "--format", "csv").output)))
+    assert len(table) == 4 and table[0][1] == "system" and table[1][0] == "1"
+    shown = _invoke("compare", *args)
+    assert shown.exit_code == 0 and "ranked by wd" in shown.output
+    bad = _invoke("compare", *args, "--format", "html")
+    assert bad.exit_code == 1 and "--format html" in bad.output
+    unknown = _invoke("compare", *files, "--by", "bleu", *_data(release, cache))
+    assert unknown.exit_code == 1 and "--by bleu" in unknown.output
+
+
+def test_compare_refuses_other_splits_unless_told(
+    tmp_path: Path, release: Path, cache: Path
+) -> None:
+    test_file = tmp_path / "test.json"
+    _invoke("evaluate", _systems(tmp_path)[1], "--out", test_file, *_data(release, cache))
+    validation = _write(tmp_path / "val.json", [_perfect(_wall(2))])
+    val_file = tmp_path / "val-results.json"
+    scored = _invoke("evaluate", validation, "--split", "validation", "--out", val_file,
+                     *_data(release, cache))  # fmt: skip
+    assert scored.exit_code == 0, scored.output
+    refused = _invoke("compare", test_file, val_file)
+    assert refused.exit_code == 1 and "--allow-different-sources" in refused.output
+    allowed = _invoke("compare", test_file, val_file, "--allow-different-sources",
+                      "--format", "json")  # fmt: skip
+    assert allowed.exit_code == 0, allowed.output
+    rows = json.loads(allowed.output)["systems"]
+    assert rows[1]["in_common"] == 0 and rows[1]["p_value"] is None
+
+
+def test_two_random_systems_are_rarely_told_apart(tmp_path: Path) -> None:
+    """40 pairs of random prediction sets (different seeds) on 60 walls: the paired test at
+    level 0.05 finds no difference in most pairs. Under the null the p-value is about
+    uniform: the plug-in bootstrap's spread is sqrt(59/60) of the true one, so a pair is
+    rejected with probability about 2 (1 - Phi(1.96 sqrt(59/60))) = 5.2 %, and P(p > 0.05) is
+    q = 0.948. Asking for at least 32 of 40 (80 %) fails a correct test with probability
+    P(Binomial(40, q) < 32), computed below (about 1e-4)."""
+    q = 1 - 2 * (1 - 0.5 * (1 + math.erf(1.96 * math.sqrt(59 / 60) / math.sqrt(2))))
+    p_fail = sum(math.comb(40, k) * q**k * (1 - q) ** (40 - k) for k in range(32))
+    assert 0.94 < q < 0.96 and p_fail < 1e-3
+
+    def score(path: Path) -> dict:  # the split given as rows: nothing to load
+        return evaluate_files([path], "default", rows=TEST_WALLS, bootstrap=0)
+
+    kept = 0
+    for pair in range(40):
+        files = [
+            _write(tmp_path / f"random-{seed}.json", [_random(w, seed) for w in TEST_WALLS])
+            for seed in (2 * pair + 100, 2 * pair + 101)
+        ]
+        table = compare_systems(files, score, n_resamples=2000)
+        assert len(table["systems"]) == 2  # no contestants' row for AMI
+        kept += table["systems"][1]["p_value"] > 0.05
+    assert kept >= 32
+
+
+def test_wote_questions_get_intervals_and_compare(tmp_path: Path, cache: Path) -> None:
+    report = Path(__file__).parent / "data" / "report"
+    runs = report / "predictions" / "wote"
+    data = ["--config", "wote", "--data-dir", report / "wote", "--cache-dir", cache, "--no-checks"]
+    out = tmp_path / "r.json"
+    scored = _invoke("evaluate", runs / "run-01.json", "--out", out, *data)
+    assert scored.exit_code == 0, scored.output
+    res = json.loads(out.read_text())
+    f1 = [q["f1"] for q in res["per_question"]]
+    assert res["ci95"]["spans"]["f1"] == pytest.approx(bootstrap.bootstrap_ci(f1, 1000, 0))
+    shown = _invoke("compare", runs / "run-02.json", runs / "run-01.json", "--format",
+                    "markdown", *data)  # fmt: skip
+    assert shown.exit_code == 0, shown.output
+    header, _, first, second = shown.output.strip().splitlines()
+    assert "questions in common" in header and "walls" not in header
+    assert str(runs / "run-01.json") in first and str(runs / "run-02.json") in second
