@@ -1,17 +1,11 @@
 """What ``OCW.py`` and ``WoTe.py`` share: the error design, strict JSON, source files.
+Standard library only; the loading scripts import it relatively (``datasets`` 3.x copies it).
 
-Standard library only (no ``datasets``), so scoring code and tests can import it without
-``datasets``. The loading scripts import it relatively (``from .source_files import ...``);
-``datasets`` 3.x copies it beside the script (from the script's folder or its Hub repo).
-
-* :class:`Where`: every input error names the file, the item (a wall or a question) and the
-  field: ``"<file>: <item>: field '<field>': <problem>"``; each dataset subclasses it with
-  its own error class (``error_type``) and item labels (``item_at``);
+* :class:`Where`: errors name the file, item and field (``"<file>: <item>: field '<f>': ..."``);
 * :func:`load_json`: strict JSON (a key repeated in one object is an error);
 * :func:`source_digest`: the one content hash of source files (cache keys, extraction folders);
 * :class:`ContentKeyedConfigMixin`: a config id that covers a local ``data_dir``'s content;
-* :func:`find_split_files`, :func:`resolve_data_dir`, :func:`extract_archive`: a source's
-  split files, from a folder or a safely extracted archive.
+* :func:`find_split_files`, :func:`resolve_data_dir`, :func:`extract_archive`: split files.
 """
 
 from __future__ import annotations
@@ -31,8 +25,7 @@ import zlib
 from pathlib import Path
 from typing import Any, NoReturn
 
-SPLITS = ("train", "validation", "test")
-"""Split names of both datasets, in the order they are generated."""
+SPLITS = ("train", "validation", "test")  # both datasets', in the order they are generated
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip", ".tar.bz2", ".tar.xz")
 _TOKEN_SEPARATORS = re.compile(r"[_\-.]+")

@@ -77,13 +77,12 @@ def is_results_file(path: Path) -> bool:
     return isinstance(raw, dict) and {"config", "split"} <= set(raw) and any(k in raw for k in keys)
 
 
-def task_of(script: str, figure: str) -> str:
-    """The task a figure belongs to (``grouping``, ``connections``, ``spans``).
+def task_of(script: str, figure: str, tasks: Sequence[str]) -> str:
+    """The task of ``tasks`` (``ConfigSpec.tasks``) a figure belongs to.
 
     Raises:
         CompareError: not a figure of the dataset.
     """
-    tasks = ("spans",) if script == "WoTe" else ("grouping", "connections")
     for task in tasks:
         if figure in FIGURES[task]:
             return task
@@ -231,9 +230,10 @@ def compare_systems(
         else:
             results = score(path)
         loaded.append((str(entry), results))
-    script = config_spec(str(loaded[0][1]["config"])).script
+    spec = config_spec(str(loaded[0][1]["config"]))
+    script = spec.script
     figure = figure or DEFAULT_FIGURE[script]
-    task = task_of(script, figure)
+    task = task_of(script, figure, spec.tasks)
     systems = [_system(label, r, task, figure, n_resamples, seed) for label, r in loaded]
     check_sources(systems, allow_different_sources)
     if contestants and (human := _contestants(systems[0], figure, n_resamples, seed)):
