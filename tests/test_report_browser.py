@@ -117,7 +117,7 @@ def _numbers(cell: str) -> list[float]:
 
 def _expected(results: dict[str, Any]) -> dict[tuple[str, str], tuple[list[float], int]]:
     """(task, figure) -> (the figures the cell must show, decimals) from the results JSON:
-    one run's value, or the mean and population std of the runs' values."""
+    one run's value, or the mean and population std of the runs' values, then ``ci95``."""
     import numpy as np
 
     runs = results.get("runs", [results])
@@ -134,6 +134,8 @@ def _expected(results: dict[str, Any]) -> dict[tuple[str, str], tuple[list[float
             counts = key in ("full_wall", "correct_groups")
             decimals = 2 if task == "spans" or (several and counts) else 4
             shown = [values.mean(), values.std()] if several else [values[0]]
+            # then the 95 % bootstrap interval, on the figure's own scale, when recorded
+            shown += results.get("ci95", {}).get(task, {}).get(key) or []
             out[(task, figure)] = ([float(v) for v in shown], decimals)
     size = "n_questions" if results["config"] == "wote" else "n_walls"
     task = "questions" if results["config"] == "wote" else "walls"
