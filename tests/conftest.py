@@ -27,7 +27,9 @@ from ocw_fixtures import OCW_FIXTURE, WOTE_FIXTURE
 
 from ocw_hub.resources import load_script
 
-pytest_plugins = ["pytester"]  # tests/test_builders.py runs this conftest in a sandbox
+# pytester: tests/test_builders.py runs this conftest in a sandbox; the others: fixtures shared
+# by the test files of one builder or module
+pytest_plugins = ["pytester", "ocw_builder_support"]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
