@@ -29,7 +29,7 @@ from ocw_hub.resources import load_script
 
 # pytester: tests/test_builders.py runs this conftest in a sandbox; the others: fixtures shared
 # by the test files of one builder or module
-pytest_plugins = ["pytester", "ocw_builder_support"]
+pytest_plugins = ["pytester", "ocw_builder_support", "metric_support"]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
