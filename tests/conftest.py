@@ -11,21 +11,46 @@ instead. Every other test runs on ``tests/data`` alone.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-# The suite never writes to the user's datasets cache (a later `ocw-hub evaluate` without
-# --data-dir would find the fixtures there): one cache folder per test session, set before
-# datasets is imported (it reads the variable on import).
-os.environ["HF_DATASETS_CACHE"] = tempfile.mkdtemp(prefix="ocw-hub-tests-datasets-")
+#: Environment variable naming an ``HF_HOME`` for the suite to reuse (``.ci/run``: one folder
+#: that the datasets 3.6 suite fills and the newest-datasets suite then runs on); without it,
+#: a fresh folder per session, removed at the end.
+HF_HOME_ENV = "OCW_HUB_TEST_HF_HOME"
+#: The variables that would send a library past ``HF_HOME`` (to ``~/.cache/huggingface`` or a
+#: user's own cache): removed, so that every cache derives from the suite's ``HF_HOME``.
+HF_CACHE_OVERRIDES = (
+    "HF_DATASETS_CACHE",
+    "HF_HUB_CACHE",
+    "HUGGINGFACE_HUB_CACHE",
+    "HF_MODULES_CACHE",
+    "HF_EVALUATE_CACHE",
+    "HF_METRICS_CACHE",
+    "HF_ASSETS_CACHE",
+    "HF_XET_CACHE",
+    "HF_TOKEN_PATH",
+    "TRANSFORMERS_CACHE",
+    "SENTENCE_TRANSFORMERS_HOME",
+)
+
+# The suite never reads or writes the user's Hugging Face caches (a later `ocw-hub evaluate`
+# without --data-dir would find the fixtures there; a cache left by another run would change
+# what the tests see): a private HF_HOME, set before datasets, evaluate or huggingface_hub is
+# imported (they read the variables on import). Subprocesses of the tests inherit it.
+for _name in HF_CACHE_OVERRIDES:
+    os.environ.pop(_name, None)
+_OWN_HF_HOME = not os.environ.get(HF_HOME_ENV)
+os.environ["HF_HOME"] = os.environ.get(HF_HOME_ENV) or tempfile.mkdtemp(prefix="ocw-hub-tests-hf-")
 
 import pytest  # noqa: E402
-from ocw_fixtures import OCW_FIXTURE, WOTE_FIXTURE
+from ocw_fixtures import OCW_FIXTURE, WOTE_FIXTURE  # noqa: E402
 
-from ocw_hub.resources import load_script
+from ocw_hub.resources import load_script  # noqa: E402
 
 # pytester: tests/test_builders.py runs this conftest in a sandbox; the others: fixtures shared
 # by the test files of one builder or module
@@ -49,6 +74,12 @@ def _missing_reason() -> str:
 
 def _failure_message() -> str:
     return f"{_missing_reason()}; {REQUIRE_ENV}=1 makes it required"
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the session's own ``HF_HOME`` (not one given by ``OCW_HUB_TEST_HF_HOME``)."""
+    if _OWN_HF_HOME:
+        shutil.rmtree(os.environ["HF_HOME"], ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
