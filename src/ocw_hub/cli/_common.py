@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console, ConsoleDimensions
@@ -61,7 +61,7 @@ def shown_message(message: str) -> str:
     return escape("\n".join(inert(line, limit=MESSAGE_LINE_CHARS) for line in lines))
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     """Print ``error: message`` on stderr and exit 1."""
     err_console.print(
         f"[bold red]error:[/] {shown_message(message)}", highlight=False, soft_wrap=True

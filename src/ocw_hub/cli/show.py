@@ -81,7 +81,7 @@ def show(
         if predictions is not None and prediction is None:
             fail(f"{predictions}: has no prediction for {item_id!r}")
         if config == "wote":
-            view = Question.from_row(row, prediction)
+            view: Question | Wall = Question.from_row(row, prediction)
         else:
             try:
                 view = Wall.from_row(row, prediction, config=config, split=split)

@@ -87,7 +87,7 @@ def _batch_response(path: Path, number: int, record: Mapping[str, Any]) -> Respo
     problem = _failure(record)
     if problem is not None:
         return Response(wall_id, None, number, problem)
-    body = response.get("body")
+    body = response.get("body") if isinstance(response, dict) else None  # dict: no failure
     choices = body.get("choices") if isinstance(body, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise _field_error(path, number, wall_id, "response.body.choices", "expected a list")

@@ -106,7 +106,8 @@ def _server_message(err: Any) -> str:
     """The server's own error message (``{"error": {"message": ...}}``), else the client's."""
     body = err.body
     if isinstance(body, dict):
-        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        error = body.get("error")
+        inner = error if isinstance(error, dict) else body
         if isinstance(inner.get("message"), str):
             return inner["message"]
     return str(err.message)

@@ -161,10 +161,10 @@ def _grouping_items(
     for index, wall_id in enumerate(gold.ids):
         if wall_id in missing:
             predicted = _MISSING_GROUPS
-        elif preds[wall_id].groups is None:
+        elif (groups := preds[wall_id].groups) is None:
             continue
         else:
-            predicted = preds[wall_id].groups
+            predicted = groups
         item = code.score_wall(predicted, gold.groups[index])
         items[index] = {**item, "full_wall": bool(item["full_wall"])}
         if on_wall is not None:
@@ -485,7 +485,7 @@ def evaluate_files(
         runs = _score_runs(spec.name, spec.script, files, parsed, rows, options, on_item)
     for run, protocol in zip(runs, protocols, strict=True):
         run["protocol"] = protocol
-    head = {"config": spec.name, "split": split, "source": source}
+    head: dict[str, Any] = {"config": spec.name, "split": split, "source": source}
     if len(runs) == 1:
         return {**head, **runs[0]}
     head["protocol"] = common_protocol(protocols)
