@@ -62,6 +62,38 @@ SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 FULL_DATA_FIXTURES = frozenset({"shared_data", "ocw_dir", "ocw_raw", "wote_dir"})
 #: Environment variable that turns a missing ``../shared/data`` into a failure (CI).
 REQUIRE_ENV = "OCW_HUB_REQUIRE_FULL_DATA"
+#: The test files whose outcome depends on the ``datasets`` version: they build, export, load
+#: or check a dataset, or load the metric through ``evaluate`` (which writes with ``datasets``).
+#: Their tests (and those of ``tests/compat3``) are marked ``datasets_era``: ``.ci/run`` runs
+#: only these on datasets 3.6.0 and the whole suite on the newest. A new test file that does
+#: any of this adds its name here (or sets ``pytestmark = pytest.mark.datasets_era``).
+DATASETS_ERA_FILES = frozenset(
+    {
+        "test_api.py",
+        "test_builders.py",
+        "test_check.py",
+        "test_compat.py",
+        "test_derive.py",
+        "test_evaluation.py",
+        "test_export.py",
+        "test_export_paths.py",
+        "test_infos.py",
+        "test_install.py",
+        "test_metric_evaluate.py",
+        "test_ocw_archives.py",
+        "test_ocw_bad_walls.py",
+        "test_ocw_builder.py",
+        "test_ocw_fresh_data.py",
+        "test_publish_safety.py",
+        "test_readme.py",
+        "test_scoring.py",
+        "test_shared_cache.py",
+        "test_source_checks.py",
+        "test_space.py",
+        "test_wote_bad_input.py",
+        "test_wote_builder.py",
+    }
+)
 
 
 def _full_data_required() -> bool:
@@ -83,14 +115,17 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test that uses a full-data fixture ``full_data``; skip those tests when
-    ``../shared/data`` is absent, unless ``OCW_HUB_REQUIRE_FULL_DATA=1``."""
+    """Mark every test that uses a full-data fixture ``full_data`` (skipped when
+    ``../shared/data`` is absent, unless ``OCW_HUB_REQUIRE_FULL_DATA=1``) and every test of
+    :data:`DATASETS_ERA_FILES` ``datasets_era``."""
     skip = None
     if not SHARED_DATA.is_dir() and not _full_data_required():
         skip = pytest.mark.skip(reason=_missing_reason())
     for item in items:
         if FULL_DATA_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.full_data)
+        if item.path.name in DATASETS_ERA_FILES or item.path.parent.name == "compat3":
+            item.add_marker(pytest.mark.datasets_era)
         if skip is not None and item.get_closest_marker("full_data") is not None:
             item.add_marker(skip)
 
