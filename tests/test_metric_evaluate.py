@@ -32,6 +32,13 @@ from metric_support import (
 # ----------------------------------------------------------------------------------------
 
 
+def test_the_metric_under_test_is_this_checkouts() -> None:
+    """(Not asserted on import of metric_support: conftest's sandbox copy imports it too.)"""
+    from ocw_hub.resources import metric_dir
+
+    assert metric_dir() == METRIC_DIR
+
+
 def test_evaluate_load_from_repo_root(loaded: dict) -> None:
     swap = [["a1", "a2", "a3", "b1"], ["b2", "b3", "b4", "a4"], C, D]
     got = loaded["grouping"].compute(predictions=[WALL, swap], references=[WALL, WALL])

@@ -101,14 +101,15 @@ def test_package_loading_snippet(
 
 def test_ci_requires_the_real_data_and_runs_both_datasets_versions(repo_root: Path) -> None:
     """`bash .ci/run` (the README's test command) turns a missing ../shared/data into failures
-    (the variable conftest reads) and runs the suite on datasets 3.6.0 and on the newest."""
+    (the variable conftest reads) and runs the datasets_era tests on datasets 3.6.0 and the
+    whole suite on the newest."""
     from conftest import REQUIRE_ENV
 
     ci = (repo_root / ".ci" / "run").read_text()
     assert f"export {REQUIRE_ENV}=1\n" in ci
     assert '"datasets==3.6.0"' in ci
-    runs = re.findall(r"^suite (\S+)$", ci, flags=re.M)
-    assert runs == [".venv-ds3/bin/python", ".venv/bin/python"]
+    runs = re.findall(r"^suite (\S+) ?(\S*)$", ci, flags=re.M)
+    assert runs == [(".venv-ds3/bin/python", "datasets_era"), (".venv/bin/python", "")]
 
 
 @pytest.fixture(scope="module")
