@@ -11,23 +11,50 @@ instead. Every other test runs on ``tests/data`` alone.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-# The suite never writes to the user's datasets cache (a later `ocw-hub evaluate` without
-# --data-dir would find the fixtures there): one cache folder per test session, set before
-# datasets is imported (it reads the variable on import).
-os.environ["HF_DATASETS_CACHE"] = tempfile.mkdtemp(prefix="ocw-hub-tests-datasets-")
+#: Environment variable naming an ``HF_HOME`` for the suite to reuse (``.ci/run``: one folder
+#: that the datasets 3.6 suite fills and the newest-datasets suite then runs on); without it,
+#: a fresh folder per session, removed at the end.
+HF_HOME_ENV = "OCW_HUB_TEST_HF_HOME"
+#: The variables that would send a library past ``HF_HOME`` (to ``~/.cache/huggingface`` or a
+#: user's own cache): removed, so that every cache derives from the suite's ``HF_HOME``.
+HF_CACHE_OVERRIDES = (
+    "HF_DATASETS_CACHE",
+    "HF_HUB_CACHE",
+    "HUGGINGFACE_HUB_CACHE",
+    "HF_MODULES_CACHE",
+    "HF_EVALUATE_CACHE",
+    "HF_METRICS_CACHE",
+    "HF_ASSETS_CACHE",
+    "HF_XET_CACHE",
+    "HF_TOKEN_PATH",
+    "TRANSFORMERS_CACHE",
+    "SENTENCE_TRANSFORMERS_HOME",
+)
+
+# The suite never reads or writes the user's Hugging Face caches (a later `ocw-hub evaluate`
+# without --data-dir would find the fixtures there; a cache left by another run would change
+# what the tests see): a private HF_HOME, set before datasets, evaluate or huggingface_hub is
+# imported (they read the variables on import). Subprocesses of the tests inherit it.
+for _name in HF_CACHE_OVERRIDES:
+    os.environ.pop(_name, None)
+_OWN_HF_HOME = not os.environ.get(HF_HOME_ENV)
+os.environ["HF_HOME"] = os.environ.get(HF_HOME_ENV) or tempfile.mkdtemp(prefix="ocw-hub-tests-hf-")
 
 import pytest  # noqa: E402
-from ocw_fixtures import OCW_FIXTURE, WOTE_FIXTURE
+from ocw_fixtures import OCW_FIXTURE, WOTE_FIXTURE  # noqa: E402
 
-from ocw_hub.resources import load_script
+from ocw_hub.resources import load_script  # noqa: E402
 
-pytest_plugins = ["pytester"]  # tests/test_builders.py runs this conftest in a sandbox
+# pytester: tests/test_builders.py runs this conftest in a sandbox; the others: fixtures shared
+# by the test files of one builder or module
+pytest_plugins = ["pytester", "ocw_builder_support", "metric_support"]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
@@ -35,6 +62,38 @@ SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 FULL_DATA_FIXTURES = frozenset({"shared_data", "ocw_dir", "ocw_raw", "wote_dir"})
 #: Environment variable that turns a missing ``../shared/data`` into a failure (CI).
 REQUIRE_ENV = "OCW_HUB_REQUIRE_FULL_DATA"
+#: The test files whose outcome depends on the ``datasets`` version: they build, export, load
+#: or check a dataset, or load the metric through ``evaluate`` (which writes with ``datasets``).
+#: Their tests (and those of ``tests/compat3``) are marked ``datasets_era``: ``.ci/run`` runs
+#: only these on datasets 3.6.0 and the whole suite on the newest. A new test file that does
+#: any of this adds its name here (or sets ``pytestmark = pytest.mark.datasets_era``).
+DATASETS_ERA_FILES = frozenset(
+    {
+        "test_api.py",
+        "test_builders.py",
+        "test_check.py",
+        "test_compat.py",
+        "test_derive.py",
+        "test_evaluation.py",
+        "test_export.py",
+        "test_export_paths.py",
+        "test_infos.py",
+        "test_install.py",
+        "test_metric_evaluate.py",
+        "test_ocw_archives.py",
+        "test_ocw_bad_walls.py",
+        "test_ocw_builder.py",
+        "test_ocw_fresh_data.py",
+        "test_publish_safety.py",
+        "test_readme.py",
+        "test_scoring.py",
+        "test_shared_cache.py",
+        "test_source_checks.py",
+        "test_space.py",
+        "test_wote_bad_input.py",
+        "test_wote_builder.py",
+    }
+)
 
 
 def _full_data_required() -> bool:
@@ -49,15 +108,24 @@ def _failure_message() -> str:
     return f"{_missing_reason()}; {REQUIRE_ENV}=1 makes it required"
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the session's own ``HF_HOME`` (not one given by ``OCW_HUB_TEST_HF_HOME``)."""
+    if _OWN_HF_HOME:
+        shutil.rmtree(os.environ["HF_HOME"], ignore_errors=True)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test that uses a full-data fixture ``full_data``; skip those tests when
-    ``../shared/data`` is absent, unless ``OCW_HUB_REQUIRE_FULL_DATA=1``."""
+    """Mark every test that uses a full-data fixture ``full_data`` (skipped when
+    ``../shared/data`` is absent, unless ``OCW_HUB_REQUIRE_FULL_DATA=1``) and every test of
+    :data:`DATASETS_ERA_FILES` ``datasets_era``."""
     skip = None
     if not SHARED_DATA.is_dir() and not _full_data_required():
         skip = pytest.mark.skip(reason=_missing_reason())
     for item in items:
         if FULL_DATA_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.full_data)
+        if item.path.name in DATASETS_ERA_FILES or item.path.parent.name == "compat3":
+            item.add_marker(pytest.mark.datasets_era)
         if skip is not None and item.get_closest_marker("full_data") is not None:
             item.add_marker(skip)
 

@@ -591,6 +591,7 @@ def test_real_small_sentence_transformers_model(tmp_path: Path) -> None:
 # --- full scale ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # 7 s on the idle machine, 11 s beside other jobs; small scale in the default run
 def test_full_test_split_end_to_end(tmp_path: Path, ocw_dir: Path, cache: Path) -> None:
     """predict writes valid runs for the 494 test walls, and evaluate scores them."""
     out = tmp_path / "preds"

@@ -285,8 +285,9 @@ def test_full_data_tests_are_skipped_or_required(
     is skipped (plain clone) or fails (``OCW_HUB_REQUIRE_FULL_DATA=1``) without the data."""
     tests = pytester.path / "repo" / "tests"
     tests.mkdir(parents=True)
-    for name in ("conftest.py", "ocw_fixtures.py"):
-        (tests / name).write_text((Path(__file__).parent / name).read_text())
+    here = Path(__file__).parent
+    for path in [here / "conftest.py", here / "ocw_fixtures.py", *here.glob("*_support.py")]:
+        (tests / path.name).write_text(path.read_text())
     (tests / "test_sandbox.py").write_text(_SANDBOX_TESTS)
     if shared:
         (pytester.path / "shared" / "data").mkdir(parents=True)

@@ -11,9 +11,9 @@ import sys
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from metric_support import connections, grouping, partition
 from rouge_score import rouge_scorer
 from scipy.stats import wasserstein_distance
-from test_metric import connections, grouping, partition
 
 PIECES = st.sampled_from(list("abcAB 1,.-'é") + ["Ω", "ñ", "\t", "dog", "cat"])
 TEXT = st.lists(PIECES, max_size=10).map("".join)

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_metric import connections, grouping, inputs, partition, spans
+from metric_support import connections, grouping, inputs, partition, spans
 
 # ----------------------------------------------------------------------------------------
 # Strategies
@@ -313,7 +313,7 @@ def test_validate_false_gives_the_same_figures(cases: list[tuple[list, list]]) -
 
 
 def test_validate_false_skips_the_checks(monkeypatch: pytest.MonkeyPatch) -> None:
-    from test_metric import GOLD_CONN, WALL
+    from metric_support import GOLD_CONN, WALL
 
     # Each check as the task module calls it; validate_reference_wall calls validate_wall of
     # the inputs module.
@@ -353,7 +353,7 @@ def test_evaluate_validates_each_wall_once(monkeypatch: pytest.MonkeyPatch) -> N
     import types
 
     import evaluate
-    from test_metric import METRIC_DIR, WALL
+    from metric_support import METRIC_DIR, WALL
 
     metric = evaluate.load(str(METRIC_DIR), "grouping")
     module = importlib.import_module(type(metric).__module__)

@@ -121,14 +121,15 @@ def test_use_the_package_gives_the_two_set_up_commands(repo_root: Path, shared_d
 
 def test_ci_requires_the_real_data_and_runs_both_datasets_versions(repo_root: Path) -> None:
     """`bash .ci/run` (the README's test command) turns a missing ../shared/data into failures
-    (the variable conftest reads) and runs the suite on datasets 3.6.0 and on the newest."""
+    (the variable conftest reads) and runs the datasets_era tests on datasets 3.6.0 and the
+    whole suite on the newest."""
     from conftest import REQUIRE_ENV
 
     ci = (repo_root / ".ci" / "run").read_text()
     assert f"export {REQUIRE_ENV}=1\n" in ci
     assert '"datasets==3.6.0"' in ci
-    runs = re.findall(r"^suite (\S+)$", ci, flags=re.M)
-    assert runs == [".venv-ds3/bin/python", ".venv/bin/python"]
+    runs = re.findall(r"^suite (\S+) ?(\S*)$", ci, flags=re.M)
+    assert runs == [(".venv-ds3/bin/python", "datasets_era"), (".venv/bin/python", "")]
 
 
 #: The card's sections, in order (the issue's list; the export cards take the two datasets').

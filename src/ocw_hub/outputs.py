@@ -199,7 +199,7 @@ def write_files_atomic(files: dict[Path, bytes]) -> None:
     try:
         for path, data in files.items():
             staged.append((_staged_file(Path(path), data), Path(path)))
-        _held_sigint(lambda: [_replace_regular(tmp, path) for tmp, path in staged])
+        _held_sigint(lambda: _replace_all(staged))
     except BaseException:
         for tmp, _ in staged:
             Path(tmp).unlink(missing_ok=True)
@@ -245,6 +245,11 @@ def _staged_file(path: Path, data: bytes) -> str:
         Path(tmp).unlink(missing_ok=True)
         raise
     return tmp
+
+
+def _replace_all(staged: list[tuple[str, Path]]) -> None:
+    for tmp, path in staged:
+        _replace_regular(tmp, path)
 
 
 def _replace_regular(tmp: str, path: Path) -> None:

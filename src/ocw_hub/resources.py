@@ -67,7 +67,7 @@ def script_files(name: str) -> list[Path]:
     path = script_path(name)
     tree = ast.parse(path.read_text(encoding="utf-8"))
     siblings = sorted(
-        {node.module for node in tree.body if isinstance(node, ast.ImportFrom) and node.level == 1}
+        {n.module for n in tree.body if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module}
     )
     return [path, *(path.parent / f"{module}.py" for module in siblings)]
 

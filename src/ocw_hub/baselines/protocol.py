@@ -38,7 +38,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -220,7 +220,7 @@ def groups_from_labels(
     return groups
 
 
-def _label_chunk(arrays: list[np.ndarray], runs: int, seed: int) -> list[np.ndarray]:
+def _label_chunk(arrays: Sequence[np.ndarray], runs: int, seed: int) -> list[np.ndarray]:
     """Worker task: :func:`wall_labels` of a chunk of walls."""
     return [wall_labels(vectors, runs, seed) for vectors in arrays]
 
@@ -378,7 +378,7 @@ def embed_walls(
     encoder = encoder if encoder is not None else TfidfEncoder()
     words = [w["words"] for w in walls]
     if getattr(encoder, "contextual", False):
-        return encoder, encoder.encode_runs(words, [run_order(s) for s in range(runs)])
+        return encoder, cast(Any, encoder).encode_runs(words, [run_order(s) for s in range(runs)])
     return encoder, encoder.encode_walls(words)
 
 

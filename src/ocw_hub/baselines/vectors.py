@@ -178,7 +178,7 @@ def clue_vector(words: Sequence[str], table: dict[str, np.ndarray], dim: int) ->
     for word in words:
         vector = next((table[f] for f in lookup_forms(word) if f in table), None)
         rows.append(vector if vector is not None else np.zeros(dim, dtype=np.float32))
-    return np.mean(np.stack(rows), axis=0, dtype=np.float32)
+    return np.stack(rows).mean(axis=0, dtype=np.float32)
 
 
 class WordVectorsEncoder:

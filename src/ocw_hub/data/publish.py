@@ -219,13 +219,14 @@ def publish(
     _require_hub(api)
     repo_type = "space" if space else "dataset"
     what = "ocw_metric" if space else _pretty_name(root)
+    sdk: dict[str, Any] = {"space_sdk": "gradio"} if space else {}
     with hub_errors(repo_id):
         api.create_repo(
             repo_id,
             repo_type=repo_type,
             private=private,
             exist_ok=True,
-            **({"space_sdk": "gradio"} if space else {}),
+            **sdk,
         )
         if revision:
             api.create_branch(repo_id, repo_type=repo_type, branch=revision, exist_ok=True)

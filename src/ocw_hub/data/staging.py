@@ -202,9 +202,11 @@ def _make_writable_and_retry(func: Callable[[str], Any], path: str, _exc: Any) -
 
 def _remove_tree(folder: Path) -> None:
     """Remove a replaced export; a failure is a warning (the new export is in place)."""
-    handler = "onexc" if sys.version_info >= (3, 12) else "onerror"  # same signature
     try:
-        shutil.rmtree(folder, **{handler: _make_writable_and_retry})
+        if sys.version_info >= (3, 12):  # onerror is deprecated; onexc has the same signature
+            shutil.rmtree(folder, onexc=_make_writable_and_retry)
+        else:
+            shutil.rmtree(folder, onerror=_make_writable_and_retry)
     except OSError as err:
         warnings.warn(
             f"the previous export moved to {folder} could not be removed ({err}); remove it "

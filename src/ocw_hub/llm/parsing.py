@@ -423,7 +423,7 @@ def _match_groups(
     unknown = _spell(matched, groups, clues, repairs)
     if unknown is not None:
         return "unknown_item", f"{unknown!r} is not a clue of the wall"
-    used = Counter(c for row in matched for c in row)
+    used = Counter(str(c) for row in matched for c in row)  # every item matched by now
     for clue, count in used.items():
         if count > clues.count[clue]:
             return "duplicate", f"clue {clue!r} named {count} times"

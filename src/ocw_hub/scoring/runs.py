@@ -163,10 +163,10 @@ def _grouping_items(
     for index, wall_id in enumerate(gold.ids):
         if wall_id in missing:
             predicted = _MISSING_GROUPS
-        elif preds[wall_id].groups is None:
+        elif (groups := preds[wall_id].groups) is None:
             continue
         else:
-            predicted = preds[wall_id].groups
+            predicted = groups
         item = code.score_wall(predicted, gold.groups[index])
         items[index] = {**item, "full_wall": bool(item["full_wall"])}
         if on_wall is not None:
@@ -503,14 +503,14 @@ def evaluate_files(
             download_mode=download_mode,
         )
     source = source_provenance(spec.name, data_dir, [r[spec.id_key] for r in rows], cache_files)
-    options = {"allow_missing": allow_missing, "bertscore": bertscore}
+    options: dict[str, Any] = {"allow_missing": allow_missing, "bertscore": bertscore}
     if "connections" in spec.tasks:
         options["rouge_tokenizer"] = _rouge_tokenizer(rouge_tokenizer)
     with margin_memo():
         runs = _score_runs(spec, files, parsed, rows, options, on_item)
     for run, protocol in zip(runs, protocols, strict=True):
         run["protocol"] = protocol
-    head = {"config": spec.name, "split": split, "source": source}
+    head: dict[str, Any] = {"config": spec.name, "split": split, "source": source}
     if len(runs) == 1:
         if bootstrap:
             runs[0]["ci95"] = run_intervals(runs[0], bootstrap, bootstrap_seed)

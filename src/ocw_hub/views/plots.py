@@ -37,7 +37,7 @@ def human_values(humans: Sequence[dict[str, Any]], figure: str, config: str) -> 
     values = [h.get(figure) for h in humans]
     if any(v is None for v in values):
         return None
-    return [float(v) for v in values]
+    return [float(v) for v in values if v is not None]  # none is, by now
 
 
 def _season_samples(f: ResultsFile, seasons: Sequence[str], figure: str) -> list[list[float]]:

@@ -13,7 +13,7 @@ from ..configs import CONFIGS, ConfigSpec, PathLike, config_spec
 from ..errors import OCWHubError
 from ..shown import preview
 
-_JSON_NAMES = {dict: "object", list: "list", str: "string"}
+_JSON_NAMES: dict[type, str] = {dict: "object", list: "list", str: "string"}
 
 
 class ReportError(OCWHubError, ValueError):

@@ -103,11 +103,11 @@ class Wall:
         if prediction is None:
             return wall
         if isinstance(prediction, Mapping):
-            groups = prediction.get("predicted_groups")
+            predicted = prediction.get("predicted_groups")
             connections = prediction.get("predicted_connections")
         else:
-            groups, connections = prediction.groups, prediction.connections
-        return wall.with_prediction(groups, connections)
+            predicted, connections = prediction.groups, prediction.connections
+        return wall.with_prediction(predicted, connections)
 
     def with_prediction(
         self,

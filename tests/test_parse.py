@@ -199,7 +199,7 @@ BY_ID = {w["wall_id"]: w for w in TEST_WALLS}
 
 
 def _gold(wall_id: str) -> list[list[str]]:
-    return [g["gt_words"] for g in BY_ID[wall_id]["groups"].values()]
+    return [list(g["gt_words"]) for g in BY_ID[wall_id]["groups"].values()]  # a copy to edit
 
 
 def grouping_answer(wall_id: str) -> str:
