@@ -30,6 +30,7 @@ from ..errors import ChoiceError, PredictionsError
 from ..resources import load_metric_module
 from ..shown import capped, preview
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from .groups import add_group_figures
 from .intervals import bootstrap_record, run_intervals, runs_intervals
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
 
@@ -270,6 +271,7 @@ def score_ocw(
         }
         for i, wall in enumerate(gold.walls)
     ]
+    add_group_figures(results, gold, predictions, missing, _MISSING_GROUPS, items["grouping"])
     return results
 
 
@@ -372,11 +374,12 @@ def summarize_runs(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     items (``n_walls``, ``n_questions``) are not averaged."""
     import numpy as np
 
-    tasks = [t for t in TASKS if all(t in run for run in runs)]
+    tasks = [t for t in (*TASKS, "groups") if all(t in run for run in runs)]
     mean: dict[str, dict[str, float]] = {}
     std: dict[str, dict[str, float]] = {}
     for task in tasks:
         figures = [k for k in runs[0][task] if k not in ("n_walls", "n_questions")]
+        figures = [k for k in figures if all(run[task].get(k) is not None for run in runs)]
         values = {k: np.array([float(run[task][k]) for run in runs]) for k in figures}
         mean[task] = {k: float(v.mean()) for k, v in values.items()}
         std[task] = {k: float(v.std()) for k, v in values.items()}
