@@ -33,6 +33,7 @@ from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .groups import add_group_figures
 from .intervals import bootstrap_record, run_intervals, runs_intervals
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
+from .slices import WallSlice, add_season_intervals, apply_slice
 
 #: Placeholder clue of a missing wall scored with ``allow_missing``: never a real clue, so every
 #: placed clue counts as wrong (no correct group, AMI/ARI/FMS of unrelated labels, WD 1).
@@ -453,6 +454,7 @@ def evaluate_files(
     bootstrap: int = DEFAULT_RESAMPLES,
     bootstrap_seed: int = DEFAULT_SEED,
     as_runs: bool = False,
+    walls_slice: WallSlice | None = None,
 ) -> dict[str, Any]:
     """Score predictions files (or folders of runs) against a split of a config: what
     ``ocw-hub evaluate`` runs.
@@ -462,7 +464,9 @@ def evaluate_files(
     percentile bootstrap interval (:mod:`ocw_hub.scoring.intervals`, seeded by
     ``bootstrap_seed``): ``ci95`` (``{task: {figure: [low, high]}}``) and ``bootstrap`` (what
     was resampled) beside the figures of one run, or beside ``mean`` and ``std`` over runs
-    (the two-level interval of the mean over runs; the runs have none of their own).
+    (the two-level interval of the mean over runs; the runs have none of their own), and in
+    each season of ``by_season`` (:func:`.slices.add_season_intervals`). ``walls_slice``: only
+    the walls of some seasons (:mod:`.slices`), recorded as ``slice``.
 
     Every file is read and shape-checked before the split is loaded, so a bad file costs no
     loading time. ``rouge_tokenizer`` (OCW): ``"default"``, the paper's ROUGE tokenizer, or
@@ -506,6 +510,7 @@ def evaluate_files(
             download_mode=download_mode,
         )
     source = source_provenance(spec.name, data_dir, [r[spec.id_key] for r in rows], cache_files)
+    rows, parsed, sliced = apply_slice(spec, rows, parsed, walls_slice, data_dir, cache_dir)
     options: dict[str, Any] = {"allow_missing": allow_missing, "bertscore": bertscore}
     if "connections" in spec.tasks:
         options["rouge_tokenizer"] = _rouge_tokenizer(rouge_tokenizer)
@@ -514,10 +519,12 @@ def evaluate_files(
     for run, protocol in zip(runs, protocols, strict=True):
         run["protocol"] = protocol
     head: dict[str, Any] = {"config": spec.name, "split": split, "source": source}
+    head.update({"slice": sliced} if sliced else {})
     if len(runs) == 1:
         if bootstrap:
             runs[0]["ci95"] = run_intervals(runs[0], bootstrap, bootstrap_seed)
             runs[0]["bootstrap"] = bootstrap_record(bootstrap, bootstrap_seed, "walls")
+            add_season_intervals(runs[0], bootstrap, bootstrap_seed)
         return {**head, **runs[0]}
     head["protocol"] = common_protocol(protocols)
     summary: dict[str, Any] = {
@@ -532,6 +539,7 @@ def evaluate_files(
     if bootstrap:
         summary["ci95"] = runs_intervals(runs, bootstrap, bootstrap_seed)
         summary["bootstrap"] = bootstrap_record(bootstrap, bootstrap_seed, TWO_LEVEL)
+        add_season_intervals(summary, bootstrap, bootstrap_seed)
     return summary
 
 

@@ -79,10 +79,20 @@ def _headline_html(files: Sequence[ResultsFile]) -> str:
     return (
         f'<table class="headline" data-config="{html.escape(config)}" '
         f'data-split="{html.escape(split)}"><caption>{html.escape(config)} / '
-        f"{html.escape(split)}: the figures of <code>ocw-hub evaluate</code> (0-1 unless "
-        "marked 0-100; totals are counts; several runs: mean ± std, population)</caption>"
+        f"{html.escape(split)}{_slice_text(files)}: the figures of <code>ocw-hub evaluate</code> "
+        "(0-1 unless marked 0-100; totals are counts; several runs: mean ± std, population)"
+        "</caption>"
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     )
+
+
+def _slice_text(files: Sequence[ResultsFile]) -> str:
+    """`` (slice: seasons 1-5 (120 of 494 walls))`` for files computed on a slice of walls
+    (their ``slice``, :mod:`ocw_hub.scoring.slices`), each different one named; else empty."""
+    labels = dict.fromkeys(
+        str(f.data["slice"]["label"]) for f in files if isinstance(f.data.get("slice"), dict)
+    )
+    return f" (slice: {html.escape('; '.join(labels))})" if labels else ""
 
 
 # --------------------------------------------------------------------------------------
@@ -151,7 +161,7 @@ def _group_section(
 ) -> str:
     config, split = group[0].key
     parts = [f"<h2 id=\"{html.escape(config)}-{html.escape(split)}\">{html.escape(config)} / "
-             f"{html.escape(split)}</h2>"]  # fmt: skip
+             f"{html.escape(split)}{_slice_text(group)}</h2>"]  # fmt: skip
     parts += [plot.html() for plot in _plots_of(group) if plot is not None]
     if group[0].is_wote:
         return "".join(parts)
