@@ -17,6 +17,7 @@ from ..configs import PathLike
 from ..provenance import STAND_IN, provenance_lines
 from .embedding_plot import plot_embeddings, vectors_of
 from .hardest import hardest_section, hardest_walls
+from .herring_plots import plot_confusion, plot_found_by
 from .plots import plot_ablation, plot_by_season, plot_distributions, plot_runs, plot_wote_breakdown
 from .plotting import Plot
 from .report_data import PredictionsCache, ResultsFile, by_key, grouped_files, read_results
@@ -149,7 +150,8 @@ def _inputs_table(files: Sequence[ResultsFile]) -> str:
 def _plots_of(group: Sequence[ResultsFile]) -> list[Plot | None]:
     if group[0].is_wote:
         return [plot_runs(group), plot_wote_breakdown(group)]
-    return [plot_by_season(group), plot_distributions(group), plot_runs(group)]
+    herrings = [plot_found_by(group), plot_confusion(group)]  # herring_plots.py
+    return [plot_by_season(group), *herrings, plot_distributions(group), plot_runs(group)]
 
 
 def _group_section(
