@@ -200,3 +200,24 @@ def test_evaluate_table_shows_the_group_rows(tmp_path: Path) -> None:
     assert len(rows) == 1 and f"{4 / 11:.4f}" in rows[0]
     lo, hi = data["ci95"]["groups"]["decoy_share"]
     assert f"[{lo:.4f}, {hi:.4f}]" in rows[0]
+
+
+def test_confusion_of_gold_groups_by_hand(results: dict, tmp_path: Path) -> None:
+    """Clues of gold group g placed with gold group h (report), from the spreads above:
+    A: 18 in place (3 + 4 + 3 + 4 + 4), 1 with B (Puck) of 19 placed (Fry was replaced by
+    Frye); B: 1 with A (Screw), 18 in place, 1 with D (Ahab); C: 18 in place, 2 with D (654041's
+    2 + 2, whichever way its tie is matched); D: 1 with B (Fox), 2 with C, 17 in place. The
+    missing wall places no clue of the wall."""
+    from ocw_hub.views.herring_plots import confusion, plot_found_by
+    from ocw_hub.views.report import build_report
+    from ocw_hub.views.report_data import read_results
+
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(results), encoding="utf-8")
+    files = read_results([path])
+    expected = [[18, 1, 0, 0], [1, 18, 0, 1], [0, 0, 18, 2], [0, 1, 2, 17]]
+    for row, counts in zip(confusion(files[0]), expected, strict=True):
+        assert row == pytest.approx([c / sum(counts) for c in counts])
+    assert plot_found_by(files) is not None
+    page = build_report(files)
+    assert 'id="found-by-default-test"' in page and 'id="confusion-default-test"' in page
