@@ -141,7 +141,10 @@ def test_cli_records_and_shows_the_slice(tmp_path: Path) -> None:
     assert "slice: seasons aired after 2009-01-01" in result.output
     # report: the results file cut again, shown in the headline's caption
     page = tmp_path / "report.html"
-    result = runner.invoke(app, ["report", str(out), "-o", str(page), "--seasons", "13"])
+    result = runner.invoke(app, [
+        "report", str(out), "-o", str(page), "--seasons", "13", "--data-dir", str(DATED),
+        "--no-checks",
+    ])  # fmt: skip
     assert result.exit_code == 0, result.output
     html = page.read_text(encoding="utf-8")
     assert "slice: seasons 13 (1 of 2 walls)" in html
