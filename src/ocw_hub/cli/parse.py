@@ -42,21 +42,53 @@ def _parse_table(report: dict[str, Any]) -> Table:
 
 
 def _parse_ocw(
-    answers: Any, rows: Any, task: str, mode: str, allow_truncated: bool, source: str
-) -> tuple[Any, dict[str, Any]]:
+    answers: Any, rows: Any, task: str, mode: str, allow_truncated: bool, source: str,
+    style: str,
+) -> tuple[Any, dict[str, Any]]:  # fmt: skip
     from ..llm.responses import parse_responses
 
     return parse_responses(
-        answers, rows, task=task, mode=mode, allow_truncated=allow_truncated, source=source
-    )
+        answers, rows, task=task, mode=mode, allow_truncated=allow_truncated, source=source,
+        style=style,
+    )  # fmt: skip
 
 
 def _parse_wote(
-    answers: Any, rows: Any, task: str, mode: str, allow_truncated: bool, source: str
-) -> tuple[Any, dict[str, Any]]:
+    answers: Any, rows: Any, task: str, mode: str, allow_truncated: bool, source: str,
+    style: str,
+) -> tuple[Any, dict[str, Any]]:  # fmt: skip
     from ..llm.wote import parse_wote_responses
 
     return parse_wote_responses(answers, rows, allow_truncated=allow_truncated, source=source)
+
+
+def _prompt_style(responses: Path, given: str | None, mode: str) -> str:
+    """The prompt style of the answers: ``--prompt-style``, else the one the responses'
+    protocol record names (``prompts`` writes it, ``run-llm`` copies it), else ``paper``.
+
+    Raises:
+        OptionError: an unknown style, a ``--prompt-style`` other than the record's, paper
+            mode on a style not answered in text.
+    """
+    from ..llm.responses import paper_mode_reads
+    from ..llm.styles import STYLE_NAMES
+    from ..provenance import read_protocol
+
+    record = read_protocol(responses) or {}
+    recorded = record.get("prompt_style")
+    if given is not None and recorded is not None and given != recorded:
+        raise OptionError(
+            f"--prompt-style {given}: the protocol record of {responses} says the requests "
+            f"were written in style {recorded}"
+        )
+    style = given or (recorded if isinstance(recorded, str) else None) or "paper"
+    check_choice("--prompt-style", style, STYLE_NAMES)
+    if mode == "paper" and not paper_mode_reads(style):
+        raise OptionError(
+            f"--mode paper: the notebook's parsing reads answers in text, not {style} answers "
+            "(use --mode robust)"
+        )
+    return style
 
 
 #: Each dataset's answer parser and the --mode values it takes (None: every one).
@@ -96,6 +128,15 @@ def parse(
             "unrecoverable.",
         ),
     ] = False,
+    prompt_style: Annotated[
+        str | None,
+        typer.Option(
+            "--prompt-style",
+            help="The style the requests were written in (prompts --list-styles), which says "
+            "which block of the answer is parsed; default: the one the responses' protocol "
+            "record names, else paper.",
+        ),
+    ] = None,
     data_dir: DataDir = None,
     cache_dir: CacheDir = None,
     no_checks: NoChecks = False,
@@ -123,6 +164,7 @@ def parse(
     modes = _PARSERS[spec.dataset][1]
     if modes is not None and mode not in modes:
         raise OptionError(f"--mode {mode}: {spec.name} answers are parsed in robust mode only")
+    style = _prompt_style(responses, prompt_style, mode)
     inputs = [responses, local_path(source)]
     require("llm", "parse")
     out = check_output_file(out, inputs=inputs)
@@ -130,13 +172,14 @@ def parse(
     answers = read_responses(responses, spec.unit)
     rows = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
     predictions, report = _PARSERS[spec.dataset][0](
-        answers, rows, task, mode, allow_truncated, str(responses)
+        answers, rows, task, mode, allow_truncated, str(responses), style
     )
     report = {"responses": str(responses), "config": config, "split": split, **report}
     write_json(out, predictions)
     write_json(sidecar, report)
     task_done = task if task in spec.tasks else spec.tasks[0]  # WoTe: its one task
-    write_protocol(out, {"task": task_done, "parse_mode": mode}, inputs=[responses])
+    fields = {"task": task_done, "parse_mode": mode, "prompt_style": prompt_style}
+    write_protocol(out, fields, inputs=[responses])
     console.print(_parse_table(report))
     if report["missing"]:
         print_warning(

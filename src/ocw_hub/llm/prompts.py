@@ -202,8 +202,7 @@ def _check_style(style: str) -> None:
 def _check_response_format(response_format: str) -> None:
     if response_format not in RESPONSE_FORMATS:
         raise PromptError(
-            f"unknown response format {response_format!r}; expected one of "
-            f"{list(RESPONSE_FORMATS)}"
+            f"unknown response format {response_format!r}; expected one of {list(RESPONSE_FORMATS)}"
         )
 
 
