@@ -203,13 +203,15 @@ def schema_problem(value: Any, schema: Mapping[str, Any], path: str = "$") -> st
             extra = [k for k in node if k not in known]
             if extra and rule.get("additionalProperties", True) is False:
                 return f"{where}: unexpected key {extra[0]!r}"
-            stack.extend((node[k], known[k], f"{where}.{k}") for k in node if k in known)
+            inner = [(node[k], known[k], f"{where}.{k}") for k in node if k in known]
+            stack.extend(reversed(inner))  # the first in document order is checked first
         elif isinstance(node, list):
             low, high = rule.get("minItems", 0), rule.get("maxItems", len(node))
             if not low <= len(node) <= high:
                 return f"{where}: {len(node)} items, expected {low} to {high}"
             if "items" in rule:
-                stack.extend((v, rule["items"], f"{where}[{i}]") for i, v in enumerate(node))
+                inner = [(v, rule["items"], f"{where}[{i}]") for i, v in enumerate(node)]
+                stack.extend(reversed(inner))
     return None
 
 
