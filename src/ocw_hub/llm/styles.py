@@ -246,6 +246,23 @@ def style_lines() -> list[tuple[str, str]]:
     return [(name, load_style(name).description) for name in STYLE_NAMES]
 
 
+_ANSWER_SHOWN = {
+    "text": "the whole answer",
+    "after": "the text after the last line starting with `{marker}`",
+    "json": "one JSON object, valid against the task's schema",
+}
+
+
+def styles_table() -> str:
+    """The Markdown table of the styles (``docs/experiment.md`` holds it as is)."""
+    rows = ["| style | what parse reads | the style |", "| --- | --- | --- |"]
+    for name in STYLE_NAMES:
+        style = load_style(name)
+        read = _ANSWER_SHOWN[style.answer].format(marker=style.marker)
+        rows.append(f"| `{name}` | {read} | {style.description} |")
+    return "\n".join(rows) + "\n"
+
+
 def styles_markdown() -> str:
     """The exact text of every style as Markdown (``docs/prompt_styles.md`` is this text)."""
     parts = [
