@@ -91,6 +91,48 @@ def _prompt_style(responses: Path, given: str | None, mode: str) -> str:
     return style
 
 
+#: The tie rule of ``--vote``, as the parse report states it.
+TIE_RULE = "the tied answer given first, in choice order"
+
+
+def _parse_vote(
+    answers: Any, rows: Any, task: str, style: str, allow_truncated: bool, *, out: Path,
+    inputs: list[Any], responses: Path,
+) -> tuple[list[dict[str, Any]], dict[str, Any], int]:  # fmt: skip
+    """``parse --vote``: the vote's predictions and report, and K; each sample's
+    predictions written to ``<out stem>.sample-<i><suffix>`` with its protocol record
+    (:mod:`ocw_hub.llm.vote`). Every output path is checked before any is written."""
+    from ..llm.responses import check_known, parse_report, predictions_of
+    from ..llm.vote import vote_responses
+    from ..outputs import check_output_file, write_json
+    from ..provenance import write_protocol
+
+    check_known(answers, rows, str(responses))
+    votes, samples = vote_responses(
+        answers, rows, task=task, style=style, allow_truncated=allow_truncated
+    )
+    paths = [
+        check_output_file(out.with_name(f"{out.stem}.sample-{i}{out.suffix}"), inputs=inputs)
+        for i in range(1, len(samples) + 1)
+    ]
+    missing = [str(w["wall_id"]) for w in rows if str(w["wall_id"]) not in answers]
+    report = parse_report(votes, missing, task=task, mode="robust")
+    report["vote"] = {
+        "samples": len(samples),
+        "tie_rule": TIE_RULE,
+        "files": [str(p) for p in paths],
+        "sample_counts": [parse_report(s, missing, task=task, mode="robust")["counts"]
+                          for s in samples],
+    }  # fmt: skip
+    report.update(prompt_style=style, allow_truncated=allow_truncated)
+    for path, sample in zip(paths, samples, strict=True):
+        write_json(path, predictions_of(sample))
+        fields = {"task": task, "parse_mode": "robust", "samples": len(samples),
+                  "aggregate": "sample"}  # fmt: skip
+        write_protocol(path, fields, inputs=[responses])
+    return predictions_of(votes), report, len(samples)
+
+
 #: Each dataset's answer parser and the --mode values it takes (None: every one).
 _PARSERS: dict[str, tuple[Any, tuple[str, ...] | None]] = {
     "ocw": (_parse_ocw, None),
@@ -137,6 +179,16 @@ def parse(
             "record names, else paper.",
         ),
     ] = None,
+    vote: Annotated[
+        bool,
+        typer.Option(
+            "--vote",
+            help="Self-consistency: each of the n choices of an answer (requests sent with "
+            "n = K) is parsed as a sample, written to <out stem>.sample-<i>.json; --out gets "
+            "the vote: the partition most samples state (task 2: each group's most frequent "
+            f"connection), ties to {TIE_RULE}. Robust mode only.",
+        ),
+    ] = False,
     data_dir: DataDir = None,
     cache_dir: CacheDir = None,
     no_checks: NoChecks = False,
@@ -165,20 +217,30 @@ def parse(
     if modes is not None and mode not in modes:
         raise OptionError(f"--mode {mode}: {spec.name} answers are parsed in robust mode only")
     style = _prompt_style(responses, prompt_style, mode)
+    if vote and (mode != "robust" or task not in spec.tasks):
+        raise OptionError("--vote: OCW answers in robust mode only")
     inputs = [responses, local_path(source)]
     require("llm", "parse")
     out = check_output_file(out, inputs=inputs)
     sidecar = check_output_file(out.with_name(out.name + ".parse.json"), inputs=inputs)
     answers = read_responses(responses, spec.unit)
     rows = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
-    predictions, report = _PARSERS[spec.dataset][0](
-        answers, rows, task, mode, allow_truncated, str(responses), style
-    )
+    voted: dict[str, Any] = {}
+    if vote:
+        predictions, report, k = _parse_vote(
+            answers, rows, task, style, allow_truncated, out=out, inputs=inputs,
+            responses=responses,
+        )  # fmt: skip
+        voted = {"samples": k, "aggregate": "vote"}
+    else:
+        predictions, report = _PARSERS[spec.dataset][0](
+            answers, rows, task, mode, allow_truncated, str(responses), style
+        )
     report = {"responses": str(responses), "config": config, "split": split, **report}
     write_json(out, predictions)
     write_json(sidecar, report)
     task_done = task if task in spec.tasks else spec.tasks[0]  # WoTe: its one task
-    fields = {"task": task_done, "parse_mode": mode, "prompt_style": prompt_style}
+    fields = {"task": task_done, "parse_mode": mode, "prompt_style": prompt_style, **voted}
     write_protocol(out, fields, inputs=[responses])
     console.print(_parse_table(report))
     if report["missing"]:

@@ -52,7 +52,7 @@ REPAIR_KINDS = (
 REASONS = (
     "no_answer", "refusal", "reasoning_only", "unclosed_reasoning", "truncated",
     "group_count", "group_size", "duplicate", "unknown_item", "incomplete",
-    "no_final_answer", "invalid_json", "schema_mismatch",
+    "no_final_answer", "invalid_json", "schema_mismatch", "no_valid_sample",
 )  # fmt: skip
 EMPTY_GROUPS = [[""] * GROUP_SIZE for _ in range(N_GROUPS)]
 

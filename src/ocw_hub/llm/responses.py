@@ -60,6 +60,9 @@ class Response:
             it was complete, :func:`~ocw_hub.llm.answer_text.incomplete`).
         finish_reason: the choice's ``finish_reason`` (``length``: cut at the token limit).
         reasoning: the message's ``reasoning_content`` (or ``reasoning``), else None.
+        samples: every choice of the body (``n`` > 1 samples) as ``(content, finish_reason,
+            reasoning)``, in choice order; ``[]`` for a line without an answer or a
+            ``{wall_id, text}`` line (:mod:`.vote` reads it).
     """
 
     wall_id: str
@@ -68,6 +71,7 @@ class Response:
     problem: str | None = None
     finish_reason: str | None = None
     reasoning: str | None = None
+    samples: list[tuple[str, str | None, str | None]] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------------------
@@ -123,7 +127,28 @@ def _batch_response(
         problem=incomplete(finish),
         finish_reason=_reason(finish),
         reasoning=_reasoning(message),
+        samples=_samples(record),
     )
+
+
+def _samples(record: Mapping[str, Any]) -> list[tuple[str, str | None, str | None]]:
+    """Every choice of a line's body as ``(content, finish_reason, reasoning)``; a choice
+    whose content is not text is ``("", "invalid_content", None)`` (no answer)."""
+    body = record["response"].get("body")
+    found: list[tuple[str, str | None, str | None]] = []
+    for choice in body.get("choices", []):
+        if not isinstance(choice, dict):
+            found.append(("", "invalid_content", None))
+            continue
+        message = choice.get("message")
+        try:
+            content = message.get("content") if isinstance(message, dict) else choice.get("text")
+            text = content_text(content)
+        except ValueError:
+            found.append(("", "invalid_content", None))
+            continue
+        found.append((text or "", _reason(choice.get("finish_reason")), _reasoning(message)))
+    return found
 
 
 def _reason(finish: Any) -> str | None:
@@ -412,6 +437,21 @@ def parse_wall(
     return parsed
 
 
+def check_known(
+    responses: Mapping[str, Response], walls: Sequence[Mapping[str, Any]], source: str
+) -> None:
+    """Raises PredictionsError: a response for a wall that is not in ``walls`` (names
+    ``source`` and up to 5 ids)."""
+    known = {str(w["wall_id"]) for w in walls}
+    unknown = [wall_id for wall_id in responses if wall_id not in known]
+    if unknown:
+        raise PredictionsError(
+            f"{source}: {len(unknown)} responses are for walls not in this split "
+            f"({capped(unknown)}); check the config "
+            "and the split"
+        )
+
+
 def parse_responses(
     responses: Mapping[str, Response],
     walls: Sequence[Mapping[str, Any]],
@@ -435,14 +475,7 @@ def parse_responses(
         PredictionsError: a response for a wall that is not in ``walls`` (names ``source``
             and up to 5 ids).
     """
-    known = {str(w["wall_id"]) for w in walls}
-    unknown = [wall_id for wall_id in responses if wall_id not in known]
-    if unknown:
-        raise PredictionsError(
-            f"{source}: {len(unknown)} responses are for walls not in this split "
-            f"({capped(unknown)}); check the config "
-            "and the split"
-        )
+    check_known(responses, walls, source)
     parsed = [
         parse_wall(
             w,
@@ -455,13 +488,27 @@ def parse_responses(
         for w in walls
         if str(w["wall_id"]) in responses
     ]
-    predictions = [
+    missing = [str(w["wall_id"]) for w in walls if str(w["wall_id"]) not in responses]
+    report = _report(parsed, missing, task=task, mode=mode)
+    return predictions_of(parsed), {
+        **report, "prompt_style": style, "allow_truncated": allow_truncated,
+    }  # fmt: skip
+
+
+def predictions_of(parsed: Sequence[ParsedWall]) -> list[dict[str, Any]]:
+    """Parsed walls as predictions in the official format."""
+    return [
         {"wall_id": p.wall_id, "predicted_groups": p.groups, "predicted_connections": p.connections}
         for p in parsed
     ]
-    missing = [str(w["wall_id"]) for w in walls if str(w["wall_id"]) not in responses]
-    report = _report(parsed, missing, task=task, mode=mode)
-    return predictions, {**report, "prompt_style": style, "allow_truncated": allow_truncated}
+
+
+def parse_report(
+    parsed: Sequence[ParsedWall], missing: list[str], *, task: str, mode: str
+) -> dict[str, Any]:
+    """The parse report of ``parsed`` (:func:`parse_responses`'s second value, less the
+    ``prompt_style`` and ``allow_truncated`` that it adds)."""
+    return _report(parsed, missing, task=task, mode=mode)
 
 
 def _report(

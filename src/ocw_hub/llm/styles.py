@@ -185,33 +185,50 @@ def _keywords(schema: Any) -> set[str]:
 _TYPES: dict[str, Any] = {"object": dict, "array": list, "string": str}
 
 
+def _object_problem(
+    node: dict[str, Any], rule: Mapping[str, Any], where: str
+) -> tuple[str | None, list[tuple[Any, Mapping[str, Any], str]]]:
+    missing = [k for k in rule.get("required", []) if k not in node]
+    if missing:
+        return f"{where}: missing key {missing[0]!r}", []
+    known = rule.get("properties", {})
+    extra = [k for k in node if k not in known]
+    if extra and rule.get("additionalProperties", True) is False:
+        return f"{where}: unexpected key {extra[0]!r}", []
+    return None, [(node[k], known[k], f"{where}.{k}") for k in node if k in known]
+
+
+def _array_problem(
+    node: list[Any], rule: Mapping[str, Any], where: str
+) -> tuple[str | None, list[tuple[Any, Mapping[str, Any], str]]]:
+    low, high = rule.get("minItems", 0), rule.get("maxItems", len(node))
+    if not low <= len(node) <= high:
+        return f"{where}: {len(node)} items, expected {low} to {high}", []
+    if "items" not in rule:
+        return None, []
+    return None, [(v, rule["items"], f"{where}[{i}]") for i, v in enumerate(node)]
+
+
 def schema_problem(value: Any, schema: Mapping[str, Any], path: str = "$") -> str | None:
     """Why ``value`` is not valid against ``schema`` (the keywords of
-    :data:`SCHEMA_KEYWORDS`, types object, array and string), naming the path
-    (``$.groups[2]``); None when it is valid. Iterative over the value's nesting."""
+    :data:`SCHEMA_KEYWORDS`, types object, array and string), naming the path of the first
+    problem in document order (``$.groups[2]``); None when it is valid. Iterative over the
+    value's nesting."""
     stack: list[tuple[Any, Mapping[str, Any], str]] = [(value, schema, path)]
     while stack:
         node, rule, where = stack.pop()
         kind = rule.get("type")
         if kind is not None and not isinstance(node, _TYPES[kind]):
             return f"{where}: expected {kind}, got {type(node).__name__}"
+        problem: str | None = None
+        inner: list[tuple[Any, Mapping[str, Any], str]] = []
         if isinstance(node, dict):
-            missing = [k for k in rule.get("required", []) if k not in node]
-            if missing:
-                return f"{where}: missing key {missing[0]!r}"
-            known = rule.get("properties", {})
-            extra = [k for k in node if k not in known]
-            if extra and rule.get("additionalProperties", True) is False:
-                return f"{where}: unexpected key {extra[0]!r}"
-            inner = [(node[k], known[k], f"{where}.{k}") for k in node if k in known]
-            stack.extend(reversed(inner))  # the first in document order is checked first
+            problem, inner = _object_problem(node, rule, where)
         elif isinstance(node, list):
-            low, high = rule.get("minItems", 0), rule.get("maxItems", len(node))
-            if not low <= len(node) <= high:
-                return f"{where}: {len(node)} items, expected {low} to {high}"
-            if "items" in rule:
-                inner = [(v, rule["items"], f"{where}[{i}]") for i, v in enumerate(node)]
-                stack.extend(reversed(inner))
+            problem, inner = _array_problem(node, rule, where)
+        if problem is not None:
+            return problem
+        stack.extend(reversed(inner))  # the first in document order is checked first
     return None
 
 
