@@ -85,8 +85,16 @@ def _lines(groups: list[list[str]]) -> str:
 PLAN = {"c001": "GGR", "c002": "RGX", "c003": "XXG", "c004": "XXX"}
 
 
-def sample_answer(wall_id: str, kind: str) -> str:
+def sample_answer(wall_id: str, kind: str, task: str = "grouping") -> str:
+    """Task 1: G the gold partition, R a rotated one, X none. Task 2: G the gold connections,
+    R wrong ones, X an empty answer (no connection: a refusal's line would be read as one)."""
     gold = _gold(wall_id)
+    if task == "connections":
+        names = {"G": list(BY_ID[wall_id]["gt_connections"]), "R": ["W", "X", "Y", "Z"]}
+        if kind == "X":
+            return ""
+        named = zip(gold, names[kind], strict=True)
+        return "\n".join(f"{', '.join(g)}. Connection: {c}" for g, c in named)
     return {"G": _lines(gold), "R": _lines(_rotated(gold)), "X": "I cannot solve this."}[kind]
 
 
@@ -94,10 +102,11 @@ class SamplingServer(ChatServer):
     """Answers ``n`` choices (the body's ``n``), choice i as :data:`PLAN` says."""
 
     def _reply(self, body: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
-        wall_id, _ = which_wall(body)
+        wall_id, task = which_wall(body)
         payload = completion(body, "", 1)
         payload["choices"] = [
-            {"index": i, "message": {"role": "assistant", "content": sample_answer(wall_id, k)},
+            {"index": i, "message": {"role": "assistant",
+                                     "content": sample_answer(wall_id, k, task)},
              "finish_reason": "stop"}
             for i, k in enumerate(PLAN[wall_id][: body.get("n", 1)])
         ]  # fmt: skip
@@ -122,21 +131,28 @@ def _full_wall(path: Path, tmp: Path, cache: Path) -> Any:
     return json.loads(out.read_text())
 
 
-def test_vote_end_to_end(tmp_path: Path, cache: Path) -> None:
-    requests = tmp_path / "req.jsonl"
-    _cli("prompts", "--task", "grouping", "--shots", "1", "--out", str(requests), cache=cache)
+def _sampled_responses(tmp_path: Path, cache: Path, task: str) -> Path:
+    """prompts (then n = 3 in every body, as the generation profiles' -n 3 sends it) and
+    run-llm against :class:`SamplingServer`."""
+    requests = tmp_path / f"{task}-req.jsonl"
+    _cli("prompts", "--task", task, "--shots", "1", "--out", str(requests), cache=cache)
     lines = [json.loads(line) for line in requests.read_text().splitlines()]
-    for line in lines:  # what the generation profiles' -n 3 sends
+    for line in lines:
         line["body"]["n"] = 3
     requests.write_text("".join(json.dumps(line) + "\n" for line in lines))
     server = SamplingServer(key=lambda body: which_wall(body)[0])
     try:
-        responses = tmp_path / "resp.jsonl"
+        responses = tmp_path / f"{task}-resp.jsonl"
         result = runner.invoke(app, ["run-llm", str(requests), "--base-url", server.url,
                                      "--model", "fake", "--out", str(responses)])  # fmt: skip
         assert result.exit_code == 0, result.output
     finally:
         server.close()
+    return responses
+
+
+def test_vote_end_to_end(tmp_path: Path, cache: Path) -> None:
+    responses = _sampled_responses(tmp_path, cache, "grouping")
     out = tmp_path / "vote.json"
     _cli("parse", str(responses), "--vote", "--out", str(out), cache=cache)
     report = json.loads((tmp_path / "vote.json.parse.json").read_text())
@@ -157,6 +173,21 @@ def test_vote_end_to_end(tmp_path: Path, cache: Path) -> None:
     assert [run["grouping"]["full_wall"] for run in scored["runs"]] == by_hand
     record = json.loads((tmp_path / "vote.json.protocol.json").read_text())
     assert (record["aggregate"], record["samples"]) == ("vote", 3)
+
+
+def test_connections_vote_end_to_end(tmp_path: Path, cache: Path) -> None:
+    """Per group the most frequent connection: c001 G (2 of 3), c002 R (tie R/G, R first),
+    c003 G (X gives none), c004 none: exact match 8 of 16; the samples 4, 8 and 4."""
+    responses = _sampled_responses(tmp_path, cache, "connections")
+    out = tmp_path / "vote.json"
+    _cli("parse", str(responses), "--task", "connections", "--vote", "--out", str(out),
+         cache=cache)  # fmt: skip
+    scored = _full_wall(out, tmp_path, cache)
+    assert scored["connections"]["exact_match"] == 8 / 16
+    by_hand = [4 * sum(PLAN[w][i] == "G" for w in sorted(BY_ID)) / 16 for i in range(3)]
+    for i, expected in enumerate(by_hand, 1):
+        sample = _full_wall(tmp_path / f"vote.sample-{i}.json", tmp_path, cache)
+        assert sample["connections"]["exact_match"] == expected
 
 
 def test_vote_is_refused_in_paper_mode(tmp_path: Path, cache: Path) -> None:
