@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 import ocw_hub
 from ocw_hub.cli import app
 from ocw_hub.llm.styles import STYLE_NAMES, load_style
+from ocw_hub.provenance import describe_protocol
 
 runner = CliRunner()
 FIXTURE = Path(__file__).parent / "data" / "llm" / "ocw"
@@ -184,6 +185,8 @@ def test_json_end_to_end(
     assert results["grouping"]["correct_groups"] == 4 + 0 + 4 + 0
     assert results["protocol"]["prompt_style"] == "json"
     assert results["protocol"]["response_format"] == response_format
+    shown = describe_protocol(results["protocol"])  # the line of table titles and the report
+    assert f"prompt style json, response format {response_format}, shots 1" in shown
     responses = _run(tmp_path, server, "connections", style, cache)
     report, results = _parse_and_score(tmp_path, responses, "connections", cache)
     assert report["unrecoverable"] == {"invalid_json": 1}

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from ocw_hub.cli import app
 from ocw_hub.llm.responses import ParsedWall
 from ocw_hub.llm.vote import first_most_common, partition_key, vote_connections, vote_groups
+from ocw_hub.provenance import describe_protocol
 
 runner = CliRunner()
 FIXTURE = Path(__file__).parent / "data" / "llm" / "ocw"
@@ -173,6 +174,7 @@ def test_vote_end_to_end(tmp_path: Path, cache: Path) -> None:
     assert [run["grouping"]["full_wall"] for run in scored["runs"]] == by_hand
     record = json.loads((tmp_path / "vote.json.protocol.json").read_text())
     assert (record["aggregate"], record["samples"]) == ("vote", 3)
+    assert "parse mode robust, aggregate vote, samples 3" in describe_protocol(record)
 
 
 def test_connections_vote_end_to_end(tmp_path: Path, cache: Path) -> None:
