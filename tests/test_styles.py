@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_parsing import CONNECTIONS, GOLD, lines
 from test_prompting import EXAMPLE, WALL
 
@@ -299,3 +301,22 @@ def test_the_docs_hold_every_style_text() -> None:
         for section, text in load_style(name).sections.items():
             if section != "description":
                 assert f"### {section}\n\n````text\n{text}\n````\n" in shown
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    groups=st.permutations(range(4)),
+    clues=st.lists(st.permutations(range(4)), min_size=4, max_size=4),
+    style=st.sampled_from(STYLE_NAMES),
+)
+def test_a_perfect_answer_in_any_order_round_trips(groups, clues, style) -> None:
+    """Whatever the order of the groups and of their clues, a perfect answer in each style
+    parses to the gold partition (as a partition: groups and clues in any order)."""
+    answer = [[GOLD[g][c] for c in order] for g, order in zip(groups, clues, strict=True)]
+    text = {
+        "json": json.dumps({"groups": answer}),
+        "cot": f"{REASONING}\nFinal answer:\n{lines(*answer)}",
+    }.get(style, lines(*answer))
+    parsed = _parse(text, style)
+    assert parsed.status == "clean" and parsed.groups == answer
+    assert sorted(map(sorted, parsed.groups)) == sorted(map(sorted, GOLD))

@@ -264,10 +264,11 @@ def make_request(
     response_format: str = "schema",
 ) -> dict[str, Any]:
     """One request in the OpenAI batch input shape (see the module docstring), ``custom_id``
-    the wall id.
+    the wall id; a ``json`` style's body carries its schema as ``response_format`` unless
+    ``response_format="prompt"`` (then the schema is in the user message).
 
     Raises:
-        PromptError: unknown ``task`` or ``style``; a malformed wall.
+        PromptError: unknown ``task``, ``style`` or ``response_format``; a malformed wall.
     """
     if task == "grouping":
         messages = grouping_messages(wall, examples, style, response_format)
