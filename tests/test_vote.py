@@ -155,7 +155,8 @@ def _sampled_responses(tmp_path: Path, cache: Path, task: str) -> Path:
 def test_vote_end_to_end(tmp_path: Path, cache: Path) -> None:
     responses = _sampled_responses(tmp_path, cache, "grouping")
     out = tmp_path / "vote.json"
-    _cli("parse", str(responses), "--vote", "--out", str(out), cache=cache)
+    result = _cli("parse", str(responses), "--vote", "--out", str(out), cache=cache)
+    assert "samples per wall (the vote's)" in result.output
     report = json.loads((tmp_path / "vote.json.parse.json").read_text())
     assert report["vote"]["samples"] == 3
     assert report["unrecoverable"] == {"no_valid_sample": 1}

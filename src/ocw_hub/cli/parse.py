@@ -36,6 +36,8 @@ def _parse_table(report: dict[str, Any]) -> Table:
         table.add_row(f"  repair: {kind}", str(count))
     for reason, count in report["unrecoverable"].items():
         table.add_row(f"  unrecoverable: {reason.replace('_', ' ')}", str(count))
+    if "vote" in report:
+        table.add_row("samples per wall (the vote's)", str(report["vote"]["samples"]))
     if "in_context" in report:
         table.add_row("span found in the task text", str(report["in_context"]))
     return table
