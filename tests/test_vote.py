@@ -100,11 +100,16 @@ def sample_answer(wall_id: str, kind: str, task: str = "grouping") -> str:
 
 
 class SamplingServer(ChatServer):
-    """Answers ``n`` choices (the body's ``n``), choice i as :data:`PLAN` says."""
+    """Answers ``n`` choices (the body's ``n``), choice i as :data:`PLAN` says; a body with a
+    ``seed`` s gets the one choice PLAN gives sample s."""
 
     def _reply(self, body: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
         wall_id, task = which_wall(body)
         payload = completion(body, "", 1)
+        if "seed" in body:
+            text = sample_answer(wall_id, PLAN[wall_id][body["seed"] - 1], task)
+            payload["choices"][0]["message"]["content"] = text
+            return 200, payload, {}
         payload["choices"] = [
             {"index": i, "message": {"role": "assistant",
                                      "content": sample_answer(wall_id, k, task)},
@@ -132,16 +137,24 @@ def _full_wall(path: Path, tmp: Path, cache: Path) -> Any:
     return json.loads(out.read_text())
 
 
-def _sampled_responses(tmp_path: Path, cache: Path, task: str) -> Path:
-    """prompts (then n = 3 in every body, as the generation profiles' -n 3 sends it) and
-    run-llm against :class:`SamplingServer`."""
+def _sampled_responses(tmp_path: Path, cache: Path, task: str, repeat: bool = False) -> Path:
+    """prompts, then n = 3 in every body (as the generation profiles' -n 3 sends it), or with
+    ``repeat`` 3 requests per wall ``WALL#1`` … ``WALL#3`` with seeds 1 … 3; run-llm against
+    :class:`SamplingServer`."""
     requests = tmp_path / f"{task}-req.jsonl"
     _cli("prompts", "--task", task, "--shots", "1", "--out", str(requests), cache=cache)
     lines = [json.loads(line) for line in requests.read_text().splitlines()]
     for line in lines:
         line["body"]["n"] = 3
+    if repeat:
+        lines = [
+            {**line, "custom_id": f"{line['custom_id']}#{i}",
+             "body": {**line["body"], "n": 1, "seed": i}}
+            for line in lines
+            for i in (1, 2, 3)
+        ]  # fmt: skip
     requests.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    server = SamplingServer(key=lambda body: which_wall(body)[0])
+    server = SamplingServer(key=lambda body: f"{which_wall(body)[0]}#{body.get('seed')}")
     try:
         responses = tmp_path / f"{task}-resp.jsonl"
         result = runner.invoke(app, ["run-llm", str(requests), "--base-url", server.url,
@@ -152,8 +165,9 @@ def _sampled_responses(tmp_path: Path, cache: Path, task: str) -> Path:
     return responses
 
 
-def test_vote_end_to_end(tmp_path: Path, cache: Path) -> None:
-    responses = _sampled_responses(tmp_path, cache, "grouping")
+@pytest.mark.parametrize("repeat", [False, True], ids=["n choices", "K requests"])
+def test_vote_end_to_end(tmp_path: Path, cache: Path, repeat: bool) -> None:
+    responses = _sampled_responses(tmp_path, cache, "grouping", repeat)
     out = tmp_path / "vote.json"
     result = _cli("parse", str(responses), "--vote", "--out", str(out), cache=cache)
     assert "samples per wall (the vote's)" in result.output
@@ -199,3 +213,22 @@ def test_vote_is_refused_in_paper_mode(tmp_path: Path, cache: Path) -> None:
     result = _cli("parse", str(responses), "--vote", "--mode", "paper", "--out",
                   str(tmp_path / "p.json"), cache=cache, code=1)  # fmt: skip
     assert "--vote: OCW answers in robust mode only" in result.output
+
+
+def test_repeated_requests_fold_into_one_wall_in_number_order() -> None:
+    from ocw_hub.llm.responses import Response
+    from ocw_hub.llm.vote import fold_sample_lines, sample_responses
+
+    given = {
+        "w#10": Response("w#10", "ten", 1, finish_reason="stop"),
+        "w#2": Response("w#2", None, 2, problem="request failed (status 500): fake 500"),
+        "w#1": Response("w#1", "one", 3, finish_reason="length"),
+        "x#1": Response("x#1", "not a wall of the split", 4),
+        "v": Response("v", "plain", 5),
+    }
+    folded = fold_sample_lines(given, {"w", "v"})
+    assert sorted(folded) == ["v", "w", "x#1"] and folded["v"] is given["v"]
+    assert folded["w"].samples == [("one", "length", None), (None, None, None),
+                                   ("ten", "stop", None)]  # fmt: skip
+    texts = [(r.text, r.finish_reason) for r in sample_responses(folded["w"]) if r is not None]
+    assert texts == [("one", "length"), (None, None), ("ten", "stop")]

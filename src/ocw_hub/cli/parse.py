@@ -105,10 +105,11 @@ def _parse_vote(
     predictions written to ``<out stem>.sample-<i><suffix>`` with its protocol record
     (:mod:`ocw_hub.llm.vote`). Every output path is checked before any is written."""
     from ..llm.responses import check_known, parse_report, predictions_of
-    from ..llm.vote import vote_responses
+    from ..llm.vote import fold_sample_lines, vote_responses
     from ..outputs import check_output_file, write_json
     from ..provenance import write_protocol
 
+    answers = fold_sample_lines(answers, {str(w["wall_id"]) for w in rows})
     check_known(answers, rows, str(responses))
     votes, samples = vote_responses(
         answers, rows, task=task, style=style, allow_truncated=allow_truncated

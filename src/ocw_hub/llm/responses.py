@@ -62,7 +62,8 @@ class Response:
         reasoning: the message's ``reasoning_content`` (or ``reasoning``), else None.
         samples: every choice of the body (``n`` > 1 samples) as ``(content, finish_reason,
             reasoning)``, in choice order; ``[]`` for a line without an answer or a
-            ``{wall_id, text}`` line (:mod:`.vote` reads it).
+            ``{wall_id, text}`` line (:mod:`.vote` reads it, and folds ``WALL#i`` lines into
+            one Response whose failed samples have content None).
     """
 
     wall_id: str
@@ -71,7 +72,7 @@ class Response:
     problem: str | None = None
     finish_reason: str | None = None
     reasoning: str | None = None
-    samples: list[tuple[str, str | None, str | None]] = field(default_factory=list)
+    samples: list[tuple[str | None, str | None, str | None]] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------------------
@@ -131,11 +132,11 @@ def _batch_response(
     )
 
 
-def _samples(record: Mapping[str, Any]) -> list[tuple[str, str | None, str | None]]:
+def _samples(record: Mapping[str, Any]) -> list[tuple[str | None, str | None, str | None]]:
     """Every choice of a line's body as ``(content, finish_reason, reasoning)``; a choice
     whose content is not text is ``("", "invalid_content", None)`` (no answer)."""
     body = record["response"].get("body")
-    found: list[tuple[str, str | None, str | None]] = []
+    found: list[tuple[str | None, str | None, str | None]] = []
     for choice in body.get("choices", []):
         if not isinstance(choice, dict):
             found.append(("", "invalid_content", None))

@@ -1,6 +1,8 @@
 """Self-consistency: K sampled answers per wall (the ``n`` choices of one chat completion)
 parsed one by one and aggregated by a vote (``ocw-hub parse --vote``).
 
+* **Samples** are the ``n`` choices of a wall's answer, or the answers of K requests of one
+  wall named ``WALL#1`` … ``WALL#K`` (for servers that ignore or refuse ``n``), or both.
 * **Each sample** is parsed on its own exactly as a single answer is (robust mode, the
   style's answer block, :func:`.responses.parse_wall`); sample ``i`` of every wall makes the
   ``i``-th predictions file, so each sample's figures are kept (a wall with fewer than ``i``
@@ -42,6 +44,37 @@ def sample_responses(response: Response | None) -> list[Response | None]:
         Response(response.wall_id, text, response.line, incomplete(finish), finish, reasoning)
         for text, finish, reasoning in response.samples
     ]
+
+
+#: How a request of a repeated-sample run names its wall and sample: ``WALL#i`` (for servers
+#: that ignore or refuse ``n``: K requests per wall, e.g. each with its own seed).
+SAMPLE_MARK = "#"
+
+
+def fold_sample_lines(responses: Mapping[str, Response], wall_ids: set[str]) -> dict[str, Response]:
+    """Responses whose ids are ``WALL#i`` (``i`` a number, ``WALL`` a wall of ``wall_ids``)
+    folded into one response per wall whose samples are theirs in the order of ``i`` (each
+    line's choices, or its text); other responses are kept as they are."""
+    folded: dict[str, Response] = {}
+    parts: dict[str, list[tuple[int, Response]]] = {}
+    for key, response in responses.items():
+        wall_id, mark, number = key.rpartition(SAMPLE_MARK)
+        if mark and number.isdigit() and wall_id in wall_ids:
+            parts.setdefault(wall_id, []).append((int(number), response))
+        else:
+            folded[key] = response
+    for wall_id, numbered in parts.items():
+        numbered.sort(key=lambda pair: pair[0])
+        samples = []
+        for _, response in numbered:
+            if response.samples:
+                samples += response.samples
+            else:  # a failed request (no text) keeps its place: that sample has no answer
+                samples.append((response.text, response.finish_reason, response.reasoning))
+        first = numbered[0][1]
+        folded[wall_id] = Response(wall_id, first.text, first.line, first.problem,
+                                   first.finish_reason, first.reasoning, samples)  # fmt: skip
+    return folded
 
 
 def partition_key(groups: Sequence[Sequence[str]]) -> tuple[tuple[str, ...], ...]:
