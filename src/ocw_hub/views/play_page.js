@@ -125,6 +125,7 @@
       one_away: "One away: three of the four are a group." }[verdict];
     text($("message"), said);
     $("message").dataset.verdict = verdict;
+    $("message").dataset.turn = String(s.guesses);
     render();
     if (s.ended) endWall();
   }
@@ -234,6 +235,7 @@
     text($("wall-id"), "Wall " + next + " of " + DATA.walls.length + " (" + wall.wall_id + ")");
     text($("message"), "Pick four clues that belong together.");
     delete $("message").dataset.verdict;
+    delete $("message").dataset.turn;
     delete $("message").dataset.ended;
     render();
     if (DATA.clock_seconds) {
