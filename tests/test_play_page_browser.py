@@ -204,6 +204,7 @@ def test_show_walls_played_in_chromium(
         w = g["46fa44"]
         shown["free"] = (p.guess(_wrong(w)), p.lives())
         shown["first"] = (p.guess(w[0]), p.lives(), p.found())
+        shown["free_after_one"] = (p.guess(_wrong(w, 1)), p.lives())
         shown["second"] = (p.guess(w[1]), p.lives())
         shown["life"] = (p.guess(_wrong(w, 2)), p.lives())
         shown["third"] = (p.guess(w[2]), p.found())
@@ -243,6 +244,7 @@ def test_show_walls_played_in_chromium(
     w = g["46fa44"]
     assert shown["free"] == ("incorrect", None)  # free before two groups: no lives shown
     assert shown["first"] == ("correct", None, [w[0]])  # locked on the grid
+    assert shown["free_after_one"] == ("incorrect", None)
     assert shown["second"] == ("correct", 3)
     assert shown["life"] == ("incorrect", 2)
     assert shown["third"][0] == "correct" and _same_groups(shown["third"][1], w)  # 4th by itself
@@ -259,7 +261,7 @@ def test_show_walls_played_in_chromium(
     assert list(walls) == ids
     verdicts = {w: [r["verdict"] for r in rs if r["record"] == "guess"] for w, rs in walls.items()}
     assert verdicts == {
-        "46fa44": ["incorrect", "correct", "correct", "incorrect", "correct"],
+        "46fa44": ["incorrect", "correct", "incorrect", "correct", "incorrect", "correct"],
         "740d45": ["correct", "correct", "incorrect", "incorrect", "incorrect"],
         "cb4d9e": [],
         "0436ff": ["correct"],
