@@ -127,7 +127,7 @@ def test_after_two_groups_the_third_wrong_guess_freezes(wall, free, rng) -> None
 @given(walls, st.integers(1, 25), seeds)
 def test_the_guess_cap_freezes_the_wall(wall, cap, rng) -> None:
     state = _start(wall, max_guesses=cap)
-    for turn in range(1, cap + 1):
+    for _ in range(cap):
         assert state.ended is None
         state = rules.apply(state, _wrong(state, rng)).state
     assert state.ended == "frozen_guesses" and state.guesses == cap
