@@ -4,7 +4,7 @@ guesses free before two groups and a life each after, a wall frozen by its lives
 the clock (Playwright's fake clock), one given up, a wall with a clue twice, the connection
 round, the downloaded play log checked against /work/notes/play_log.md's contract with the
 verdicts worked out by hand, then replayed through the rules engine and scored by
-``ocw-hub evaluate`` when the package has them (lane play).
+``ocw-hub evaluate``.
 """
 
 from __future__ import annotations
@@ -178,6 +178,18 @@ def _wrong(groups: list[list[str]], skip: int = 0) -> list[str]:
     return groups[skip][:2] + groups[skip + 1][:2]
 
 
+def replay_and_score(log: Path, rows: dict[str, dict], found: dict[str, int]) -> None:
+    """The log replayed through the package's play log reader and rules: the same verdicts
+    and ends (the reader raises otherwise) and the groups found expected."""
+    from ocw_hub.play import log as play_log
+
+    read = play_log.read_play_log(log)
+    assert list(read.walls) == list(found)
+    for wall_id, records in read.walls.items():
+        state, _ = play_log.replay(log, records, play_log.start_state(read.header, rows[wall_id]))
+        assert len(state.found) == found[wall_id], wall_id
+
+
 @pytest.fixture(scope="module")
 def test_rows(ocw_fixture_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     cache = tmp_path_factory.mktemp("cache")
@@ -275,18 +287,23 @@ def test_show_walls_played_in_chromium(
     answers = walls["46fa44"][-2]["answers"]
     assert answers == [test_rows["46fa44"]["gt_connections"][0], "no idea", "", "Quarks"]
     assert walls["46fa44"][-2]["groups"][:3] == [w[0], w[1], w[2]]  # in the order found
-    replay_and_score(log, test_rows, {"46fa44": 4, "740d45": 2, "cb4d9e": 0, "0436ff": 1,
-                                      "654041": 4})  # fmt: skip
-
-
-def replay_and_score(log: Path, rows: dict[str, dict], found: dict[str, int]) -> None:
-    """The log replayed through lane play's reader and rules (when the package has them): the
-    same verdicts and ends (the reader raises otherwise) and the groups found expected."""
-    play_log = pytest.importorskip("ocw_hub.play.log", reason="the play log reader (lane play)")
-    read = play_log.read_play_log(log)
-    for wall_id, records in read.walls.items():
-        state, _ = play_log.replay(log, records, play_log.start_state(read.header, rows[wall_id]))
-        assert len(state.found) == found[wall_id], wall_id
+    found = {"46fa44": 4, "740d45": 2, "cb4d9e": 0, "0436ff": 1, "654041": 4}
+    replay_and_score(log, test_rows, found)
+    # scored by `ocw-hub evaluate` as a model's log; b308e4, not played, with --allow-missing
+    results = tmp_path / "results.json"
+    done = runner.invoke(app, [
+        "evaluate", str(log), "--data-dir", str(ocw_fixture_dir), "--no-checks", "--allow-missing",
+        "--cache-dir", str(tmp_path / "cache"), "--out", str(results),
+    ])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    scored = {w["wall_id"]: w["play"] for w in json.loads(results.read_text())["per_wall"]}
+    assert {w: p["groups_found"] for w, p in scored.items() if p["played"]} == found
+    assert not scored["b308e4"]["played"]
+    # 46fa44: the 1st and 4th connections typed as the data spells them, 2 right: 4 + 2 points
+    lives = {w: (p["lives_lost"], p["points"]) for w, p in scored.items() if p["played"]}
+    assert lives == {
+        "46fa44": (1, 6), "740d45": (3, 2), "cb4d9e": (0, 0), "0436ff": (0, 1), "654041": (0, 4),
+    }  # fmt: skip
 
 
 def test_nyt_wall_played_in_chromium(tmp_path: Path, test_rows: dict[str, dict]) -> None:
