@@ -10,6 +10,7 @@
   let next = 0;         // index of the next wall to start
   let state = null;     // the wall in play (or in its connection round)
   let timer = null;
+  let downloaded = 0;   // finished walls in the last log downloaded
 
   // Code-point order, as Python's sorted() (not UTF-16 units, as Array.prototype.sort).
   function byCodePoint(a, b) {
@@ -272,7 +273,12 @@
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10000);
+    downloaded = finished.length;
     text($("saved"), "log of " + finished.length + " walls downloaded");
+  });
+  // The page keeps nothing when closed: ask first while finished walls are not downloaded.
+  window.addEventListener("beforeunload", (event) => {
+    if (finished.length > downloaded) { event.preventDefault(); event.returnValue = ""; }
   });
 
   text($("rules"), NYT
