@@ -172,6 +172,19 @@ def test_csp_allows_exactly_the_pages_own_script_and_style(
     assert "http" not in page.replace("http-equiv", "")  # no address to fetch anything from
 
 
+def test_script_sets_data_as_text_only() -> None:
+    """The page's script never parses text as markup or code: no innerHTML, outerHTML,
+    insertAdjacentHTML, document.write, eval or Function; every text goes in by textContent."""
+    from importlib import resources
+
+    script = resources.files("ocw_hub.views").joinpath("play_page.js").read_text(encoding="utf-8")
+    sinks = ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(")
+    sinks += ("Function(", 'setAttribute("on', "fetch(", "XMLHttpRequest", "import(")
+    for sink in sinks:
+        assert sink not in script, sink
+    assert script.count("textContent") >= 2
+
+
 def test_options_reach_the_page(fixture_rows: dict[str, list[dict[str, Any]]]) -> None:
     rows = fixture_rows["test"]
     show = page_data(build_play_page(rows, config="default", split="test"))

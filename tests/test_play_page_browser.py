@@ -73,12 +73,12 @@ class Player:
     def resolved(self) -> list[list[str]]:
         """The wall's groups as the page shows them when it is over."""
         self.page.wait_for_selector("#connections:not([hidden]) #connection-list li")
-        return [
-            t.split(" · ")
-            for t in self.page.eval_on_selector_all(
-                "#connection-list li .clues", "ss => ss.map(s => s.textContent)"
+        return list(
+            self.page.eval_on_selector_all(
+                "#connection-list li .clues",
+                "ss => ss.map(s => [...s.querySelectorAll('.clue')].map(c => c.textContent))",
             )
-        ]
+        )
 
     def name_connections(self, answers: list[str]) -> None:
         inputs = self.page.query_selector_all("#connection-list input")

@@ -164,6 +164,7 @@
   async function endWall() {
     const s = state;
     clearInterval(timer);
+    s.selected = [];
     render();
     text($("message"), ENDED[s.ended] + (s.ended === "solved" ? "" : " The groups are shown below."));
     $("message").dataset.ended = s.ended;
@@ -182,7 +183,12 @@
     list.replaceChildren();
     groups.forEach((clues, k) => {
       const item = make("li", "g" + k);
-      item.append(text(make("span", "clues"), clues.join(" · ")));
+      const shown = make("span", "clues");
+      clues.forEach((clue, i) => {
+        if (i) shown.append(" · ");
+        shown.append(text(make("span", "clue"), clue));
+      });
+      item.append(shown);
       if (ask) {
         const input = make("input");
         input.type = "text";
@@ -285,6 +291,6 @@
     ? "Rules: the NYT game. Four mistakes in all; \"one away\" when three of your four are a group."
     : "Rules: the Only Connect wall. Wrong guesses are free until two groups are found, then you " +
       "have three lives; the last four clues make a group by themselves. Then name each group's " +
-      "connection." + (DATA.clock_seconds ? " The wall freezes after 2 min 30 s." : ""));
+      "connection." + (DATA.clock_seconds ? " The wall freezes after 2\u00a0min 30\u00a0s." : ""));
   progress();
 })();

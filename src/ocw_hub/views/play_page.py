@@ -66,13 +66,13 @@ def group_digest(salt: str, clues: Sequence[str]) -> str:
 
 
 def _gold_groups(row: Mapping[str, Any]) -> list[list[str]]:
-    groups = [list(g["gt_words"]) for g in row["groups"].values()]
+    groups = [[str(c) for c in g["gt_words"]] for g in row["groups"].values()]
     wall = row.get("wall_id")
     if len(groups) != 4 or any(len(g) != GROUP_SIZE for g in groups):
         raise OCWHubError(f"wall {wall!r}: groups: expected 4 groups of 4 clues")
-    if sorted(c for g in groups for c in g) != sorted(row["words"]):
+    if sorted(c for g in groups for c in g) != sorted(str(c) for c in row["words"]):
         raise OCWHubError(f"wall {wall!r}: words: not the clues of its groups")
-    if any("\n" in c for c in row["words"]):
+    if any("\n" in str(c) for c in row["words"]):
         raise OCWHubError(f"wall {wall!r}: words: a clue holds a line break")
     return groups
 
