@@ -4,7 +4,8 @@ guesses free before two groups and a life each after, a wall frozen by its lives
 the clock (Playwright's fake clock), one given up, a wall with a clue twice, the connection
 round, the downloaded play log checked against /work/notes/play_log.md's contract with the
 verdicts worked out by hand, then replayed through the rules engine and scored by
-``ocw-hub evaluate``.
+``ocw-hub evaluate``. The first wall, solved, with its connection round, is kept as a
+screenshot in ``build/play-page-screenshot.png`` to look at (``build/`` is git-ignored).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_report_browser import ARGS, CHROMIUM, _require_browser
+from test_report_browser import ARGS, CHROMIUM, REPO_ROOT, _require_browser
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
@@ -24,6 +25,7 @@ from ocw_hub.views.play_page import build_play_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.filterwarnings("ignore::UserWarning")]
 runner = CliRunner()
+SCREENSHOT = REPO_ROOT / "build" / "play-page-screenshot.png"
 VERDICTS = ("correct", "incorrect", "one_away", "invalid")
 END_REASONS = ("solved", "frozen_lives", "frozen_guesses", "frozen_invalid", "gave_up", "time")
 
@@ -221,6 +223,8 @@ def test_show_walls_played_in_chromium(
         shown["life"] = (p.guess(_wrong(w, 2)), p.lives())
         shown["third"] = (p.guess(w[2]), p.found())
         shown["solved"] = p.resolved()
+        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        p.page.screenshot(path=str(SCREENSHOT), full_page=True)  # to look at, as the report's
         p.name_connections([test_rows["46fa44"]["gt_connections"][0], "no idea", "", "Quarks"])
         p.start()  # 740d45: two groups, then three lives lost: frozen
         w = g["740d45"]
@@ -265,6 +269,7 @@ def test_show_walls_played_in_chromium(
     for key, wall in (("frozen_groups", "740d45"), ("time", "cb4d9e"), ("gave_up", "0436ff")):
         assert _same_groups(shown[key], g[wall]), key  # the groups not found, from the digests
     assert shown["clock"] == "0:00" and shown["bask"] == "correct" and shown["finished"]
+    assert SCREENSHOT.stat().st_size > 10_000
 
     header, walls = check_log(log, test_rows)
     assert (header["rules"], header["player"], header["config"], header["split"]) == (
