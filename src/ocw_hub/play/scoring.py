@@ -176,7 +176,7 @@ def score_play_log(
     spec = config_spec(config)
     results = score_ocw(
         path,
-        GoldWalls(rows, spec.whole_walls_played),
+        GoldWalls([dict(w) for w in rows], spec.whole_walls_played),
         predictions,
         allow_missing=allow_missing,
         rouge_tokenizer=rouge_tokenizer,
@@ -287,7 +287,7 @@ def evaluate_play(
             bootstrap=bootstrap,
             bootstrap_seed=bootstrap_seed,
         )
-    result = {"config": spec.name, "split": split, "source": source}
+    result: dict[str, Any] = {"config": spec.name, "split": split, "source": source}
     result.update(predictions=str(path), run=Path(path).stem, protocol=None, **scored)
     if bootstrap:
         result["bootstrap"] = bootstrap_record(bootstrap, bootstrap_seed, "walls")
