@@ -173,22 +173,33 @@ def apply(state: WallState, clues: Sequence[str] | None, reason: str | None = No
     if clues is not None and reason is None:
         reason = invalid_reason(state, clues)
     if clues is None or reason is not None:
-        invalid = state.invalid + 1
-        ended = "frozen_invalid" if invalid >= state.max_invalid else None
-        after = replace(state, invalid=invalid, ended=ended)
-        return Verdict("invalid", after, reason or "unparseable")
-    guesses = state.guesses + 1
+        return _invalid(state, reason or "unparseable")
     index = _gold_index(state, clues)
     if index is not None:
-        found = (*state.found, index)
-        ended = None
-        if len(found) == len(state.groups) - 1:  # the last four clues are a group by themselves
-            found = (*found, next(i for i in range(len(state.groups)) if i not in found))
-            ended = "solved"
-        elif guesses >= state.max_guesses:
-            ended = "frozen_guesses"
-        after = replace(state, found=found, guesses=guesses, ended=ended)
-        return Verdict("correct", after, group=index)
+        return _correct(state, index)
+    return _incorrect(state, clues)
+
+
+def _invalid(state: WallState, reason: str) -> Verdict:
+    invalid = state.invalid + 1
+    ended = "frozen_invalid" if invalid >= state.max_invalid else None
+    return Verdict("invalid", replace(state, invalid=invalid, ended=ended), reason)
+
+
+def _correct(state: WallState, index: int) -> Verdict:
+    guesses, found = state.guesses + 1, (*state.found, index)
+    ended = None
+    if len(found) == len(state.groups) - 1:  # the last four clues are a group by themselves
+        found = (*found, next(i for i in range(len(state.groups)) if i not in found))
+        ended = "solved"
+    elif guesses >= state.max_guesses:
+        ended = "frozen_guesses"
+    after = replace(state, found=found, guesses=guesses, ended=ended)
+    return Verdict("correct", after, group=index)
+
+
+def _incorrect(state: WallState, clues: Sequence[str]) -> Verdict:
+    guesses = state.guesses + 1
     costs = state.rules == "nyt" or len(state.found) >= 2
     lost = state.lives_lost + int(costs)
     allowed = NYT_MISTAKES if state.rules == "nyt" else SHOW_LIVES

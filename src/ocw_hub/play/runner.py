@@ -215,18 +215,30 @@ def _rounds(
             max_tokens_field=field_name,
             auto_field=auto,
         )
-        for wall, request in zip(active, requests, strict=True):
-            line = lines.get(request["custom_id"])
-            if line is None or not is_success(line):
-                error = (line or {}).get("error") or {}
-                summary.failures.append((wall.id, str(error.get("message", "no answer"))))
-                wall.done = True  # for this run: a re-run sends it again
-                continue
-            summary.requests += 1
-            _take(wall, line, writer, summary)
+        _record_round(active, requests, lines, writer, summary)
         active = [w for w in active if not w.done]
         if on_round is not None:
             on_round(summary.already_done + summary.finished, summary.walls)
+
+
+def _record_round(
+    active: Sequence[_Wall],
+    requests: Sequence[Mapping[str, Any]],
+    lines: Mapping[str, Mapping[str, Any]],
+    writer: LogWriter,
+    summary: PlaySummary,
+) -> None:
+    """Write a round's records in the split's order; a failed wall waits for a re-run."""
+    for wall, request in zip(active, requests, strict=True):
+        line = lines.get(request["custom_id"])
+        if line is None or not is_success(line):
+            error = line.get("error") if line is not None else None
+            message = (error or {}).get("message", "no answer")
+            summary.failures.append((wall.id, str(message)))
+            wall.done = True  # for this run: a re-run sends it again
+            continue
+        summary.requests += 1
+        _take(wall, line, writer, summary)
 
 
 def _take(wall: _Wall, line: Mapping[str, Any], writer: LogWriter, summary: PlaySummary) -> None:

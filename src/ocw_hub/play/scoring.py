@@ -158,25 +158,11 @@ def score_play_log(
     log = read_play_log(path)
     if log.header["config"] != config:
         raise PlayLogError(f"{path}: a play log of config {log.header['config']}, not {config}")
-    ids = {str(w["wall_id"]) for w in rows}
-    foreign = sorted(set(log.walls) - ids)
-    if foreign:
-        raise PlayLogError(f"{path}: wall {foreign[0]} is not a wall of this split")
-    states: dict[str, rules.WallState] = {}
-    predictions: dict[str, WallPrediction] = {}
-    for wall in rows:
-        wall_id = str(wall["wall_id"])
-        records = log.walls.get(wall_id)
-        if records is None or records.end is None:
-            if not allow_missing:
-                what = "not played" if records is None else "unfinished (no end record)"
-                raise PlayLogError(f"{path}: wall {wall_id} is {what} (see --allow-missing)")
-            continue
-        states[wall_id], predictions[wall_id] = _played(path, log, wall)
+    states, predictions = _replayed(path, log, rows, allow_missing)
     spec = config_spec(config)
     results = score_ocw(
         path,
-        GoldWalls(rows, spec.whole_walls_played),
+        GoldWalls([dict(w) for w in rows], spec.whole_walls_played),
         predictions,
         allow_missing=allow_missing,
         rouge_tokenizer=rouge_tokenizer,
@@ -190,16 +176,7 @@ def score_play_log(
         item["human"] = {**item["human"], "play": human_play(wall)}
         model_walls.append(figures)
         people_walls.append(item["human"]["play"])
-    play = _split_figures([_nulls_as_zero(w) for w in model_walls])
-    if log.header["rules"] == "nyt":
-        no_round = ("connections_right", "connections_right_mean", "points", "points_mean")
-        play.update(dict.fromkeys(no_round))
-    played = [w for w in model_walls if w["played"]]
-    play["n_played"] = len(states)
-    play["agreement"] = {k: sum(w["agreement"][k] for w in model_walls) for k in AGREEMENT}
-    play["lives_lost_distribution"] = _counts(w["lives_lost"] for w in played)
-    play["end_reasons"] = _counts(w["end"] for w in played)
-    results["play"] = play
+    results["play"] = _play_figures(model_walls, log.header["rules"])
     human = _split_figures(people_walls, spec.whole_walls_played)
     results["human"] = {**results["human"], "play": human}
     results["play_log"] = {k: v for k, v in log.header.items() if k not in ("record",)}
@@ -207,6 +184,41 @@ def score_play_log(
         results["ci95"] = run_intervals(results, bootstrap, bootstrap_seed)
         results["ci95"]["play"] = play_intervals(model_walls, bootstrap, bootstrap_seed)
     return results
+
+
+def _replayed(
+    path: Path, log: PlayLog, rows: Sequence[Mapping[str, Any]], allow_missing: bool
+) -> tuple[dict[str, rules.WallState], dict[str, WallPrediction]]:
+    """Each finished wall's final state and prediction, by wall id."""
+    foreign = sorted(set(log.walls) - {str(w["wall_id"]) for w in rows})
+    if foreign:
+        raise PlayLogError(f"{path}: wall {foreign[0]} is not a wall of this split")
+    states: dict[str, rules.WallState] = {}
+    predictions: dict[str, WallPrediction] = {}
+    for wall in rows:
+        wall_id = str(wall["wall_id"])
+        records = log.walls.get(wall_id)
+        if records is None or records.end is None:
+            if not allow_missing:
+                what = "not played" if records is None else "unfinished (no end record)"
+                raise PlayLogError(f"{path}: wall {wall_id} is {what} (see --allow-missing)")
+            continue
+        states[wall_id], predictions[wall_id] = _played(path, log, wall)
+    return states, predictions
+
+
+def _play_figures(model_walls: Sequence[Mapping[str, Any]], rules_name: str) -> dict[str, Any]:
+    """The split-level ``play`` figures of the per-wall ones."""
+    play = _split_figures([_nulls_as_zero(w) for w in model_walls])
+    if rules_name == "nyt":
+        no_round = ("connections_right", "connections_right_mean", "points", "points_mean")
+        play.update(dict.fromkeys(no_round))
+    played = [w for w in model_walls if w["played"]]
+    play["n_played"] = len(played)
+    play["agreement"] = {k: sum(w["agreement"][k] for w in model_walls) for k in AGREEMENT}
+    play["lives_lost_distribution"] = _counts(w["lives_lost"] for w in played)
+    play["end_reasons"] = _counts(w["end"] for w in played)
+    return play
 
 
 def _nulls_as_zero(figures: Mapping[str, Any]) -> dict[str, Any]:
@@ -287,7 +299,7 @@ def evaluate_play(
             bootstrap=bootstrap,
             bootstrap_seed=bootstrap_seed,
         )
-    result = {"config": spec.name, "split": split, "source": source}
+    result: dict[str, Any] = {"config": spec.name, "split": split, "source": source}
     result.update(predictions=str(path), run=Path(path).stem, protocol=None, **scored)
     if bootstrap:
         result["bootstrap"] = bootstrap_record(bootstrap, bootstrap_seed, "walls")
