@@ -351,3 +351,32 @@ def test_nyt_wall_played_in_chromium(tmp_path: Path, test_rows: dict[str, dict])
     assert [r["record"] for r in records] == ["guess"] * 5 + ["end"]
     assert records[-1]["reason"] == "frozen_lives"
     replay_and_score(log, {"46fa44": row}, {"46fa44": 1})
+
+
+def test_guess_cap_freezes_the_wall(tmp_path: Path, test_rows: dict[str, dict]) -> None:
+    """``--max-guesses 3``: the third guess freezes the wall whatever it was (here a free wrong
+    guess after one group), as the rules engine does; the connection round follows."""
+    _require_browser()
+    row = test_rows["cb4d9e"]
+    html = tmp_path / "capped.html"
+    page = build_play_page([row], config="default", split="test", clock=False, max_guesses=3)
+    html.write_text(page, encoding="utf-8")
+    g = _groups(row)
+    shown: dict[str, Any] = {}
+
+    def script(p: Player) -> None:
+        p.start()
+        shown["verdicts"] = [p.guess(_wrong(g)), p.guess(g[2]), p.guess(_wrong(g))]
+        shown["ended"] = p.page.get_attribute("#message", "data-ended")
+        shown["lives"] = p.lives()
+        shown["groups"] = p.resolved()
+        p.name_connections([""] * 4)
+
+    log, seen = play(html, script, tmp_path)
+    assert seen["errors"] == [] and seen["blocked"] == []
+    assert shown["verdicts"] == ["incorrect", "correct", "incorrect"]
+    assert shown["ended"] == "frozen_guesses" and shown["lives"] is None
+    assert _same_groups(shown["groups"], g)
+    header, walls = check_log(log, {"cb4d9e": row})
+    assert header["max_guesses"] == 3 and walls["cb4d9e"][-1]["reason"] == "frozen_guesses"
+    replay_and_score(log, {"cb4d9e": row}, {"cb4d9e": 1})

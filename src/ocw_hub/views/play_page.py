@@ -22,9 +22,10 @@ watch the player.
 Everything from the data reaches the page as JSON in a ``<script type="application/json">``
 block (``<``, ``>``, ``&`` escaped, so no text closes it) and is shown with ``textContent``;
 the page's own script and style are allowed by their hashes in a strict Content-Security-Policy
-(no network, no other script, no form). The rules follow
-:mod:`ocw_hub.play.rules` (lane play); the log the page downloads is the play log of
-``docs/usage.md`` ("Human baselines"), re-scored by replay in ``ocw-hub evaluate``.
+(no network, no other script, no form). The rules are :mod:`ocw_hub.play.rules`' (its caps
+and defaults imported here, its ``apply`` mirrored in the page's script); the log the page
+downloads is the play log of ``docs/usage.md`` ("Human baselines"), re-scored by replay in
+``ocw-hub evaluate``.
 """
 
 from __future__ import annotations
@@ -41,14 +42,11 @@ from itertools import combinations
 from typing import Any
 
 from ..errors import OCWHubError, OptionError
+from ..play.rules import DEFAULT_MAX_INVALID, RULES, default_max_guesses
 
-RULES = ("show", "nyt")
-#: Guesses at most per wall when ``max_guesses`` is not given (as ``ocw_hub.play.rules``:
-#: the show's 2 min 30 s as a cap of 20 guesses; under ``nyt`` 3 right + 4 mistakes = 7).
-DEFAULT_MAX_GUESSES = {"show": 20, "nyt": 7}
-#: Invalid answers at most per wall (the engine's default; the page makes none: a guess is
-#: four tiles still in play, never anything else).
-MAX_INVALID = 3
+#: The page makes no invalid answer (a guess is four tiles still in play, never anything else);
+#: the header states the engine's cap all the same.
+MAX_INVALID = DEFAULT_MAX_INVALID
 #: The show's clock, seconds.
 CLOCK_SECONDS = 150
 GROUP_SIZE = 4
@@ -139,7 +137,8 @@ def build_play_page(
         config, split: written into the log's header.
         rules: ``show`` (the Only Connect wall, then the connection round) or ``nyt``.
         clock: the show's 2 min 30 s clock (the wall freezes when it runs out).
-        max_guesses: guesses at most per wall (default :data:`DEFAULT_MAX_GUESSES`).
+        max_guesses: guesses at most per wall (default: the engine's,
+            :func:`ocw_hub.play.rules.default_max_guesses`).
         title: the page's title (default from config and split).
         salt: makes one wall's salt (a fresh random one per wall by default).
 
@@ -150,7 +149,7 @@ def build_play_page(
         raise OptionError(f"--rules {rules}: expected one of {', '.join(RULES)}")
     if not rows:
         raise OCWHubError(f"{config}/{split}: no walls to play")
-    cap = DEFAULT_MAX_GUESSES[rules] if max_guesses is None else max_guesses
+    cap = default_max_guesses(rules) if max_guesses is None else max_guesses
     if cap < 1:
         raise OptionError(f"--max-guesses {cap}: must be at least 1")
     from .. import __version__
