@@ -219,3 +219,32 @@ def test_a_gold_solver_solves_every_wall_of_the_stand_in(ocw_dir: Path) -> None:
         for group in gold_groups(wall)[:3]:
             state = rules.apply(state, group).state
         assert state.solved and state.guesses == 3 and state.lives_lost == 0, wall["wall_id"]
+
+
+def test_parse_guess_reads_one_group_as_parse_does() -> None:
+    from ocw_hub.llm.parsing import parse_guess
+
+    wall = next(w for w in WALLS if w["wall_id"] == "46fa44")
+    words = list(wall["words"])
+    quarks = ["Up", "Down", "Charm", "Strange"]
+    for text in (
+        "Up, Down, Charm, Strange",
+        "- **Group 1:** Up, Down, Charm and Strange",
+        '["Up", "Down", "Charm", "Strange"]',
+        "<think>Santa, Satan? no</think>\nup ; DOWN ; charm ; strange",
+        "Up, Down, Charm, Strnge. Connection: quarks",  # one misspelt clue
+        f"Clues left: {', '.join(words)}\nMy guess: Up, Down, Charm, Strange",  # echo ignored
+    ):
+        assert parse_guess(text, words) == (quarks, None), text
+    assert parse_guess("<think>Up, Down, Charm, Strange", words) == (None, "unparseable")
+    assert parse_guess("Up, Down, Charm", words) == (None, "not four clues")
+    assert parse_guess("Up, Up, Charm, Strange", words) == (None, "clue twice")
+    assert parse_guess("Up, Down\nCharm, Strange", words) == (None, "not one group")
+    assert parse_guess("I'm sorry, I cannot help.", words) == (None, "refusal")
+    assert parse_guess("Up, Down, Charm, Nuts", words) == (None, "clue not in play")
+    state = rules.apply(_start(wall), quarks).state  # the quarks found: they left the wall
+    again = rules.apply(state, *parse_guess("Up, Down, Charm, Strange", words))
+    assert (again.verdict, again.reason, again.state.invalid) == ("invalid", "clue not in play", 1)
+    bask = next(w for w in WALLS if w["wall_id"] == "654041")  # Bask twice in one group
+    group = next(g for g in gold_groups(bask) if g.count("Bask") == 2)
+    assert parse_guess(", ".join(group), list(bask["words"])) == (group, None)

@@ -11,7 +11,15 @@ import typer
 from ..errors import OCWHubError, OptionError
 from ..extras import require
 from ..shown import inert
-from ._common import check_choice, check_ocw, console, data_dir_of, err_console, load_split_rows
+from ._common import (
+    check_choice,
+    check_ocw,
+    console,
+    data_dir_of,
+    err_console,
+    load_split_rows,
+    local_path,
+)
 from .options import Config, DataDir, NoChecks, Split
 from .run_llm import _check_base_url, _server_failure, _shown
 
@@ -91,7 +99,7 @@ def play(
     config = check_ocw(config)
     require("llm", "play")
     source = data_dir_of(data_dir, config)
-    out = check_output_file(out, inputs=[source] if source else [])
+    out = check_output_file(out, inputs=[local_path(source)])
     rows = load_split_rows(config, split, source, no_checks=no_checks)
     if walls is not None:
         rows = rows[:walls]

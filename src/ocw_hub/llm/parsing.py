@@ -484,9 +484,9 @@ GUESS_PROBLEMS = {
 def parse_guess(text: str, words: Sequence[str]) -> tuple[list[str] | None, str | None]:
     """One turn of ``ocw-hub play``: the one group of four that the answer states, read by
     the same rules as :func:`parse_groups` (reasoning dropped, the same layouts, clue matching
-    and repairs), among ``words`` (the clues still in play; a clue of a found group is
-    ``clue not in play``). A line repeating more than 4 clues (the clues in play echoed) is
-    ignored when one group remains.
+    and repairs), among ``words`` (the wall's clues; whether they are still in play is for the
+    rules to say, :func:`ocw_hub.play.rules.invalid_reason`). A line repeating more than 4
+    clues (the clues in play echoed) is ignored when one group remains.
 
     Returns:
         (the 4 clues as the wall spells them, None), or (None, the reason: a value of

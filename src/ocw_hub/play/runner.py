@@ -260,8 +260,7 @@ def _take(wall: _Wall, line: Mapping[str, Any], writer: LogWriter, summary: Play
     if finish == "length":
         clues, reason = None, "truncated"
     else:
-        left = list(wall.state.in_play.elements())
-        clues, reason = parse_guess(text, left)
+        clues, reason = parse_guess(text, wall.order)  # in play or not: the rules say
     verdict = rules.apply(wall.state, clues, reason)
     writer.write(guess_record(wall.id, wall.turn + 1, clues, verdict, **extra))
     wall.after_answer(text, clues, verdict)
