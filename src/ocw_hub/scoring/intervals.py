@@ -189,6 +189,10 @@ def runs_intervals(
     return out
 
 
+#: What the two-level bootstrap resamples (the results' ``bootstrap.resampled``).
+TWO_LEVEL = "walls, then runs within each wall"
+
+
 def bootstrap_record(n_resamples: int, seed: int, levels: str) -> dict[str, Any]:
     """What the results JSON records beside ``ci95``: resamples, seed, confidence, method
     and what was resampled (``walls`` or ``walls, then runs within each wall``)."""

@@ -31,9 +31,9 @@ from ..resources import load_metric_module
 from ..shown import capped, preview
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .groups import add_group_figures
-from .intervals import bootstrap_record, run_intervals, runs_intervals
+from .intervals import TWO_LEVEL  # noqa: F401 (defined here before; kept importable)
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
-from .slices import WallSlice, add_season_intervals, apply_slice
+from .slices import WallSlice, add_intervals, apply_slice
 
 #: Placeholder clue of a missing wall scored with ``allow_missing``: never a real clue, so every
 #: placed clue counts as wrong (no correct group, AMI/ARI/FMS of unrelated labels, WD 1).
@@ -464,9 +464,8 @@ def evaluate_files(
     percentile bootstrap interval (:mod:`ocw_hub.scoring.intervals`, seeded by
     ``bootstrap_seed``): ``ci95`` (``{task: {figure: [low, high]}}``) and ``bootstrap`` (what
     was resampled) beside the figures of one run, or beside ``mean`` and ``std`` over runs
-    (the two-level interval of the mean over runs; the runs have none of their own), and in
-    each season of ``by_season`` (:func:`.slices.add_season_intervals`). ``walls_slice``: only
-    the walls of some seasons (:mod:`.slices`), recorded as ``slice``.
+    (the two-level interval of the mean over runs; the runs have none of their own), and by
+    season (:func:`.slices.add_intervals`). ``walls_slice``: some seasons only (:mod:`.slices`).
 
     Every file is read and shape-checked before the split is loaded, so a bad file costs no
     loading time. ``rouge_tokenizer`` (OCW): ``"default"``, the paper's ROUGE tokenizer, or
@@ -492,6 +491,15 @@ def evaluate_files(
     from ..provenance import check_one_protocol, common_protocol, read_protocol, source_provenance
 
     spec = config_spec(config)
+    if len(predictions) == 1 and _is_play_log(predictions[0]):  # ocw-hub play, the play page
+        from ..play.scoring import evaluate_play
+
+        return evaluate_play(
+            predictions[0], spec.name, split, data_dir, allow_missing=allow_missing,
+            rouge_tokenizer=rouge_tokenizer, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed,
+            cache_dir=cache_dir, verification_mode=verification_mode,
+            download_mode=download_mode, rows=rows,
+        )  # fmt: skip
     files = expand_prediction_paths(predictions)
     parsed = [read_predictions(path, spec.name) for path in files]
     protocols = [read_protocol(path) for path in files]
@@ -522,9 +530,7 @@ def evaluate_files(
     head.update({"slice": sliced} if sliced else {})
     if len(runs) == 1:
         if bootstrap:
-            runs[0]["ci95"] = run_intervals(runs[0], bootstrap, bootstrap_seed)
-            runs[0]["bootstrap"] = bootstrap_record(bootstrap, bootstrap_seed, "walls")
-            add_season_intervals(runs[0], bootstrap, bootstrap_seed)
+            add_intervals(runs[0], bootstrap, bootstrap_seed)
         return {**head, **runs[0]}
     head["protocol"] = common_protocol(protocols)
     summary: dict[str, Any] = {
@@ -537,14 +543,14 @@ def evaluate_files(
     if "human" in runs[0]:
         summary["human"] = runs[0]["human"]
     if bootstrap:
-        summary["ci95"] = runs_intervals(runs, bootstrap, bootstrap_seed)
-        summary["bootstrap"] = bootstrap_record(bootstrap, bootstrap_seed, TWO_LEVEL)
-        add_season_intervals(summary, bootstrap, bootstrap_seed)
+        add_intervals(summary, bootstrap, bootstrap_seed)
     return summary
 
 
-#: What the two-level bootstrap resamples (the results' ``bootstrap.resampled``).
-TWO_LEVEL = "walls, then runs within each wall"
+def _is_play_log(path: PathLike) -> bool:
+    from ..play.log import is_play_log
+
+    return is_play_log(path)
 
 
 def _score_runs(
@@ -590,6 +596,3 @@ def _question_scorer(
 
 #: How each dataset's runs are scored (``ConfigSpec.dataset``).
 _SCORERS = {"ocw": _wall_scorer, "wote": _question_scorer}
-
-
-# -- headline rows (the terminal table and the HTML report) -----------------------------

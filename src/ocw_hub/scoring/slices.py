@@ -243,6 +243,23 @@ def _season_run(run: Mapping[str, Any], season: str) -> dict[str, Any]:
     return {**run["by_season"][season], "per_wall": walls}
 
 
+def add_intervals(results: dict[str, Any], n_resamples: int, seed: int) -> None:
+    """``ci95`` and ``bootstrap`` (what was resampled) of a results dict of
+    :func:`ocw_hub.scoring.runs.evaluate_files`: one run, walls resampled
+    (:func:`.intervals.run_intervals`); several (``runs``), the two-level interval of the mean
+    over runs (:func:`.intervals.runs_intervals`); and by season (:func:`add_season_intervals`)."""
+    from .intervals import TWO_LEVEL, bootstrap_record, run_intervals, runs_intervals
+
+    runs = results.get("runs")
+    if runs is None:
+        results["ci95"] = run_intervals(results, n_resamples, seed)
+        results["bootstrap"] = bootstrap_record(n_resamples, seed, "walls")
+    else:
+        results["ci95"] = runs_intervals(runs, n_resamples, seed)
+        results["bootstrap"] = bootstrap_record(n_resamples, seed, TWO_LEVEL)
+    add_season_intervals(results, n_resamples, seed)
+
+
 def add_season_intervals(results: dict[str, Any], n_resamples: int, seed: int) -> None:
     """``ci95`` of every season: one run, in ``by_season[s]["ci95"]`` (walls of the season
     resampled); several runs, the two-level interval of the mean over runs in
@@ -323,8 +340,7 @@ def slice_results(
     Raises:
         SliceError, SeasonDatesError: see :func:`chosen_seasons`; WoTe results.
     """
-    from .intervals import bootstrap_record, run_intervals, runs_intervals
-    from .runs import TWO_LEVEL, summarize_runs
+    from .runs import summarize_runs
 
     runs = list(data["runs"]) if "runs" in data else [dict(data)]
     if "per_wall" not in runs[0]:
@@ -338,17 +354,11 @@ def slice_results(
     if "runs" not in data:
         out = {**cut[0], "slice": record}
         if n:
-            out.update(
-                ci95=run_intervals(out, n, seed), bootstrap=bootstrap_record(n, seed, "walls")
-            )
-            add_season_intervals(out, n, seed)
+            add_intervals(out, n, seed)
         return out
     summary = {k: v for k, v in data.items() if k not in ("ci95", "bootstrap", "by_season")}
     summary.update(runs=cut, n_walls=cut[0]["n_walls"], human=cut[0]["human"], slice=record)
     summary.update(summarize_runs(cut))
     if n:
-        summary.update(
-            ci95=runs_intervals(cut, n, seed), bootstrap=bootstrap_record(n, seed, TWO_LEVEL)
-        )
-        add_season_intervals(summary, n, seed)
+        add_intervals(summary, n, seed)
     return summary
