@@ -155,9 +155,10 @@ class Wall:
 
         A clue's gold group is the metric's label for it (``predicted_labels`` of the metric
         code, which also settles clues held by two gold groups). Each predicted row is matched
-        to one gold group, one to one, maximising the clues in place (Hungarian assignment,
-        ``scipy.optimize.linear_sum_assignment``); a row equal to a gold group is always
-        matched to it. A clue is misplaced when its gold group is not its row's match.
+        to one gold group, one to one, maximising the clues in place
+        (:func:`ocw_hub.scoring.groups.match_groups`, as the results' ``misplaced_clues``); a
+        row equal to a gold group is always matched to it. A clue is misplaced when its gold
+        group is not its row's match.
         """
         if self.predicted_groups is None:
             return []
