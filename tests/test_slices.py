@@ -158,3 +158,10 @@ def test_cli_records_and_shows_the_slice(tmp_path: Path) -> None:
     assert shown["slice"].startswith("seasons 13 (1 of ")
     values = {row["system"]: row["value"] for row in shown["systems"]}
     assert values[str(out)] == values[str(PREDICTIONS)]  # the same walls, the same figure
+
+
+def test_a_play_log_is_not_sliced_silently(tmp_path: Path) -> None:
+    log = tmp_path / "play.jsonl"
+    log.write_text(json.dumps({"record": "play"}) + "\n", encoding="utf-8")  # a log's header
+    with pytest.raises(SliceError, match="play log"):
+        evaluate_files([log], "default", "test", DATED, walls_slice=WallSlice(seasons=(1,)))

@@ -33,7 +33,7 @@ from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .groups import add_group_figures
 from .intervals import TWO_LEVEL  # noqa: F401 (defined here before; kept importable)
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
-from .slices import WallSlice, add_intervals, apply_slice
+from .slices import WallSlice, add_intervals, apply_slice, unsliced_play_log
 
 #: Placeholder clue of a missing wall scored with ``allow_missing``: never a real clue, so every
 #: placed clue counts as wrong (no correct group, AMI/ARI/FMS of unrelated labels, WD 1).
@@ -491,7 +491,7 @@ def evaluate_files(
     from ..provenance import check_one_protocol, common_protocol, read_protocol, source_provenance
 
     spec = config_spec(config)
-    if len(predictions) == 1 and _is_play_log(predictions[0]):  # ocw-hub play, the play page
+    if len(predictions) == 1 and _is_play_log(predictions[0], walls_slice):  # ocw-hub play
         from ..play.scoring import evaluate_play
 
         return evaluate_play(
@@ -547,10 +547,10 @@ def evaluate_files(
     return summary
 
 
-def _is_play_log(path: PathLike) -> bool:
+def _is_play_log(path: PathLike, walls_slice: WallSlice | None = None) -> bool:
     from ..play.log import is_play_log
 
-    return is_play_log(path)
+    return unsliced_play_log(is_play_log(path), walls_slice)
 
 
 def _score_runs(

@@ -234,6 +234,18 @@ def apply_slice(
     return inside, cut, slice_record(wanted, sorted(kept), len(inside), len(rows))
 
 
+def unsliced_play_log(is_play_log: bool, wanted: WallSlice | None) -> bool:
+    """``is_play_log``, refusing a slice of a play log (``ocw-hub play``: not sliced here).
+
+    Raises:
+        SliceError: a play log with a slice.
+    """
+    if is_play_log and wanted is not None:
+        raise SliceError(f"{describe(wanted)}: a play log is scored whole (slice its walls' "
+                         "predictions, or play only those walls)")  # fmt: skip
+    return is_play_log
+
+
 # -- intervals by season ---------------------------------------------------------------------
 
 
