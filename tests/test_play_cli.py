@@ -207,3 +207,40 @@ def test_show_play_replays_a_wall(chat_server, tmp_path: Path) -> None:
     assert lives == ["-", "3", "2", "1", "0"]
     refused = runner.invoke(app, ["show", "cb4d9e", "--play", str(log), *DATA])
     assert refused.output.count("(refusal)") == 3 and "\x1b" not in refused.output
+
+
+def test_a_server_that_is_gone_leaves_its_walls_to_the_other(chat_server, tmp_path: Path) -> None:
+    rows = fixture_rows()
+    alive, gone = chat_server(answer=Contestant(rows)), chat_server(answer=Contestant(rows))
+    gone_url = gone.url
+    gone.close()
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    assert _play(alive.url, one).exit_code == 0
+    result = _play(alive.url, two, "show", "--base-url", gone_url, "--max-retries", "1")
+    assert result.exit_code == 0, result.output
+    assert _records(two)[1:] == _records(one)[1:]  # the header names both servers
+
+
+def test_a_failed_request_leaves_its_wall_for_a_re_run(chat_server, tmp_path: Path) -> None:
+    from ocw_hub.play.conversation import opening
+    from ocw_hub.play.rules import new_wall
+
+    rows = fixture_rows()
+    wall = rows[1]
+    first = opening(wall, new_wall("show", [g["gt_words"] for g in wall["groups"].values()]))
+
+    def key(body: dict[str, Any]) -> str:
+        return f"{body['messages'][1]['content']}#{len(body['messages'])}"
+
+    turn_3 = f"{first[1]['content']}#6"  # the wall's third answer (two answers before it)
+    server = chat_server(answer=Contestant(rows), key=key, failures={turn_3: [400]})
+    log = tmp_path / "play.jsonl"
+    failed = _play(server.url, log)
+    assert failed.exit_code == 1 and "1 walls left unfinished" in failed.output
+    assert wall["wall_id"] not in _ends(_records(log)) and len(_ends(_records(log))) == 5
+    resumed = _play(server.url, log)
+    assert resumed.exit_code == 0 and "1 walls finished by this run, 5 before" in resumed.output
+    full = tmp_path / "full.jsonl"
+    assert _play(server.url, full).exit_code == 0
+    ours, theirs = _evaluate(log, tmp_path)[0], _evaluate(full, tmp_path)[0]
+    assert ours["play"] == theirs["play"] and ours["grouping"] == theirs["grouping"]

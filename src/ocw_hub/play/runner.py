@@ -33,7 +33,9 @@ from .conversation import clue_order, connection_groups, connection_round, feedb
 from .log import VERSION, WallRecords, guess_record, read_play_log, replay, start_state
 
 #: Header fields a resumed log must share with the run (the rest may differ).
-SAME_RUN = ("rules", "max_guesses", "max_invalid", "config", "split", "player", "max_tokens")
+SAME_RUN = (
+    "rules", "max_guesses", "max_invalid", "config", "split", "player", "max_tokens", "walls",
+)  # fmt: skip
 
 
 @dataclass
