@@ -244,3 +244,29 @@ def test_a_failed_request_leaves_its_wall_for_a_re_run(chat_server, tmp_path: Pa
     assert _play(server.url, full).exit_code == 0
     ours, theirs = _evaluate(log, tmp_path)[0], _evaluate(full, tmp_path)[0]
     assert ours["play"] == theirs["play"] and ours["grouping"] == theirs["grouping"]
+
+
+def test_a_server_error_keeps_the_answers_of_its_round(chat_server, tmp_path: Path) -> None:
+    from ocw_hub.play.conversation import opening
+    from ocw_hub.play.rules import new_wall
+
+    rows = fixture_rows()
+
+    def key(body: dict[str, Any]) -> str:
+        return f"{body['messages'][1]['content']}#{len(body['messages'])}"
+
+    def first_turn(wall: dict[str, Any]) -> str:
+        state = new_wall("show", [g["gt_words"] for g in wall["groups"].values()])
+        return f"{opening(wall, state)[1]['content']}#2"
+
+    failures: dict[str, list[int | str]] = {first_turn(w): [400] for w in rows[3:]}
+    server = chat_server(answer=Contestant(rows), key=key, failures=failures)
+    log = tmp_path / "play.jsonl"
+    stopped = _play(server.url, log, "show", "--concurrency", "1")
+    assert stopped.exit_code != 0 and "400" in stopped.output
+    kept = _records(log)[1:]  # the 3 walls answered before the 3 refusals in a row
+    assert [r["wall_id"] for r in kept] == [w["wall_id"] for w in rows[:3]]
+    assert _play(server.url, log).exit_code == 0
+    full = tmp_path / "full.jsonl"
+    assert _play(server.url, full).exit_code == 0
+    assert _evaluate(log, tmp_path)[0]["play"] == _evaluate(full, tmp_path)[0]["play"]
