@@ -270,3 +270,44 @@ def test_a_server_error_keeps_the_answers_of_its_round(chat_server, tmp_path: Pa
     full = tmp_path / "full.jsonl"
     assert _play(server.url, full).exit_code == 0
     assert _evaluate(log, tmp_path)[0]["play"] == _evaluate(full, tmp_path)[0]["play"]
+
+
+def test_a_hand_written_human_log_is_scored(tmp_path: Path) -> None:
+    """A log as the play page writes it: clues as a person's page spells them (matched as
+    ``parse`` matches them), no answer text, a wall given up."""
+    rows = fixture_rows()
+    wall, other = rows[0], rows[1]  # 46fa44, 740d45
+    groups = [g["gt_words"] for g in wall["groups"].values()]
+    head = {"record": "play", "version": 1, "rules": "show", "max_guesses": 20,
+            "max_invalid": 3, "config": "default", "split": "test", "player": "ana",
+            "player_kind": "human"}  # fmt: skip
+
+    def guess(wall_id: str, turn: int, clues: list[str], verdict: str) -> dict[str, Any]:
+        return {"record": "guess", "wall_id": wall_id, "turn": turn, "clues": clues,
+                "invalid": None, "verdict": verdict}  # fmt: skip
+
+    lines = [
+        head,
+        guess("46fa44", 1, [c.upper() for c in groups[3]], "correct"),
+        guess("46fa44", 2, [f" {c.lower()} " for c in groups[0]], "correct"),
+        guess("740d45", 1, list(other["words"][:4]), "incorrect"),
+        guess("46fa44", 3, groups[2], "correct"),
+        {
+            "record": "connections",
+            "wall_id": "46fa44",
+            "groups": [groups[i] for i in (3, 0, 2, 1)],
+            "answers": ["Quarks", "made from rubber", "Nick", "Prison slang"],
+        },  # fmt: skip
+        {"record": "end", "wall_id": "46fa44", "reason": "solved"},
+        {"record": "end", "wall_id": "740d45", "reason": "gave_up"},
+    ]
+    log = tmp_path / "human.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    results = score_play_log(log, rows, "default", allow_missing=True)
+    played = {w["wall_id"]: w["play"] for w in results["per_wall"]}
+    assert played["46fa44"]["groups_found"] == 4 and played["46fa44"]["guesses"] == 3
+    assert played["46fa44"]["connections_right"] == 3  # "Nick" is not "Called Nick"
+    assert played["46fa44"]["points"] == 4 + 3
+    assert played["740d45"]["end"] == "gave_up" and played["740d45"]["groups_found"] == 0
+    assert played["740d45"]["points"] == 0  # no connection round: none named
+    assert results["play"]["n_played"] == 2 and results["play"]["points"] == 7

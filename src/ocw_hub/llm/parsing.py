@@ -528,3 +528,11 @@ def parse_stated_groups(groups: Sequence[Sequence[str]], words: Sequence[str]) -
     if isinstance(result, tuple):
         return unrecoverable(*result, repairs)
     return GroupParse(result, "repaired" if repairs else "clean", repairs, "json")
+
+
+def match_clues(items: Sequence[str], words: Sequence[str]) -> list[str]:
+    """Each item as the clue of ``words`` it names by :func:`parse_groups`' matching (exact,
+    quotes, case, spacing and punctuation; no spelling repair), else as it is: a play log's
+    clues read as ``parse`` reads an answer's."""
+    clues = _Clues(words)
+    return [clues.match(item)[0] or item for item in items]
