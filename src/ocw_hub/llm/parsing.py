@@ -470,6 +470,22 @@ def parse_groups(text: str, words: Sequence[str], *, complete: bool = False) -> 
     return GroupParse(result, "repaired" if repairs else "clean", repairs, layout)
 
 
+def parse_stated_groups(groups: Sequence[Sequence[str]], words: Sequence[str]) -> GroupParse:
+    """Task 1 from groups already read as lists of items (a ``json`` style's validated
+    ``groups``): the same law as :func:`parse_groups` on them (4 groups of 4, each item one
+    clue of the wall, repairs recorded), layout ``json``."""
+    clues = _Clues(words)
+    repairs: list[dict[str, Any]] = []
+    stated = [list(group) for group in groups]
+    shape = _shape_problem(stated, complete=False)
+    if shape is not None:
+        return unrecoverable(*shape)
+    result = _match_groups(stated, clues, repairs)
+    if isinstance(result, tuple):
+        return unrecoverable(*result, repairs)
+    return GroupParse(result, "repaired" if repairs else "clean", repairs, "json")
+
+
 #: How :func:`parse_guess` names what is wrong with an answer (the play log's ``invalid``).
 GUESS_PROBLEMS = {
     "unclosed_reasoning": "unparseable",
@@ -512,22 +528,6 @@ def parse_guess(text: str, words: Sequence[str]) -> tuple[list[str] | None, str 
     if isinstance(result, tuple):
         return None, GUESS_PROBLEMS[result[0]]
     return result[0], None
-
-
-def parse_stated_groups(groups: Sequence[Sequence[str]], words: Sequence[str]) -> GroupParse:
-    """Task 1 from groups already read as lists of items (a ``json`` style's validated
-    ``groups``): the same law as :func:`parse_groups` on them (4 groups of 4, each item one
-    clue of the wall, repairs recorded), layout ``json``."""
-    clues = _Clues(words)
-    repairs: list[dict[str, Any]] = []
-    stated = [list(group) for group in groups]
-    shape = _shape_problem(stated, complete=False)
-    if shape is not None:
-        return unrecoverable(*shape)
-    result = _match_groups(stated, clues, repairs)
-    if isinstance(result, tuple):
-        return unrecoverable(*result, repairs)
-    return GroupParse(result, "repaired" if repairs else "clean", repairs, "json")
 
 
 def match_clues(items: Sequence[str], words: Sequence[str]) -> list[str]:
