@@ -27,12 +27,9 @@ from typing import Any
 from ..errors import PlayLogError
 from ..llm.answer_text import content_text
 from ..llm.client import LLMServerError, send_batch
-from ..llm.connections import robust_connections
 from ..llm.log import LogWriter, exclusive_log, is_success, partial_tail
-from ..llm.parsing import parse_guess
-from . import rules
-from .conversation import clue_order, connection_groups, connection_round, feedback, opening
-from .log import VERSION, WallRecords, guess_record, read_play_log, replay, start_state
+from .log import VERSION, read_play_log
+from .turns import WallPlay, take_answer
 
 #: Header fields a resumed log must share with the run (the rest may differ).
 SAME_RUN = (
@@ -54,44 +51,6 @@ class PlaySummary:
     failures: list[tuple[str, str]] = field(default_factory=list)
     prompt_tokens: int = 0
     completion_tokens: int = 0
-
-
-class _Wall:
-    """One wall's conversation and state."""
-
-    def __init__(self, row: Mapping[str, Any], header: Mapping[str, Any]) -> None:
-        self.row, self.id = row, str(row["wall_id"])
-        self.order = clue_order(row)
-        self.state = start_state(header, row)
-        self.messages: list[dict[str, str]] = opening(row, self.state)
-        self.turn = 0
-        self.connections_done = False
-        self.done = False
-
-    @property
-    def wants_connections(self) -> bool:
-        return self.state.rules == "show" and not self.connections_done
-
-    def after_answer(self, text: str, clues: Sequence[str] | None, verdict: rules.Verdict) -> None:
-        self.messages.append({"role": "assistant", "content": text})
-        self.state, self.turn = verdict.state, self.turn + 1
-        if self.state.ended is None:
-            self.messages.append({"role": "user", "content": feedback(verdict, clues, self.order)})
-        elif self.wants_connections:
-            self.messages.append(
-                {"role": "user", "content": connection_round(self.state, self.row)}
-            )
-
-    def resume(self, path: Path, records: WallRecords) -> None:
-        """Replay the wall's records (checked) and rebuild its conversation."""
-        state, verdicts = replay(path, records, self.state, finished=False)
-        for (number, record), verdict in zip(records.guesses, verdicts, strict=True):
-            if not isinstance(record.get("text"), str):
-                raise PlayLogError(f"{path}, line {number} (wall {self.id}): no text to resume")
-            self.after_answer(record["text"], record["clues"], verdict)
-        self.state = state
-        self.connections_done = records.connections is not None
-        self.done = records.end is not None
 
 
 def _answer(line: Mapping[str, Any]) -> tuple[str, str | None, dict[str, Any]]:
@@ -159,7 +118,7 @@ def play_walls(
         if cut is not None:
             with path.open("r+b") as handle:
                 handle.truncate(cut)
-        played = [_Wall(row, header) for row in walls]
+        played = [WallPlay(row, header) for row in walls]
         summary = PlaySummary(walls=len(played))
         fresh = not path.exists() or path.stat().st_size == 0
         if not fresh:
@@ -180,7 +139,7 @@ def play_walls(
     return summary
 
 
-def _request(wall: _Wall, server: Server) -> dict[str, Any]:
+def _request(wall: WallPlay, server: Server) -> dict[str, Any]:
     kind = "connections" if wall.state.ended is not None else str(wall.turn + 1)
     body: dict[str, Any] = {
         "messages": list(wall.messages),
@@ -193,7 +152,7 @@ def _request(wall: _Wall, server: Server) -> dict[str, Any]:
 
 
 def _rounds(
-    played: list[_Wall],
+    played: list[WallPlay],
     writer: LogWriter,
     server: Server,
     summary: PlaySummary,
@@ -213,7 +172,7 @@ def _rounds(
 
 
 def _send_round(
-    active: Sequence[_Wall],
+    active: Sequence[WallPlay],
     requests: Sequence[Mapping[str, Any]],
     server: Server,
     field_setting: tuple[str | None, bool],
@@ -246,7 +205,7 @@ def _send_round(
 
 
 def _record_round(
-    active: Sequence[_Wall],
+    active: Sequence[WallPlay],
     requests: Sequence[Mapping[str, Any]],
     lines: Mapping[str, Mapping[str, Any]],
     writer: LogWriter,
@@ -265,34 +224,17 @@ def _record_round(
         _take(wall, line, writer, summary)
 
 
-def _take(wall: _Wall, line: Mapping[str, Any], writer: LogWriter, summary: PlaySummary) -> None:
+def _take(wall: WallPlay, line: Mapping[str, Any], writer: LogWriter, summary: PlaySummary) -> None:
     """Write the records of one answer and advance the wall."""
     text, finish, usage = _answer(line)
     summary.prompt_tokens += int(usage.get("prompt_tokens", 0))
     summary.completion_tokens += int(usage.get("completion_tokens", 0))
-    extra = {"text": text, "finish_reason": finish, "usage": usage}
-    if wall.state.ended is not None:  # the connection round
-        groups = connection_groups(wall.state)
-        answers, _repairs = robust_connections(text, groups)
-        writer.write({"record": "connections", "wall_id": wall.id, "groups": groups,
-                      "answers": answers, **extra})  # fmt: skip
-        wall.connections_done = True
-        _end(wall, writer, summary)
-        return
-    clues: list[str] | None
-    reason: str | None
-    if finish == "length":
-        clues, reason = None, "truncated"
-    else:
-        clues, reason = parse_guess(text, wall.order)  # in play or not: the rules say
-    verdict = rules.apply(wall.state, clues, reason)
-    writer.write(guess_record(wall.id, wall.turn + 1, clues, verdict, **extra))
-    wall.after_answer(text, clues, verdict)
-    if wall.state.ended is not None and not wall.wants_connections:
-        _end(wall, writer, summary)
+    for record in take_answer(wall, text, finish, {"usage": usage}):
+        writer.write(record)
+        if record["record"] == "end":
+            summary.finished += 1
 
 
-def _end(wall: _Wall, writer: LogWriter, summary: PlaySummary) -> None:
-    writer.write({"record": "end", "wall_id": wall.id, "reason": wall.state.ended})
-    wall.done = True
+def _end(wall: WallPlay, writer: LogWriter, summary: PlaySummary) -> None:
+    writer.write(wall.end_record())
     summary.finished += 1
