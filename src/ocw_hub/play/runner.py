@@ -7,8 +7,9 @@ retries, deadline, failover and per-server concurrency of ``run-llm``), then wri
 round's records in the split's order. So the log is the same for the same answers whatever
 the servers' timing, and a re-run resumes every unfinished wall from its last record (a round
 cut by a kill is sent again; a finished wall is never sent again). A wall whose request
-failed (after the retries) is left unfinished for a re-run. One run per log, under
-``run-llm``'s lock (:func:`ocw_hub.llm.log.exclusive_log`).
+failed (after the retries) is left unfinished for a re-run; when the servers cannot be
+used (``LLMServerError``) the answers of the round that came before are written first. One
+run per log, under ``run-llm``'s lock (:func:`ocw_hub.llm.log.exclusive_log`).
 
 Records add the optional fields ``text`` (the raw answer), ``finish_reason`` and ``usage``
 (the server's token counts) to the contract; the requests themselves are not logged: they are
@@ -25,6 +26,7 @@ from typing import Any
 
 from ..errors import PlayLogError
 from ..llm.answer_text import content_text
+from ..llm.client import LLMServerError, send_batch
 from ..llm.connections import robust_connections
 from ..llm.log import LogWriter, exclusive_log, is_success, partial_tail
 from ..llm.parsing import parse_guess
@@ -33,7 +35,9 @@ from .conversation import clue_order, connection_groups, connection_round, feedb
 from .log import VERSION, WallRecords, guess_record, read_play_log, replay, start_state
 
 #: Header fields a resumed log must share with the run (the rest may differ).
-SAME_RUN = ("rules", "max_guesses", "max_invalid", "config", "split", "player", "max_tokens")
+SAME_RUN = (
+    "rules", "max_guesses", "max_invalid", "config", "split", "player", "max_tokens", "walls",
+)  # fmt: skip
 
 
 @dataclass
@@ -149,8 +153,6 @@ def play_walls(
         OutputPathError: another run is writing the log.
         LLMServerError: as ``run-llm`` (records written before stay in the log).
     """
-    from ..llm.client import send_batch
-
     path = Path(log_path)
     with exclusive_log(path):
         cut = partial_tail(path)
@@ -174,7 +176,7 @@ def play_walls(
         with LogWriter(path) as writer:
             if fresh:
                 writer.write(_header(header))
-            _rounds(played, writer, server, send_batch, summary, on_round)
+            _rounds(played, writer, server, summary, on_round)
     return summary
 
 
@@ -194,7 +196,6 @@ def _rounds(
     played: list[_Wall],
     writer: LogWriter,
     server: Server,
-    send_batch: Callable[..., Any],
     summary: PlaySummary,
     on_round: Callable[[int, int], None] | None,
 ) -> None:
@@ -205,20 +206,43 @@ def _rounds(
     active = [w for w in played if not w.done]
     while active:
         requests = [_request(w, server) for w in active]
-        lines, field_name = send_batch(
+        field_name = _send_round(active, requests, server, (field_name, auto), writer, summary)
+        active = [w for w in active if not w.done]
+        if on_round is not None:
+            on_round(summary.already_done + summary.finished, summary.walls)
+
+
+def _send_round(
+    active: Sequence[_Wall],
+    requests: Sequence[Mapping[str, Any]],
+    server: Server,
+    field_setting: tuple[str | None, bool],
+    writer: LogWriter,
+    summary: PlaySummary,
+) -> str | None:
+    """Send one round and write its records; on a server error, write the answers that came
+    before it, then raise it. Returns the token-limit name to send next."""
+    lines: dict[str, dict[str, Any]] = {}
+    try:
+        _, field_name = send_batch(
             requests,
             base_url=list(server.base_urls),
             model=server.model,
             concurrency=server.concurrency,
             max_retries=server.max_retries,
             timeout=server.timeout,
-            max_tokens_field=field_name,
-            auto_field=auto,
+            max_tokens_field=field_setting[0],
+            auto_field=field_setting[1],
+            into=lines,
         )
-        _record_round(active, requests, lines, writer, summary)
-        active = [w for w in active if not w.done]
-        if on_round is not None:
-            on_round(summary.already_done + summary.finished, summary.walls)
+    except LLMServerError:
+        answered = [
+            (w, r) for w, r in zip(active, requests, strict=True) if r["custom_id"] in lines
+        ]
+        _record_round([w for w, _ in answered], [r for _, r in answered], lines, writer, summary)
+        raise
+    _record_round(active, requests, lines, writer, summary)
+    return field_name
 
 
 def _record_round(
