@@ -180,3 +180,17 @@ def test_compare_refuses_systems_on_different_seasons(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["systems"]
     assert len({row["value"] for row in rows if row["system"] != "contestants"}) == 1
+
+
+def test_aired_after_reads_the_dates_of_a_release_tarball(tmp_path: Path) -> None:
+    """The release as downloaded (``OCW.tar.gz`` holding ``dataset/``): the season map is read
+    from the archive, extracted as the builder extracts it."""
+    import tarfile
+
+    archive = tmp_path / "OCW.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(DATED, arcname="dataset")
+    cut = _score(archive, WallSlice(aired_after=datetime.date(2015, 1, 1)),
+                 cache_dir=tmp_path / "cache")  # fmt: skip
+    assert cut["slice"]["seasons"] == [13, 15]
+    assert [w["wall_id"] for w in cut["per_wall"]] == ["654041", "b308e4"]
