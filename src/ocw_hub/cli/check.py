@@ -20,9 +20,21 @@ def check(
     ],
 ) -> None:
     """Check that an export works in the Hub viewer and every datasets era (configs resolve,
-    Parquet reads, features match the card, no link leaves the folder)."""
+    Parquet reads, features match the card, its eval.yaml, no link leaves the folder); or a
+    model repo folder's .eval_results (the folder, or the .eval_results folder itself)."""
+    from ..data.eval_results import eval_results_problems, result_files, results_folder
     from ..data.hub_check import inspect_export
     from ..data.layout import exports_in
+
+    if results_folder(export_dir).is_dir():
+        problems = eval_results_problems(export_dir)
+        if problems:
+            raise ExportError(
+                f"{results_folder(export_dir)}: not valid eval results:\n- " + "\n- ".join(problems)
+            )
+        count = len(result_files(export_dir))
+        console.print(f"{results_folder(export_dir)}: OK ({count} results files)", soft_wrap=True)
+        return
 
     failed = []
     for folder in exports_in(export_dir):

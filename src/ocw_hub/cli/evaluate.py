@@ -68,6 +68,28 @@ def evaluate(
             "differ or are missing (hand-made files); systems are compared by `compare`.",
         ),
     ] = False,
+    eval_results: Annotated[
+        Path | None,
+        typer.Option(
+            "--eval-results",
+            metavar="DIR",
+            help="Also write the Hub leaderboard entries, DIR/.eval_results/<task>.yaml (one "
+            "per headline figure; test split), for the model repo --model-id.",
+        ),
+    ] = None,
+    model_id: Annotated[
+        str | None,
+        typer.Option("--model-id", metavar="ORG/NAME", help="The model repo of --eval-results."),
+    ] = None,
+    dataset_id: Annotated[
+        str | None,
+        typer.Option(
+            "--dataset-id",
+            metavar="ORG/NAME",
+            help="The benchmark's dataset repo of --eval-results (default: the Hub repo "
+            "--data-dir names).",
+        ),
+    ] = None,
 ) -> None:
     """Score predictions exactly as the paper did; print a table, optionally write JSON.
 
@@ -85,9 +107,10 @@ def evaluate(
     source = data_dir_of(data_dir, config)
     if bertscore:
         require("bertscore", "evaluate --bertscore")
+    records = [r for p in predictions for r in record_candidates(p)]
     if out is not None:
-        records = [r for p in predictions for r in record_candidates(p)]
         out = check_output_file(out, [*predictions, *records, source])
+    board = _board_target(eval_results, model_id, [*predictions, *records, source, out])
     with quiet_datasets(), progress() as bar:
         task = bar.add_task("scoring", total=None)
         results = evaluate_files(
@@ -118,3 +141,26 @@ def evaluate(
     if out is not None:
         write_json(out, results)
         console.print(f"results written to {out}")
+    if board is not None and model_id is not None:
+        from ..data.eval_results import eval_result_entries, write_eval_results
+
+        entries = eval_result_entries(results, model_id=model_id, dataset_id=dataset_id)
+        written = write_eval_results(board, entries, [*predictions, *records, source, out])
+        console.print(f"{len(written)} leaderboard results written to {board}/.eval_results")
+
+
+def _board_target(
+    eval_results: Path | None, model_id: str | None, inputs: list[Path | str | None]
+) -> Path | None:
+    """``--eval-results`` checked before any scoring (with ``--model-id``, a writable folder)."""
+    from ..errors import OptionError
+    from ..outputs import check_output_dir
+
+    if (eval_results is None) != (model_id is None):
+        raise OptionError("--eval-results DIR and --model-id ORG/NAME go together")
+    if eval_results is None:
+        return None
+    from ..data.publish import validate_repo_id
+
+    validate_repo_id(str(model_id))
+    return check_output_dir(eval_results, inputs, option="--eval-results")

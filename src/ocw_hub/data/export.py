@@ -21,6 +21,7 @@ import datasets
 from ..configs import PathLike, config_spec
 from .builders import prepare
 from .card import (
+    DATASET_CARDS,
     is_prerelease,
     provenance_markdown,
     provenance_notice,
@@ -30,6 +31,7 @@ from .card import (
     wote_counts_markdown,
 )
 from .layout import SPLITS, answers_located, export_folder, write_split
+from .leaderboard import EVAL_FILE, eval_yaml_text
 from .staging import ExportPathError, plan_export, staging
 
 __all__ = ["ExportPathError", "ExportedSplit", "SPLITS", "build_export", "plan_export"]
@@ -218,4 +220,6 @@ def build_export(
             sections = [*export.sections, provenance_markdown(export.sources)]
             card = render_card(folder, export.infos, sections, notice, files=export.files)
             card.save(staged[folder] / "README.md")
+            board = eval_yaml_text(DATASET_CARDS[folder].title, export.infos)
+            (staged[folder] / EVAL_FILE).write_text(board, encoding="utf-8")
     return written
