@@ -103,9 +103,8 @@ def eval_yaml(title: str, configs: Iterable[str]) -> dict[str, Any]:
     ``tasks`` (``id``, ``config``, ``split``)."""
     tasks = board_tasks(configs)
     lines = [
-        f"{title}: each task is one headline figure of `ocw-hub evaluate` (pip install "
-        "ocw-hub) on one config's test split; the 95 % bootstrap interval over the walls "
-        "(questions) is in each result's notes.",
+        f"{title}: each task is one headline figure that `ocw-hub evaluate` computes on one "
+        "config's test split; each result's notes give its 95 % bootstrap interval.",
         *(f"{t.id}: {t.about}, {_TASK_NAMES[t.task]}, config {t.config}." for t in tasks),
     ]
     return {
@@ -117,10 +116,20 @@ def eval_yaml(title: str, configs: Iterable[str]) -> dict[str, Any]:
 
 
 def eval_yaml_text(title: str, configs: Iterable[str]) -> str:
-    """:func:`eval_yaml` as YAML text (keys in the documented order)."""
+    """:func:`eval_yaml` as YAML text (keys in the documented order, the description as a
+    literal block)."""
     import yaml
 
-    return yaml.safe_dump(eval_yaml(title, configs), sort_keys=False, allow_unicode=True)
+    class _Dumper(yaml.SafeDumper):
+        pass
+
+    def _text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+        style = "|" if "\n" in value else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    _Dumper.add_representer(str, _text)
+    data = eval_yaml(title, configs)
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 
 
 def read_eval_yaml(path: Path) -> tuple[dict[str, Any] | None, list[str]]:
