@@ -335,9 +335,8 @@ def load_walls(
         SourceUnavailableError, UnknownSplitError, format errors: a given data folder cannot be
             read.
     """
-    from ..data.sources import load_split, prepared_split
-
-    keys = list(by_key(f for f in files if not f.is_wote))
+    groups = by_key(f for f in files if not f.is_wote)
+    keys = list(groups)
     unnamed = sorted({c for c, _ in keys if c not in data_dirs})
     if "*" in data_dirs and len({c for c, _ in keys}) > 1 and unnamed:
         raise ReportError(
@@ -345,22 +344,35 @@ def load_walls(
             f"its data as CONFIG=DIR (missing: {', '.join(unnamed)}); their walls differ"
         )
     out: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    groups = by_key(f for f in files if not f.is_wote)
-    for config, split in keys:
-        data_dir = data_dirs.get(config, data_dirs.get("*"))
-        if data_dir is not None:
-            dataset = load_split(
-                config, split, data_dir, cache_dir=cache_dir, verification_mode=verification_mode
-            )
-        else:
-            dataset = _recorded_walls(groups[(config, split)], cache_dir, verification_mode)
-        if dataset is None:  # results that record no source: the prepared cache
-            dataset = prepared_split(
-                config, split, cache_dir=cache_dir, verification_mode=verification_mode
-            )
+    for key, group in groups.items():
+        data_dir = data_dirs.get(key[0], data_dirs.get("*"))
+        dataset = _split_walls(group, data_dir, cache_dir, verification_mode)
         if dataset is not None:
-            out[(config, split)] = dataset.to_list()
+            out[key] = dataset.to_list()
     return out
+
+
+def _split_walls(
+    files: Sequence[ResultsFile],
+    data_dir: PathLike | None,
+    cache_dir: PathLike | None,
+    verification_mode: str | None,
+) -> Any:
+    """The walls of one (config, split) of :func:`load_walls` (a ``datasets.Dataset``, or
+    None): from ``data_dir``, else the recorded source, else the prepared cache."""
+    from ..data.sources import load_split, prepared_split
+
+    config, split = files[0].key
+    if data_dir is not None:
+        return load_split(
+            config, split, data_dir, cache_dir=cache_dir, verification_mode=verification_mode
+        )
+    dataset = _recorded_walls(files, cache_dir, verification_mode)
+    if dataset is None:  # results that record no source: the prepared cache
+        dataset = prepared_split(
+            config, split, cache_dir=cache_dir, verification_mode=verification_mode
+        )
+    return dataset
 
 
 def _recorded_walls(
