@@ -1,6 +1,7 @@
 """``ocw-hub build``: prepare configs and write one Parquet export per dataset, with its card.
 
-The layout is :mod:`ocw_hub.data.layout`'s, the card :mod:`ocw_hub.data.card`'s, and the
+The layout is :mod:`ocw_hub.data.layout`'s, the card :mod:`ocw_hub.data.card`'s, the
+leaderboard's ``eval.yaml`` :mod:`ocw_hub.data.leaderboard`'s, and the
 destination is checked and replaced whole by :mod:`ocw_hub.data.staging`. Rows and features are
 exactly those of the builders; the features are written in the notation ``datasets`` 3.x reads
 (:func:`ocw_hub.data.infos.legacy_features`), both in each Parquet file's ``huggingface`` schema

@@ -321,8 +321,10 @@ def inspect_export(folder: PathLike) -> ExportReport:
     ``dataset_info``; ``data_dir`` / ``data_files`` outside the folder or naming no file; a
     file ``pyarrow`` cannot read; feature metadata ``datasets`` 3.x cannot read; Arrow types
     that do not cast to the card's features; split sizes that differ from the card; a Parquet
-    file no config names. Differences: Arrow types that cast to the card's; files outside the
-    configs. The files examined are exactly :func:`planned_files`.
+    file no config names; an ``eval.yaml`` that does not register the card's configs
+    (:func:`ocw_hub.data.leaderboard.eval_yaml_problems`). Differences: Arrow types that
+    cast to the card's; files outside the configs. The files examined are exactly
+    :func:`planned_files`.
     """
     if not Path(folder).is_dir():
         return ExportReport(problems=[f"{folder}: not a folder"])
