@@ -226,3 +226,59 @@ def test_results_without_a_recorded_source_read_the_cache_as_before(tmp_path: Pa
     results.write_text(json.dumps(data))
     walls = load_walls(read_results([results]), {}, cache_dir=cache, verification_mode="no_checks")
     assert _first_connection(walls) == "Only source"
+
+
+def test_a_hub_source_is_read_and_checked_by_the_digest_of_its_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Hub repo id recorded with the sha256 of the rows read (no network: ``load_split`` of
+    the repo id answers with a local preparation, as the offline cache would)."""
+    from ocw_hub.data import sources
+    from ocw_hub.resources import load_sibling
+
+    cache = tmp_path / "cache"
+    a = _source(tmp_path, "a", connection="From the Hub")
+    served = sources.load_split(
+        "default", "test", a, cache_dir=cache, verification_mode="no_checks"
+    )
+    arrow = [e["filename"] for e in served.cache_files]
+    results = tmp_path / "results.json"
+    data = _evaluate(tmp_path, results, "--data-dir", str(a))
+    data["source"] = {"release": "official release", "stand_in": False, "kind": "hub",
+                      "path": "org/ocw", "revision": "c" * 40,
+                      "sha256": load_sibling("source_files").source_digest(*arrow)}  # fmt: skip
+    results.write_text(json.dumps(data))
+    asked: list[object] = []
+
+    def hub(config, split, data_dir=None, **kw):
+        asked.append(data_dir)
+        if data_dir != "org/ocw":
+            raise AssertionError(data_dir)
+        return served
+
+    monkeypatch.setattr(sources, "load_split", hub)
+    walls = load_walls(read_results([results]), {}, cache_dir=cache)
+    assert _first_connection(walls) == "From the Hub" and asked == ["org/ocw"]
+    data["source"]["sha256"] = "0" * 64  # the repo now serves other rows
+    results.write_text(json.dumps(data))
+    with pytest.raises(RecordedSourceError) as caught:
+        load_walls(read_results([results]), {}, cache_dir=cache)
+    assert caught.value.reason == CHANGED
+
+    def offline(config, split, data_dir=None, **kw):
+        raise SourceUnavailableError("cannot read org/ocw", config=config, data_dir=data_dir)
+
+    monkeypatch.setattr(sources, "load_split", offline)
+    with pytest.raises(RecordedSourceError) as caught:
+        load_walls(read_results([results]), {}, cache_dir=cache)
+    assert caught.value.reason == GONE
+
+
+def test_report_never_writes_into_the_recorded_source(tmp_path: Path) -> None:
+    a = _source(tmp_path, "a")
+    results = tmp_path / "results.json"
+    _evaluate(tmp_path, results, "--data-dir", str(a))
+    before = sorted(p.name for p in a.iterdir())
+    result = _report(results, tmp_path / "cache", a / "report.html")
+    assert result.exit_code == 1 and "lies inside the input folder" in result.output
+    assert sorted(p.name for p in a.iterdir()) == before
