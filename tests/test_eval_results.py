@@ -367,3 +367,13 @@ def test_publish_refuses_bad_results_before_any_request(tmp_path: Path) -> None:
     assert api.calls == []
     result = runner.invoke(app, ["publish", str(tmp_path), "--repo-id", "o/m", "--pr"])
     assert result.exit_code == 1 and "--pr" in result.output
+
+
+def test_check_a_model_folder_against_the_exports_eval_yaml(built: Path, scored) -> None:
+    _, model, _ = scored
+    result = runner.invoke(app, ["check", str(model), "--eval-yaml", str(built / "ocw")])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["check", str(model), "--eval-yaml", str(built / "wote")])
+    assert result.exit_code == 1 and "is not a task of the eval.yaml" in result.output
+    result = runner.invoke(app, ["check", str(built / "ocw"), "--eval-yaml", str(built / "ocw")])
+    assert result.exit_code == 1 and "holds no .eval_results folder" in result.output
