@@ -377,3 +377,42 @@ def test_check_a_model_folder_against_the_exports_eval_yaml(built: Path, scored)
     assert result.exit_code == 1 and "is not a task of the eval.yaml" in result.output
     result = runner.invoke(app, ["check", str(built / "ocw"), "--eval-yaml", str(built / "ocw")])
     assert result.exit_code == 1 and "holds no .eval_results folder" in result.output
+
+
+def test_a_folder_of_runs_gives_the_mean_and_the_two_level_interval(
+    built: Path, tmp_path: Path
+) -> None:
+    walls = json.loads((HUB_DATA / "ocw" / "test.json").read_text())["dataset"]
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "run-00.json").write_text(json.dumps(_imperfect(walls)))
+    (runs / "run-01.json").write_text(json.dumps(_imperfect(walls[::-1])))  # other walls off
+    args = [
+        "evaluate", str(runs), "--data-dir", str(built / "ocw"), "--no-checks", "--bootstrap",
+        "100", "--out", str(tmp_path / "r.json"), "--eval-results", str(tmp_path / "m"),
+        "--model-id", "org/m", "--dataset-id", "org/ocw",
+    ]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    results = json.loads((tmp_path / "r.json").read_text())
+    (entry,) = yaml.safe_load((tmp_path / "m/.eval_results/default-grouping-ami.yaml").read_text())
+    assert entry["value"] == pytest.approx(results["mean"]["grouping"]["ami"])
+    assert f"mean of 2 runs (std {results['std']['grouping']['ami']:.4g})" in entry["notes"]
+    low, high = results["ci95"]["grouping"]["ami"]
+    assert f"[{low:.4g}, {high:.4g}] (walls, then runs within each wall" in entry["notes"]
+
+
+def test_nothing_is_half_written(tmp_path: Path) -> None:
+    results = json.loads((Path(__file__).parent / "data/report/model-a.json").read_text())
+    entries = er.eval_result_entries(results, model_id="org/m", dataset_id="org/ocw")
+    folder = tmp_path / "m" / ".eval_results"
+    (folder / "default-grouping-wd.yaml").mkdir(parents=True)  # a folder where a file goes
+    from ocw_hub.errors import OutputPathError
+
+    with pytest.raises(OutputPathError, match="is a folder"):
+        er.write_eval_results(tmp_path / "m", entries, [])
+    assert [p.name for p in folder.iterdir()] == ["default-grouping-wd.yaml"]
+    (folder / "default-grouping-wd.yaml").rmdir()
+    written = er.write_eval_results(tmp_path / "m", entries, [])
+    assert sorted(p.name for p in written) == sorted(f"{t}.yaml" for t in entries)
+    assert er.eval_results_problems(tmp_path / "m") == []
