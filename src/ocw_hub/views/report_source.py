@@ -76,9 +76,10 @@ def _arrow_digest(dataset: datasets.Dataset) -> str | None:
 
 def _error(file: ResultsFile, source: Mapping, reason: str, why: str) -> RecordedSourceError:
     where = source.get("path") or "the prepared cache"
+    state = "is gone" if reason == GONE else "has changed"
     return RecordedSourceError(
         f"{inert(str(file.path))}: the source it records for {file.config}/{file.split} "
-        f"({inert(str(where))}) is {reason}: {why}; give the data it was scored on: data_dir=DIR",
+        f"({inert(str(where))}) {state}: {why}; give the data it was scored on: data_dir=DIR",
         config=file.config,
         results=file.path,
         reason=reason,
