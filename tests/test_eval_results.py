@@ -256,15 +256,21 @@ def test_stand_in_figures_are_refused_by_evaluate_and_nothing_written(tmp_path: 
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "message"),
     [
-        ["--eval-results", "DIR"],  # no --model-id
-        ["--model-id", "org/m"],  # no --eval-results
-        ["--eval-results", "DIR", "--model-id", "not a repo id"],
-        ["--eval-results", "PREDICTIONS", "--model-id", "org/m"],  # an input
+        (["--eval-results", "DIR"], "go together"),  # no --model-id
+        (["--model-id", "org/m"], "go together"),  # no --eval-results
+        (["--eval-results", "DIR", "--model-id", "not a repo id"], "repo id 'not a repo id'"),
+        (["--eval-results", "DIR", "--model-id", "org/m"], "--dataset-id ORG/NAME"),  # local data
+        (["--eval-results", "DIR", "--model-id", "o/m", "--dataset-id", "o/d", "-s", "train"],
+         "leaderboard tasks are on --split test"),
+        (["--eval-results", "PREDICTIONS", "--model-id", "org/m", "--dataset-id", "org/ocw"],
+         "is a file, not a folder"),  # an input
     ],
-)
-def test_bad_eval_results_options_fail_before_scoring(tmp_path: Path, args: list[str]) -> None:
+)  # fmt: skip
+def test_bad_eval_results_options_fail_before_scoring(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
     predictions = tmp_path / "p.json"
     predictions.write_text("[]")  # never read: the options are refused first
     args = [
@@ -273,7 +279,7 @@ def test_bad_eval_results_options_fail_before_scoring(tmp_path: Path, args: list
     ]
     result = runner.invoke(app, ["evaluate", str(predictions), "--data-dir", "/nonexistent", *args])
     assert result.exit_code == 1, result.output
-    assert "--eval-results" in result.output or "repo id" in result.output
+    assert message in result.output
     assert not (tmp_path / "m").exists()
 
 
@@ -416,3 +422,20 @@ def test_nothing_is_half_written(tmp_path: Path) -> None:
     written = er.write_eval_results(tmp_path / "m", entries, [])
     assert sorted(p.name for p in written) == sorted(f"{t}.yaml" for t in entries)
     assert er.eval_results_problems(tmp_path / "m") == []
+
+
+def test_the_model_folder_may_hold_the_predictions(built: Path, tmp_path: Path) -> None:
+    """A model repo's clone holding its predictions: only .eval_results is written there."""
+    walls = json.loads((HUB_DATA / "ocw" / "test.json").read_text())["dataset"]
+    model = tmp_path / "clone"
+    model.mkdir()
+    predictions = model / "predictions.json"
+    predictions.write_text(json.dumps(_imperfect(walls)))
+    args = [
+        "evaluate", str(predictions), "--data-dir", str(built / "ocw"), "--no-checks",
+        "--bootstrap", "0", "--eval-results", str(model), "--model-id", "o/m",
+        "--dataset-id", "o/ocw",
+    ]  # fmt: skip
+    assert runner.invoke(app, args).exit_code == 0
+    assert sorted(p.name for p in model.iterdir()) == [".eval_results", "predictions.json"]
+    assert predictions.read_text() == json.dumps(_imperfect(walls))

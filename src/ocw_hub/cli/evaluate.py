@@ -110,7 +110,9 @@ def evaluate(
     records = [r for p in predictions for r in record_candidates(p)]
     if out is not None:
         out = check_output_file(out, [*predictions, *records, source])
-    board = _board_target(eval_results, model_id, [*predictions, *records, source, out])
+    board = _board_target(
+        eval_results, model_id, dataset_id, (config, split, source), [*predictions, *records, out]
+    )
     with quiet_datasets(), progress() as bar:
         task = bar.add_task("scoring", total=None)
         results = evaluate_files(
@@ -150,9 +152,14 @@ def evaluate(
 
 
 def _board_target(
-    eval_results: Path | None, model_id: str | None, inputs: list[Path | str | None]
+    eval_results: Path | None,
+    model_id: str | None,
+    dataset_id: str | None,
+    scored: tuple[str, str, str | None],
+    inputs: list[Path | None],
 ) -> Path | None:
-    """``--eval-results`` checked before any scoring (with ``--model-id``, a writable folder)."""
+    """``--eval-results`` checked before any scoring: with ``--model-id``, a writable folder,
+    the test split, a benchmark repo (``--dataset-id``, or a Hub repo as ``--data-dir``)."""
     from ..errors import OptionError
     from ..outputs import check_output_dir
 
@@ -160,7 +167,21 @@ def _board_target(
         raise OptionError("--eval-results DIR and --model-id ORG/NAME go together")
     if eval_results is None:
         return None
+    from ..data.leaderboard import BOARD_SPLIT
     from ..data.publish import validate_repo_id
+    from ..data.sources import find_source
 
+    config, split, source = scored
     validate_repo_id(str(model_id))
-    return check_output_dir(eval_results, inputs, option="--eval-results")
+    if dataset_id is not None:
+        validate_repo_id(dataset_id)
+    elif find_source(config, source).kind != "hub":
+        raise OptionError(
+            "--eval-results: name the benchmark's dataset repo, --dataset-id ORG/NAME"
+        )
+    if split != BOARD_SPLIT:
+        raise OptionError(f"--eval-results: the leaderboard tasks are on --split {BOARD_SPLIT}")
+    from ..data.eval_results import RESULTS_FOLDER
+
+    folder = eval_results / RESULTS_FOLDER  # DIR may hold the inputs (a model repo's clone)
+    return check_output_dir(folder, [*inputs, source], option="--eval-results").parent

@@ -227,13 +227,13 @@ def write_eval_results(
     or none (:func:`ocw_hub.outputs.write_files_atomic`); every path checked first.
 
     Raises:
-        OutputPathError: ``folder`` or a file in it cannot be written safely (an input, a
-            link, a folder).
+        OutputPathError: ``folder/.eval_results`` or a file in it cannot be written safely
+            (an input, or lies in one; a link; a folder where a file goes). ``folder`` itself
+            may hold inputs (the predictions in a model repo's clone).
     """
     from ..outputs import check_output_dir, check_output_file, write_files_atomic
 
-    root = check_output_dir(folder, inputs, option="--eval-results")
-    check_output_dir(root / RESULTS_FOLDER, inputs, option="--eval-results")
+    root = check_output_dir(Path(folder) / RESULTS_FOLDER, inputs, option="--eval-results").parent
     files = {
         check_output_file(results_file(root, task), inputs, option="--eval-results"): entry_text(
             entry
