@@ -191,10 +191,12 @@ def run_llm(
             )
         except LLMServerError as err:
             server_error = err
-    if out.exists():  # a run that answered nothing leaves no file, nor a record of one
-        answered = answered_models(out)  # a snapshot's name (gpt-4o-2024-08-06), if named
-        shown = ", ".join(answered) if answered and answered != [model] else None
-        write_protocol(out, {"model": model, "answered_model": shown}, inputs=[requests])
+        finally:  # Ctrl-C too: the record always describes the log as it now is
+            if out.exists():  # a run that answered nothing leaves no file, nor a record
+                answered = answered_models(out)  # a snapshot's name, if named
+                shown = ", ".join(answered) if answered and answered != [model] else None
+                fields = {"model": model, "answered_model": shown}
+                write_protocol(out, fields, inputs=[requests])
     if server_error is not None:
         raise _server_failure(server_error, out) from server_error
     _report_switch(summary)
