@@ -148,28 +148,10 @@ def test_predict_cli_writes_first_token_vectors(
     out = tmp_path / "runs"
     result = runner.invoke(
         app,
-        [
-            "predict",
-            "--method",
-            "embedding",
-            "--model",
-            str(minilm),
-            "--data-dir",
-            str(ocw_fixture_dir),
-            "--cache-dir",
-            str(tmp_path / "cache"),
-            "--no-checks",
-            "--runs",
-            "2",
-            "--jobs",
-            "1",
-            "--keep-vectors",
-            "--out",
-            str(out),
-            "--min-coverage",
-            "0",
-        ],
-    )  # fmt: skip  (a toy file: below the coverage floor, issue 22)
+        ["predict", "--method", "embedding", "--model", str(minilm), "--data-dir",
+         str(ocw_fixture_dir), "--cache-dir", str(tmp_path / "cache"), "--no-checks",
+         "--runs", "2", "--jobs", "1", "--keep-vectors", "--out", str(out)],
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     meta = json.loads((out / "embeddings.json").read_text(encoding="utf-8"))
     assert meta["encoder"] == "transformers" and meta["protocol"]["context"] == "clue"
@@ -334,28 +316,11 @@ def test_predict_cli_with_a_vectors_file(tmp_path: Path, ocw_fixture_dir: Path) 
     out = tmp_path / "runs"
     result = runner.invoke(
         app,
-        [
-            "predict",
-            "--method",
-            "embedding",
-            "--vectors",
-            str(vectors),
-            "--data-dir",
-            str(ocw_fixture_dir),
-            "--cache-dir",
-            str(tmp_path / "cache"),
-            "--no-checks",
-            "--runs",
-            "2",
-            "--jobs",
-            "1",
-            "--keep-vectors",
-            "--out",
-            str(out),
-            "--min-coverage",
-            "0",
-        ],
-    )  # fmt: skip  (a toy file: below the coverage floor, issue 22)
+        ["predict", "--method", "embedding", "--vectors", str(vectors), "--data-dir",
+         str(ocw_fixture_dir), "--cache-dir", str(tmp_path / "cache"), "--no-checks",
+         "--runs", "2", "--jobs", "1", "--keep-vectors", "--out", str(out),
+         "--min-coverage", "0"],
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     meta = json.loads((out / "embeddings.json").read_text(encoding="utf-8"))
     assert meta["encoder"] == "word-vectors" and meta["model"] == str(vectors)
