@@ -139,7 +139,7 @@ def predict(
     from ..baselines.run_files import check_predictions_dir, write_baseline
     from ..outputs import exclusive
 
-    options = {"model": model, "encoder": encoder, "pooling": pooling,
+    options: dict[str, Any] = {"model": model, "encoder": encoder, "pooling": pooling,
                "contextual": contextual, "vectors": vectors}  # fmt: skip
     _check_options(method, keep_vectors, options)
     if min_coverage is not None:
