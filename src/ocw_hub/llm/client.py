@@ -441,13 +441,7 @@ def run_requests(
         pending = [r for r in requests if r["custom_id"] not in done]
         summary = RunSummary(total=len(requests), already_done=len(requests) - len(pending))
         if not retry_failed:
-            given_up = failed_for_good(log_path)
-            summary.failed_for_good = [
-                (r["custom_id"], _line_message(given_up[r["custom_id"]]))
-                for r in pending
-                if r["custom_id"] in given_up
-            ]
-            pending = [r for r in pending if r["custom_id"] not in given_up]
+            pending = _skip_failed_for_good(pending, log_path, summary)
         summary.dropped_partial_line = cut is not None
         settings = _Settings(
             model=model,
@@ -464,6 +458,20 @@ def run_requests(
                 pending, log_path, base_urls, settings, concurrency, key, summary, on_result
             )
     return summary
+
+
+def _skip_failed_for_good(
+    pending: list[Mapping[str, Any]], log_path: Path, summary: RunSummary
+) -> list[Mapping[str, Any]]:
+    """``pending`` without the requests :func:`failed_for_good` names (listed in
+    ``summary.failed_for_good``)."""
+    given_up = failed_for_good(log_path)
+    summary.failed_for_good = [
+        (r["custom_id"], _line_message(given_up[r["custom_id"]]))
+        for r in pending
+        if r["custom_id"] in given_up
+    ]
+    return [r for r in pending if r["custom_id"] not in given_up]
 
 
 def _line_message(line: Mapping[str, Any]) -> str:

@@ -58,6 +58,17 @@ def _parts(field: str) -> list[str]:
     return [p for p in _INDEX.sub("", field).split(".") if p]
 
 
+def _count_problem(name: str, parts: list[str], value: float) -> str | None:
+    if value < 0:
+        return f"{value} is not a count (0 or more)"
+    if _SUMMARIES.isdisjoint(parts) and float(value) != int(value):
+        return f"{value} is not a count (a whole number)"
+    most = WALL_COUNTS.get(name) if "per_wall" in parts else None
+    if most is not None and value > most:
+        return f"{value} is more than a wall can have ({most})"
+    return None
+
+
 def figure_problem(field: str, value: Any, *, spans: bool = False) -> str | None:
     """Why the figure at ``field`` (a results file's dotted path,
     ``runs[0].per_wall[3].grouping.ami``) cannot hold ``value``, else None. Booleans (one
@@ -70,14 +81,7 @@ def figure_problem(field: str, value: Any, *, spans: bool = False) -> str | None
     parts = _parts(field)
     name = parts[-1] if parts else field
     if name in COUNTS:
-        if value < 0:
-            return f"{value} is not a count (0 or more)"
-        if _SUMMARIES.isdisjoint(parts) and float(value) != int(value):
-            return f"{value} is not a count (a whole number)"
-        most = WALL_COUNTS.get(name) if "per_wall" in parts else None
-        if most is not None and value > most:
-            return f"{value} is more than a wall can have ({most})"
-        return None
+        return _count_problem(name, parts, value)
     bounds = (spans and SPAN_RANGES.get(name)) or RANGES.get(name)
     if bounds is not None and not bounds[0] <= value <= bounds[1]:
         return f"{value} is outside the range of {name} ({bounds[0]:g} to {bounds[1]:g})"
