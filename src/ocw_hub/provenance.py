@@ -139,7 +139,8 @@ def _checked(record: dict[str, Any], found: Path, output: Path) -> dict[str, Any
             raise ProtocolMismatchError(
                 f"{inert(str(path))}: its content is not what its protocol record {where} "
                 "describes (the file changed, or another file took its name, after the "
-                "record was written)"
+                "record was written; a log cut by a killed run-llm: run it again to finish "
+                "the log and its record)"
             )
     return {k: v for k, v in record.items() if k not in (FILES_DIGESTS, RECORD_DIGEST)}
 
