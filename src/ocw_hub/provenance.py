@@ -49,10 +49,13 @@ PROTOCOL_FIELDS = (
     "pooling",
     "context",
     "prompt_style",
+    "response_format",
     "shots",
     "seed",
     "runs",
     "parse_mode",
+    "aggregate",
+    "samples",
 )
 
 
