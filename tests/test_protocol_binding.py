@@ -20,6 +20,7 @@ from ocw_hub.provenance import (
     describe_protocol,
     protocol_record,
     read_protocol,
+    rebind_protocol,
     write_protocol,
 )
 
@@ -144,3 +145,16 @@ def test_a_record_without_digests_is_labelled_unverified(tmp_path: Path) -> None
     assert "unverified" in describe_protocol(record)
     write_protocol(folder, {"method": "random", "seed": 3})
     assert "unverified" not in read_protocol(folder / "run-00.json")
+
+
+def test_a_deliberate_edit_is_bound_anew(tmp_path: Path) -> None:
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text('{"custom_id": "a", "body": {}}\n')
+    write_protocol(requests, {"method": "llm", "model": "m1", "shots": 1})
+    requests.write_text('{"custom_id": "a", "body": {"n": 3}}\n')
+    with pytest.raises(ProtocolMismatchError):
+        read_protocol(requests)
+    rebind_protocol(requests)
+    assert read_protocol(requests) == {
+        k: v for k, v in protocol_record({"method": "llm", "model": "m1", "shots": 1}).items()
+    }

@@ -213,15 +213,37 @@ def write_protocol(
     from .outputs import write_json
 
     path = record_path(output)
-    if files is None:
-        folder = Path(output)
-        files = (
-            sorted(p for p in folder.glob("*.json") if p.name != FOLDER_RECORD)
-            if folder.is_dir()
-            else [folder]
-        )
+    files = _described_files(output) if files is None else files
     write_json(path, bind_record(protocol_record(fields, inputs), files))
     return path
+
+
+def rebind_protocol(output: PathLike, files: Iterable[PathLike] | None = None) -> Path:
+    """Bind the record of ``output`` anew to its files as they now are (after a deliberate
+    edit of the files, e.g. a field added to every request by hand), keeping its fields;
+    ``files`` as :func:`write_protocol`. Returns the record's path.
+
+    Raises:
+        ProvenanceError: no record, or one that is not a JSON object.
+    """
+    from .outputs import write_json
+
+    path = record_path(output)
+    if not path.is_file():
+        raise ProvenanceError(f"{path}: no protocol record to bind")
+    record = _read_record(path)
+    kept = {k: v for k, v in record.items() if k not in (FILES_DIGESTS, RECORD_DIGEST)}
+    write_json(path, bind_record(kept, _described_files(output) if files is None else files))
+    return path
+
+
+def _described_files(output: PathLike) -> list[Path]:
+    """The files a record of ``output`` describes by default: ``output`` itself, or for a
+    folder its ``.json`` files but the record."""
+    folder = Path(output)
+    if not folder.is_dir():
+        return [folder]
+    return sorted(p for p in folder.glob("*.json") if p.name != FOLDER_RECORD)
 
 
 def describe_protocol(protocol: Mapping[str, Any] | None) -> str:
