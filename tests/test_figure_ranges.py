@@ -111,3 +111,23 @@ def test_ranges(field: str, value: Any, ok: bool) -> None:
 def test_wote_span_figures_are_on_0_100(value: float, ok: bool) -> None:
     for field in ("spans.exact_match", "per_question[3].f1", "by_domain.x.spans.f1"):
         assert (figure_problem(field, value, spans=True) is None) is ok
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "field"),
+    [
+        (["runs", 0, "grouping", "ami"], math.nan, "runs[0].grouping.ami"),
+        (["runs", 2, "per_wall", 1, "grouping", "ami"], -1.5, "runs[2].per_wall[1].grouping.ami"),
+    ],
+)
+def test_compare_reads_results_through_the_same_check(
+    tmp_path: Path, where: list[Any], value: float, field: str
+) -> None:
+    data = json.loads((DATA / "model-a.json").read_text(encoding="utf-8"))
+    _set(data, where, value)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    result = runner.invoke(app, ["compare", str(bad), str(DATA / "model-b.json")])
+    assert result.exit_code == 1, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and f"`{field}`" in lines[0], result.output
