@@ -38,7 +38,24 @@ def _check_base_url(base_url: str) -> None:
         )
 
 
+def _report_failed_for_good(summary: Any) -> None:
+    """The requests a re-run skipped: each failed before for a reason of its own."""
+    skipped = summary.failed_for_good
+    if not skipped:
+        return
+    for custom_id, message in skipped[:5]:
+        err_console.print(f"  {_shown(custom_id)}: {_shown(message)}", highlight=False)
+    err_console.print(
+        f"[yellow]warning:[/] {len(skipped)} requests were not sent: each failed before for a "
+        "reason of its own that a new try would meet alike (above; logged in full); "
+        "--retry-failed sends them again",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
 def _report_run(summary: Any, out: Path) -> None:
+    _report_failed_for_good(summary)
     console.print(
         f"{summary.succeeded} of {summary.sent} requests sent were answered; "
         f"{summary.already_done} of {summary.total} were already answered in "
@@ -54,10 +71,23 @@ def _report_run(summary: Any, out: Path) -> None:
             err_console.print(
                 f"  {_shown(custom_id)}: {_shown(message)}", highlight=False, soft_wrap=True
             )
+        own = sum(1 for _, message in summary.failures if _is_request_specific(message))
+        later = (
+            f"; {own} of them failed for a reason of their own (e.g. a prompt too long for the "
+            "model's context): a re-run sends them again only with --retry-failed"
+            if own
+            else ""
+        )
         raise OCWHubError(
             f"{len(summary.failures)} requests failed (logged with their error); run the same "
-            "command again to send them again"
+            f"command again to send them again{later}"
         )
+
+
+def _is_request_specific(message: str) -> bool:
+    from ..llm.transport import REQUEST_SPECIFIC
+
+    return REQUEST_SPECIFIC.search(message) is not None
 
 
 #: After the help: timeouts and retries.
@@ -65,15 +95,18 @@ EPILOG = f"""
 Each try of a request must bring its whole answer within --timeout seconds (a deadline, not a
 per-read window). A try that meets a passing fault (the connection closed before the whole
 answer, the deadline passed, 408, 409, 429, 5xx) is tried again up to --max-retries times,
-after 0.5 s doubling up to 8 s (less up to 25 % jitter) or the server's Retry-After: a hung
-server costs at most (1 + max retries) x timeout per request. A 200 that is no usable chat
-completion (not JSON, no choices, an error body, a finish_reason other than stop and length,
-content that is not text, another model than --model or a dated snapshot of it) and a 4xx (400,
-401, 403, 404, 422) are logged as failures at once, and {CLIENT_ERRORS_TO_STOP} such 4xx in a
-row stop the run. A server that refuses the connection is left alone for the same backoff while
-the others take its requests; after 1 + --max-retries refusals in a row it is given up, and
-when every server is, the run stops. Failed requests are logged with their error and sent again
-by a re-run.
+after 0.5 s doubling up to 8 s (less up to 25 % jitter) or the server's Retry-After, honoured
+up to --timeout (a longer one is waited for --timeout seconds, and a request that then fails
+says so in the log): a hung server costs at most (1 + max retries) x timeout per request. A 200
+that is no usable chat completion (not JSON, no choices, an error body, a finish_reason other
+than stop and length, content that is not text, another model than --model or a dated snapshot
+of it) and a 4xx (400, 401, 403, 404, 422) are logged as failures at once, and
+{CLIENT_ERRORS_TO_STOP} such 4xx in a row stop the run. A 4xx about one request alone (its prompt
+too long for the model's context) is that request's failure: it never stops the run, and a
+re-run does not send it again unless --retry-failed. A server that refuses the connection is
+left alone for the same backoff while the others take its requests; after 1 + --max-retries
+refusals in a row it is given up, and when every server is, the run stops. Other failed
+requests are logged with their error and sent again by a re-run.
 """
 
 
@@ -149,6 +182,14 @@ def run_llm(
             "the server answers 400 asking for the other name.",
         ),
     ] = None,
+    retry_failed: Annotated[
+        bool,
+        typer.Option(
+            "--retry-failed",
+            help="Also send again the requests whose last try failed for a reason of their "
+            "own (a prompt too long for the model's context): by default a re-run skips them.",
+        ),
+    ] = False,
 ) -> None:
     """Send the requests to OpenAI-compatible servers; append each answer to the log.
 
@@ -188,13 +229,16 @@ def run_llm(
                 max_tokens_field=None if max_tokens_field is None else max_tokens_field.value,
                 on_start=on_start,
                 on_result=on_result,
+                retry_failed=retry_failed,
             )
         except LLMServerError as err:
             server_error = err
-    if out.exists():  # a run that answered nothing leaves no file, nor a record of one
-        answered = answered_models(out)  # a snapshot's name (gpt-4o-2024-08-06), if named
-        shown = ", ".join(answered) if answered and answered != [model] else None
-        write_protocol(out, {"model": model, "answered_model": shown}, inputs=[requests])
+        finally:  # Ctrl-C too: the record always describes the log as it now is
+            if out.exists():  # a run that answered nothing leaves no file, nor a record
+                answered = answered_models(out)  # a snapshot's name, if named
+                shown = ", ".join(answered) if answered and answered != [model] else None
+                fields = {"model": model, "answered_model": shown}
+                write_protocol(out, fields, inputs=[requests])
     if server_error is not None:
         raise _server_failure(server_error, out) from server_error
     _report_switch(summary)

@@ -11,6 +11,7 @@ from typing import Any
 from .. import jsonio
 from ..configs import CONFIGS, ConfigSpec, PathLike, config_spec
 from ..errors import OCWHubError
+from ..scoring.ranges import check_figures
 from ..shown import preview
 
 _JSON_NAMES: dict[type, str] = {dict: "object", list: "list", str: "string"}
@@ -222,6 +223,10 @@ def _read_one(path: Path) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
     if config not in CONFIGS:
         raise ReportError(f"{path}: unknown `config` {config!r}; expected one of {list(CONFIGS)}")
     _require(path, data, "split", str)
+    spans = "spans" in config_spec(config).tasks
+    check_figures(
+        data, lambda field, why: ReportError(f"{path}: field `{field}`: {why}"), spans=spans
+    )
     if "runs" in data:
         runs = _require(path, data, "runs", list)
         if not runs:
