@@ -100,7 +100,6 @@ def evaluate(
     (see --as-runs). The paper's figures are unchanged; intervals are defined in
     docs/statistics.md.
     """
-    from ..errors import SliceError
     from ..outputs import check_output_file, write_json
     from ..provenance import provenance_lines, record_candidates
     from ..scoring.runs import evaluate_files
@@ -109,11 +108,6 @@ def evaluate(
 
     config = check_config(config)
     walls_slice = WallSlice.parse(seasons, aired_after)
-    if walls_slice is not None and eval_results is not None:
-        raise SliceError(
-            "--eval-results: a leaderboard entry is a figure of the whole split, not of "
-            "a slice; drop --seasons / --aired-after"
-        )
     source = data_dir_of(data_dir, config)
     if bertscore:
         require("bertscore", "evaluate --bertscore")
@@ -121,8 +115,9 @@ def evaluate(
     if out is not None:
         out = check_output_file(out, [*predictions, *records, source])
     board = _board_target(
-        eval_results, model_id, dataset_id, (config, split, source), [*predictions, *records, out]
-    )
+        eval_results, model_id, dataset_id, (config, split, source), [*predictions, *records, out],
+        sliced=walls_slice is not None,
+    )  # fmt: skip
     with quiet_datasets(), progress() as bar:
         task = bar.add_task("scoring", total=None)
         results = evaluate_files(
@@ -170,16 +165,23 @@ def _board_target(
     dataset_id: str | None,
     scored: tuple[str, str, str | None],
     inputs: list[Path | None],
+    sliced: bool = False,
 ) -> Path | None:
     """``--eval-results`` checked before any scoring: with ``--model-id``, a writable folder,
-    the test split, a benchmark repo (``--dataset-id``, or a Hub repo as ``--data-dir``)."""
-    from ..errors import OptionError
+    the test split (whole: no slice of seasons), a benchmark repo (``--dataset-id``, or a Hub
+    repo as ``--data-dir``)."""
+    from ..errors import OptionError, SliceError
     from ..outputs import check_output_dir
 
     if (eval_results is None) != (model_id is None):
         raise OptionError("--eval-results DIR and --model-id ORG/NAME go together")
     if eval_results is None:
         return None
+    if sliced:
+        raise SliceError(
+            "--eval-results: a leaderboard entry is a figure of the whole split, not of "
+            "a slice; drop --seasons / --aired-after"
+        )
     from ..data.leaderboard import BOARD_SPLIT
     from ..data.publish import validate_repo_id
     from ..data.sources import find_source
