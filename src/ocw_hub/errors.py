@@ -124,3 +124,18 @@ class MissingExtraError(OCWHubError, ImportError):
         super().__init__(message)
         self.extra = extra
         self.module = module
+
+
+class GenerationProfileError(OCWHubError, ValueError):
+    """Generation fields that cannot be sent together: an option the chosen profile does not
+    take (``--temperature`` with ``--profile reasoning``), a missing token budget, a value out
+    of range, an unknown profile or reasoning effort; the message names the option
+    (:mod:`ocw_hub.llm.profiles`).
+
+    Attributes:
+        option: the command-line option at fault (``--temperature``).
+    """
+
+    def __init__(self, message: str, *, option: str) -> None:
+        super().__init__(message)
+        self.option = option

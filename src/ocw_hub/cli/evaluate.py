@@ -76,6 +76,7 @@ def evaluate(
     (see --as-runs). The paper's figures are unchanged; intervals are defined in
     docs/statistics.md.
     """
+    from ..llm.usage import cost_line
     from ..outputs import check_output_file, write_json
     from ..provenance import provenance_lines, record_candidates
     from ..scoring.runs import evaluate_files
@@ -109,6 +110,8 @@ def evaluate(
     columns = ("task", "figure", "model") + (("human",) if config_spec(config).human else ())
     shown = ", ".join(map(str, predictions))
     lines = [f"{config} / {split}: {inert(shown)}", *map(inert, provenance_lines(results))]
+    if (cost := cost_line(results)) is not None:  # runs of run-llm: tokens, latency, cost
+        lines.append(f"usage: {inert(cost)}")
     table = Table(title=Text("\n".join(lines)))
     for column in columns:
         table.add_column(column, justify="left" if column in ("task", "figure") else "right")

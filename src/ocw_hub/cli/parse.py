@@ -59,6 +59,18 @@ def _parse_wote(
     return parse_wote_responses(answers, rows, allow_truncated=allow_truncated, source=source)
 
 
+def _usage(responses: Path) -> dict[str, Any]:
+    """The run's requests, tokens, latency (and cost at run-llm's --price-per-mtok) from the
+    responses (:func:`ocw_hub.llm.usage.log_usage`; lines without ``usage``: not reported)."""
+    from ..llm.usage import log_usage
+    from ..provenance import read_protocol
+
+    recorded = (read_protocol(responses) or {}).get("usage")
+    price = recorded.get("price_per_mtok") if isinstance(recorded, dict) else None
+    valid = isinstance(price, list) and len(price) == 2
+    return log_usage(responses, (float(price[0]), float(price[1])) if valid else None)
+
+
 #: Each dataset's answer parser and the --mode values it takes (None: every one).
 _PARSERS: dict[str, tuple[Any, tuple[str, ...] | None]] = {
     "ocw": (_parse_ocw, None),
@@ -112,6 +124,7 @@ def parse(
     """
     from ..llm.prompts import TASKS
     from ..llm.responses import MODES, read_responses
+    from ..llm.usage import usage_line
     from ..outputs import check_output_file, write_json
     from ..provenance import write_protocol
 
@@ -133,11 +146,13 @@ def parse(
         answers, rows, task, mode, allow_truncated, str(responses)
     )
     report = {"responses": str(responses), "config": config, "split": split, **report}
+    report["usage"] = _usage(responses)
     write_json(out, predictions)
     write_json(sidecar, report)
     task_done = task if task in spec.tasks else spec.tasks[0]  # WoTe: its one task
     write_protocol(out, {"task": task_done, "parse_mode": mode}, inputs=[responses])
     console.print(_parse_table(report))
+    console.print(f"usage: {escape(usage_line(report['usage']))}", highlight=False, soft_wrap=True)
     if report["missing"]:
         print_warning(
             f"{len(report['missing'])} {spec.units} of {config}/{split} have no response "

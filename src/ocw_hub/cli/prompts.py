@@ -20,6 +20,17 @@ from ._common import (
     load_split_rows,
     local_path,
 )
+from .generation import (
+    PROFILE_HELP,
+    Choices,
+    MaxTokens,
+    ReasoningEffort,
+    SamplingSeed,
+    Stop,
+    Temperature,
+    TopP,
+    generation_of,
+)
 from .options import TASK_HELP, CacheDir, Config, DataDir, NoChecks, Split
 
 
@@ -34,6 +45,7 @@ def _wote_prompts(
     model: str,
     out: Path,
     *,
+    generation: Any,
     source: str | None,
     cache_dir: Path | None,
     no_checks: bool,
@@ -56,12 +68,21 @@ def _wote_prompts(
         )
     out = check_output_file(out, inputs=[local_path(source)])
     rows = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
-    requests = build_wote_requests(rows, model=model)
+    requests = build_wote_requests(rows, model=model, generation=generation)
     write_text_atomic(out, requests_jsonl(requests))
-    write_protocol(
-        out, {"method": "llm", "task": "spans", "model": model, "prompt_style": "ours", "shots": 0}
-    )
+    fields = {"method": "llm", "task": "spans", "model": model, "prompt_style": "ours", "shots": 0}
+    write_protocol(out, {**fields, **_generation_record(generation, requests)})
     _report(len(requests), f"{config} requests ({config}/{split}, our extractive prompt)", out)
+
+
+def _generation_record(generation: Any, requests: list[dict[str, Any]]) -> dict[str, Any]:
+    """The protocol fields of the generation: the profile and every field the bodies send."""
+    from ..llm.profiles import common_fields
+
+    return {
+        "profile": generation.profile,
+        "generation": common_fields([r["body"] for r in requests]),
+    }
 
 
 #: The datasets whose requests are not the paper's walls (``ConfigSpec.dataset``).
@@ -103,6 +124,14 @@ def prompts(
             "WoTe: ours only.",
         ),
     ] = None,
+    profile: Annotated[str, typer.Option("--profile", help=PROFILE_HELP)] = "paper",
+    max_tokens: MaxTokens = None,
+    reasoning_effort: ReasoningEffort = None,
+    temperature: Temperature = None,
+    top_p: TopP = None,
+    stop: Stop = None,
+    sampling_seed: SamplingSeed = None,
+    n: Choices = None,
     data_dir: DataDir = None,
     cache_dir: CacheDir = None,
     no_checks: NoChecks = False,
@@ -123,13 +152,17 @@ def prompts(
     from ..outputs import check_output_file, write_text_atomic
     from ..provenance import write_protocol
 
+    generation = generation_of(
+        profile, max_tokens=max_tokens, reasoning_effort=reasoning_effort,
+        temperature=temperature, top_p=top_p, stop=stop, seed=sampling_seed, n=n,
+    )  # fmt: skip
     config = check_config(config)
     source = data_dir_of(data_dir, config)
     other = _OTHER_PROMPTS.get(config_spec(config).dataset)
     if other is not None:
         options = {"task": task, "shots": shots, "prompt_style": prompt_style}
-        other(config, split, options, model, out, source=source, cache_dir=cache_dir,
-              no_checks=no_checks)  # fmt: skip
+        other(config, split, options, model, out, generation=generation, source=source,
+              cache_dir=cache_dir, no_checks=no_checks)  # fmt: skip
         return
     if task is None or shots is None:
         raise OptionError(f"--config {config}: --task and --shots are required")
@@ -142,13 +175,17 @@ def prompts(
     if train is None:
         train = load_split_rows(config, "train", source, cache_dir=cache_dir, no_checks=no_checks)
     requests = build_requests(
-        walls, train, task=task, shots=shots, seed=seed, model=model, style=prompt_style
-    )
+        walls, train, task=task, shots=shots, seed=seed, model=model, style=prompt_style,
+        generation=generation,
+    )  # fmt: skip
     write_text_atomic(out, requests_jsonl(requests))
     write_protocol(
         out,
         {"method": "llm", "task": task, "model": model, "prompt_style": prompt_style,
-         "shots": shots, "seed": seed},
+         "shots": shots, "seed": seed, **_generation_record(generation, requests)},
     )  # fmt: skip
-    what = f"{task} requests ({config}/{split}, {shots} shots, seed {seed}, {prompt_style} prompts)"
+    what = (
+        f"{task} requests ({config}/{split}, {shots} shots, seed {seed}, {prompt_style} "
+        f"prompts, {profile} profile)"
+    )
     _report(len(requests), what, out)

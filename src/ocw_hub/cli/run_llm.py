@@ -15,6 +15,16 @@ from ..extras import require
 from ..llm.client import CLIENT_ERRORS_TO_STOP
 from ..shown import inert
 from ._common import MESSAGE_LINE_CHARS, console, err_console, progress
+from .generation import (
+    Choices,
+    MaxTokens,
+    ReasoningEffort,
+    SamplingSeed,
+    Stop,
+    Temperature,
+    TopP,
+    generation_of,
+)
 
 
 def _shown(text: object) -> str:
@@ -99,6 +109,25 @@ def _server_failure(err: Any, out: Path) -> OptionError:
     return OptionError(f"{option} {value}: {inert(err.reason)} ({kept})")  # one line
 
 
+def _generation_record(
+    loaded: list[dict[str, Any]],
+    model: str,
+    generation: Any,
+    field: str | None,
+) -> dict[str, Any]:
+    """The protocol fields of what was sent: the profile (when --profile replaced the
+    requests' own) and the generation fields of the bodies as sent (a stop string as a list,
+    the token limit under the name sent)."""
+    from ..llm.client import sent_body
+    from ..llm.profiles import common_fields
+
+    bodies = [sent_body(r, model, field) for r in loaded]
+    record: dict[str, Any] = {"generation": common_fields(bodies)}
+    if generation is not None:
+        record["profile"] = generation.profile
+    return record
+
+
 def run_llm(
     requests: Annotated[Path, typer.Argument(help="Requests JSONL (written by ocw-hub prompts).")],
     base_url: Annotated[
@@ -149,16 +178,57 @@ def run_llm(
             "the server answers 400 asking for the other name.",
         ),
     ] = None,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            "--profile",
+            help="Replace the generation fields of every request: reasoning "
+            "(max_completion_tokens = --max-tokens, --reasoning-effort; no temperature, top_p, "
+            "n or stop) or custom (exactly the fields given). Default: the requests' own "
+            "(written by prompts --profile). A stop string is always sent as a list.",
+        ),
+    ] = None,
+    max_tokens: MaxTokens = None,
+    reasoning_effort: ReasoningEffort = None,
+    temperature: Temperature = None,
+    top_p: TopP = None,
+    stop: Stop = None,
+    sampling_seed: SamplingSeed = None,
+    n: Choices = None,
+    price_per_mtok: Annotated[
+        str | None,
+        typer.Option(
+            "--price-per-mtok",
+            metavar="IN,OUT",
+            help="Price per million prompt and completion tokens (e.g. 2.5,10): the run's "
+            "cost is recorded with its token counts and latency, and evaluate shows the cost "
+            "per solved wall.",
+        ),
+    ] = None,
 ) -> None:
     """Send the requests to OpenAI-compatible servers; append each answer to the log.
 
     The key comes from OPENAI_API_KEY (a dummy for local servers when unset). A re-run with
-    the same --out sends only the requests the log has no answer to.
+    the same --out sends only the requests the log has no answer to. The protocol record
+    beside the log holds the generation fields sent and the run's usage: requests, tokens
+    (as the servers report them), latency percentiles and, with --price-per-mtok, the cost.
     """
     from ..llm.client import LLMServerError, answered_models, read_requests, run_requests
+    from ..llm.profiles import OPTIONS
+    from ..llm.usage import log_usage, parse_price
     from ..outputs import check_output_file
     from ..provenance import write_protocol
 
+    options = {"max_tokens": max_tokens, "reasoning_effort": reasoning_effort,
+               "temperature": temperature, "top_p": top_p, "stop": stop, "seed": sampling_seed,
+               "n": n}  # fmt: skip
+    generation = None
+    if profile is not None:
+        generation = generation_of(profile, **options)
+    elif any(v is not None for v in options.values()):
+        given = next(k for k, v in options.items() if v is not None)
+        raise OptionError(f"{OPTIONS[given]}: give --profile custom or reasoning with it")
+    price = None if price_per_mtok is None else parse_price(price_per_mtok)
     for url in base_url:
         _check_base_url(url)
     if len(set(base_url)) != len(base_url):
@@ -166,6 +236,10 @@ def run_llm(
     require("llm", "run-llm")
     out = check_output_file(out, inputs=[requests])
     loaded = read_requests(requests)
+    if generation is not None:
+        from ..llm.profiles import with_generation
+
+        loaded = [with_generation(r, generation) for r in loaded]
     server_error: LLMServerError | None = None
     with progress() as bar:
         state: dict[str, Any] = {}
@@ -192,9 +266,15 @@ def run_llm(
         except LLMServerError as err:
             server_error = err
     if out.exists():  # a run that answered nothing leaves no file, nor a record of one
+        sent_field = None if max_tokens_field is None else max_tokens_field.value
+        if sent_field is None and server_error is None:  # switched on a server's 400
+            sent_field = summary.max_tokens_field
         answered = answered_models(out)  # a snapshot's name (gpt-4o-2024-08-06), if named
         shown = ", ".join(answered) if answered and answered != [model] else None
-        write_protocol(out, {"model": model, "answered_model": shown}, inputs=[requests])
+        fields = {"model": model, "answered_model": shown,
+                  **_generation_record(loaded, model, generation, sent_field),
+                  "usage": log_usage(out, price)}  # fmt: skip
+        write_protocol(out, fields, inputs=[requests])
     if server_error is not None:
         raise _server_failure(server_error, out) from server_error
     _report_switch(summary)

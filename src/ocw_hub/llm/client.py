@@ -209,7 +209,9 @@ class _Run:
     async def _send(self, server: _Server, job: _Job) -> None:
         settings, used = self.settings, self.field
         body = sent_body(job.request, settings.model, used)
+        started = asyncio.get_running_loop().time()
         outcome = await transport.attempt(server.client, body, settings.timeout)
+        latency = asyncio.get_running_loop().time() - started
         if outcome.kind == transport.REFUSED:
             self._refused(server, outcome)
             self.queue.put_nowait(job)
@@ -224,7 +226,7 @@ class _Run:
             await asyncio.sleep(outcome.retry_after or transport.backoff(job.tries))
             self.queue.put_nowait(job)
             return
-        self._finish(server, job, outcome, used)
+        self._finish(server, job, outcome, used, latency)
 
     def _switch_field(self, used: str | None, body: Mapping[str, Any]) -> bool:
         """Send the token limit under its other name from now on; False when this run
@@ -260,9 +262,15 @@ class _Run:
         return LLMServerError(reason, base_url=", ".join(urls), model=self.settings.model)
 
     def _finish(
-        self, server: _Server, job: _Job, outcome: transport.Outcome, used: str | None
+        self,
+        server: _Server,
+        job: _Job,
+        outcome: transport.Outcome,
+        used: str | None,
+        latency: float | None = None,
     ) -> None:
-        """Log the request's outcome; stop after too many client errors in a row."""
+        """Log the request's outcome (with the seconds its last try took); stop after too
+        many client errors in a row."""
         request = job.request
         line = output_line(
             request["custom_id"],
@@ -271,6 +279,7 @@ class _Run:
             error=outcome.error,
             digest=body_digest(sent_body(request, self.settings.model, used)),
             max_tokens_field=renamed_field(request, used),
+            latency_s=latency,
         )
         self.record(line, server.base_url)
         self.left -= 1

@@ -39,6 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import OCWHubError
+from .profiles import Generation, check_generation, generation_fields
 
 #: The two OCW tasks, by the names ``prompts`` and ``parse`` use.
 TASKS = ("grouping", "connections")
@@ -284,18 +285,30 @@ def connections_messages(
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
+def style_fields(style: str) -> dict[str, Any]:
+    """The generation fields a prompt style sends under the paper profile, in body order:
+    the notebook's for ``paper`` (``max_tokens`` 144 then :data:`PAPER_PARAMETERS`), else
+    ``max_tokens`` 144 and temperature 0."""
+    if style == "paper":
+        return {"max_tokens": MAX_TOKENS, **PAPER_PARAMETERS}
+    return {"max_tokens": MAX_TOKENS, "temperature": TEMPERATURE}
+
+
 def make_request(
     wall: Mapping[str, Any],
     task: str,
     examples: Sequence[Mapping[str, Any]],
     model: str = DEFAULT_MODEL,
     style: str = "paper",
+    generation: Generation | None = None,
 ) -> dict[str, Any]:
     """One request in the OpenAI batch input shape (see the module docstring), ``custom_id``
-    the wall id.
+    the wall id; its generation fields those of ``generation``'s profile
+    (:mod:`ocw_hub.llm.profiles`; None: the paper profile, :func:`style_fields`).
 
     Raises:
         PromptError: unknown ``task`` or ``style``; a malformed wall.
+        GenerationProfileError: options the profile does not take.
     """
     if task == "grouping":
         messages = grouping_messages(wall, examples, style)
@@ -303,11 +316,8 @@ def make_request(
         messages = connections_messages(wall, examples, style)
     else:
         raise PromptError(f"unknown task {task!r}; expected one of {list(TASKS)}")
-    body: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": MAX_TOKENS}
-    if style == "paper":
-        body.update(PAPER_PARAMETERS)
-    else:
-        body["temperature"] = TEMPERATURE
+    body: dict[str, Any] = {"model": model, "messages": messages}
+    body.update(generation_fields(generation, style_fields(style)))
     return {
         "custom_id": str(wall["wall_id"]),
         "method": "POST",
@@ -325,6 +335,7 @@ def build_requests(
     seed: int = DEFAULT_SEED,
     model: str = DEFAULT_MODEL,
     style: str = "paper",
+    generation: Generation | None = None,
 ) -> list[dict[str, Any]]:
     """One request per wall of ``walls`` (in order), with the same ``shots`` in-context
     examples drawn from ``train_walls`` (:func:`sample_examples`). A wall that is itself in
@@ -334,10 +345,13 @@ def build_requests(
     Raises:
         PromptError: unknown task or style, too many shots for the train split (or for the
             train split less the wall asked), a malformed wall.
+        GenerationProfileError: options the profile does not take (before any wall).
     """
     if task not in TASKS:
         raise PromptError(f"unknown task {task!r}; expected one of {list(TASKS)}")
     _check_style(style)
+    if generation is not None:
+        check_generation(generation)
     pool_ids = [str(w["wall_id"]) for w in train_walls]
     shared: list[Mapping[str, Any]] | None = None
     requests = []
@@ -354,7 +368,7 @@ def build_requests(
         else:
             shared = sample_examples(train_walls, shots, seed) if shared is None else shared
             examples = shared
-        requests.append(make_request(wall, task, examples, model, style))
+        requests.append(make_request(wall, task, examples, model, style, generation))
     return requests
 
 
