@@ -120,10 +120,9 @@ def check_generation(generation: Generation) -> None:
                 f"{option} {_shown(value)}: {_WHY_NOT[profile]}", option=option
             )
     if profile != "paper" and generation.max_tokens is None:
+        what = " (reasoning and answer together)" if profile == "reasoning" else ""
         raise GenerationProfileError(
-            f"--profile {profile} needs --max-tokens (the token budget"
-            + (", reasoning and answer together)" if profile == "reasoning" else ")"),
-            option="--max-tokens",
+            f"--max-tokens: --profile {profile} needs a token budget{what}", option="--max-tokens"
         )
     _check_ranges(generation)
 
