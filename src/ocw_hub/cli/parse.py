@@ -67,8 +67,9 @@ def _usage(responses: Path) -> dict[str, Any]:
 
     recorded = (read_protocol(responses) or {}).get("usage")
     price = recorded.get("price_per_mtok") if isinstance(recorded, dict) else None
-    valid = isinstance(price, list) and len(price) == 2
-    return log_usage(responses, (float(price[0]), float(price[1])) if valid else None)
+    if isinstance(price, list) and len(price) == 2:
+        return log_usage(responses, (float(price[0]), float(price[1])))
+    return log_usage(responses)
 
 
 #: Each dataset's answer parser and the --mode values it takes (None: every one).

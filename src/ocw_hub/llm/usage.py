@@ -84,8 +84,8 @@ def latency_percentiles(seconds: Sequence[float]) -> dict[str, float] | None:
     import numpy as np
 
     values = np.asarray(seconds, dtype=float)
-    found = {f"p{q}": float(np.percentile(values, q)) for q in PERCENTILES}
-    found.update(mean=float(values.mean()), max=float(values.max()))
+    found = {f"p{q}": round(float(np.percentile(values, q)), 6) for q in PERCENTILES}
+    found.update(mean=round(float(values.mean()), 6), max=float(values.max()))
     return {**found, "timed": len(values)}
 
 
@@ -158,6 +158,9 @@ def usage_line(usage: Mapping[str, Any]) -> str:
         f"out {_tokens(usage.get('completion_tokens'))} "
         f"(reasoning {_tokens(usage.get('reasoning_tokens'))})"
     )
+    reported, requests = usage.get("usage_reported"), usage.get("requests")
+    if isinstance(reported, int) and isinstance(requests, int) and 0 < reported < requests:
+        line += f", usage reported for {reported} of {requests} requests"
     latency = usage.get("latency_s")
     if isinstance(latency, Mapping):
         shown = ", ".join(f"p{q} {latency[f'p{q}']:.2f} s" for q in PERCENTILES)
@@ -194,7 +197,9 @@ def cost_line(results: Mapping[str, Any]) -> str | None:
     usages = _run_usages(results)
     if usages is None:
         return None
-    summed: dict[str, Any] = {"requests": sum(int(u.get("requests") or 0) for u in usages)}
+    summed: dict[str, Any] = {
+        name: sum(int(u.get(name) or 0) for u in usages) for name in ("requests", "usage_reported")
+    }
     for name in (*_TOKEN_FIELDS, "cost"):
         values = [u.get(name) for u in usages]
         summed[name] = None if any(v is None for v in values) else sum(values)
