@@ -109,6 +109,42 @@ def _server_failure(err: Any, out: Path) -> OptionError:
     return OptionError(f"{option} {value}: {inert(err.reason)} ({kept})")  # one line
 
 
+def _profile_of(profile: str | None, options: dict[str, Any]) -> Any:
+    """The ``Generation`` that replaces the requests' fields, or None (send them as written).
+
+    Raises:
+        OptionError: a field option without --profile.
+        GenerationProfileError: options the profile does not take.
+    """
+    from ..llm.profiles import OPTIONS
+
+    if profile is not None:
+        return generation_of(profile, **options)
+    given = next((k for k, v in options.items() if v is not None), None)
+    if given is not None:
+        raise OptionError(f"{OPTIONS[given]}: give --profile custom or reasoning with it")
+    return None
+
+
+def _write_record(
+    out: Path,
+    requests: Path,
+    model: str,
+    sent: dict[str, Any],
+    price: tuple[float, float] | None,
+) -> None:
+    """The log's protocol record: the requests' own, the model asked and the one that
+    answered, the generation fields sent and the run's usage (:mod:`ocw_hub.llm.usage`)."""
+    from ..llm.client import answered_models
+    from ..llm.usage import log_usage
+    from ..provenance import write_protocol
+
+    answered = answered_models(out)  # a snapshot's name (gpt-4o-2024-08-06), if named
+    shown = ", ".join(answered) if answered and answered != [model] else None
+    fields = {"model": model, "answered_model": shown, **sent, "usage": log_usage(out, price)}
+    write_protocol(out, fields, inputs=[requests])
+
+
 def _generation_record(
     loaded: list[dict[str, Any]],
     model: str,
@@ -213,21 +249,14 @@ def run_llm(
     beside the log holds the generation fields sent and the run's usage: requests, tokens
     (as the servers report them), latency percentiles and, with --price-per-mtok, the cost.
     """
-    from ..llm.client import LLMServerError, answered_models, read_requests, run_requests
-    from ..llm.profiles import OPTIONS
-    from ..llm.usage import log_usage, parse_price
+    from ..llm.client import LLMServerError, read_requests, run_requests
+    from ..llm.usage import parse_price
     from ..outputs import check_output_file
-    from ..provenance import write_protocol
 
     options = {"max_tokens": max_tokens, "reasoning_effort": reasoning_effort,
                "temperature": temperature, "top_p": top_p, "stop": stop, "seed": sampling_seed,
                "n": n}  # fmt: skip
-    generation = None
-    if profile is not None:
-        generation = generation_of(profile, **options)
-    elif any(v is not None for v in options.values()):
-        given = next(k for k, v in options.items() if v is not None)
-        raise OptionError(f"{OPTIONS[given]}: give --profile custom or reasoning with it")
+    generation = _profile_of(profile, options)
     price = None if price_per_mtok is None else parse_price(price_per_mtok)
     for url in base_url:
         _check_base_url(url)
@@ -269,12 +298,8 @@ def run_llm(
         sent_field = None if max_tokens_field is None else max_tokens_field.value
         if sent_field is None and server_error is None:  # switched on a server's 400
             sent_field = summary.max_tokens_field
-        answered = answered_models(out)  # a snapshot's name (gpt-4o-2024-08-06), if named
-        shown = ", ".join(answered) if answered and answered != [model] else None
-        fields = {"model": model, "answered_model": shown,
-                  **_generation_record(loaded, model, generation, sent_field),
-                  "usage": log_usage(out, price)}  # fmt: skip
-        write_protocol(out, fields, inputs=[requests])
+        sent = _generation_record(loaded, model, generation, sent_field)
+        _write_record(out, requests, model, sent, price)
     if server_error is not None:
         raise _server_failure(server_error, out) from server_error
     _report_switch(summary)

@@ -190,6 +190,32 @@ def _run_usages(results: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
     return found or None
 
 
+def _summed(usages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The usage of several runs: counts, tokens and cost summed (None when a run lacks
+    one); latency percentiles do not add up, so several runs' are left to the results JSON."""
+    summed: dict[str, Any] = {
+        name: sum(int(u.get(name) or 0) for u in usages) for name in ("requests", "usage_reported")
+    }
+    for name in (*_TOKEN_FIELDS, "cost"):
+        values = [u.get(name) for u in usages]
+        summed[name] = None if any(v is None for v in values) else sum(values)
+    summed["latency_s"] = usages[0].get("latency_s") if len(usages) == 1 else "by run"
+    return summed
+
+
+def _per_solved(results: Mapping[str, Any], cost: float) -> str:
+    """``; per solved wall 0.0060; per correct group 0.0015`` (grouping runs), else ``""``."""
+    shown = ""
+    runs = _runs(results)
+    for figure, what in (("full_wall", "solved wall"), ("correct_groups", "correct group")):
+        totals = [(r.get("grouping") or {}).get(figure) for r in runs]
+        counts = [t for t in totals if isinstance(t, int)]
+        if len(counts) == len(totals):
+            solved: int = sum(counts)
+            shown += f"; per {what} " + (f"{cost / solved:.4f}" if solved else "none solved")
+    return shown
+
+
 def cost_line(results: Mapping[str, Any]) -> str | None:
     """The usage of the runs scored (summed over runs) and, with a price, the cost per solved
     wall and per correct group (total cost over the totals of every run; grouping runs);
@@ -197,23 +223,6 @@ def cost_line(results: Mapping[str, Any]) -> str | None:
     usages = _run_usages(results)
     if usages is None:
         return None
-    summed: dict[str, Any] = {
-        name: sum(int(u.get(name) or 0) for u in usages) for name in ("requests", "usage_reported")
-    }
-    for name in (*_TOKEN_FIELDS, "cost"):
-        values = [u.get(name) for u in usages]
-        summed[name] = None if any(v is None for v in values) else sum(values)
-    # percentiles of several runs do not add up: each run's are in the results JSON
-    summed["latency_s"] = usages[0].get("latency_s") if len(usages) == 1 else "by run"
+    summed = _summed(usages)
     line = usage_line(summed)
-    if summed["cost"] is None:
-        return line
-    runs = _runs(results)
-    for figure, what in (("full_wall", "solved wall"), ("correct_groups", "correct group")):
-        totals = [(r.get("grouping") or {}).get(figure) for r in runs]
-        counts = [t for t in totals if isinstance(t, int)]
-        if len(counts) == len(totals):
-            solved: int = sum(counts)
-            per = f"{summed['cost'] / solved:.4f}" if solved else "none solved"
-            line += f"; per {what} {per}"
-    return line
+    return line if summed["cost"] is None else line + _per_solved(results, summed["cost"])
