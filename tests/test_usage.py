@@ -192,3 +192,34 @@ def test_cost_line_over_runs() -> None:
     assert "per solved" not in (cost_line({"runs": [run(None, 1, 5), run(0.5, 3, 11)]}) or "")
     assert cost_line({"runs": [run(0.3, 1, 5), {"protocol": None}]}) is None
     assert cost_line({"protocol": None}) is None
+
+
+def test_batch_output_parse_price(tmp_path: Path) -> None:
+    """A Batch API output file (no run-llm record, no latency): parse counts its usage and
+    prices it with --price-per-mtok; evaluate shows the cost per solved wall."""
+    cache = tmp_path / "cache"
+    data = ["--data-dir", str(FIXTURE), "--cache-dir", str(cache), "--no-checks"]
+    lines = []
+    for i, wall in enumerate(WALLS):
+        body = {"model": "o4-mini-2025-04-16", "usage": {
+            "prompt_tokens": 500 + i, "completion_tokens": 2000 * (i + 1),
+            "completion_tokens_details": {"reasoning_tokens": 1900 * (i + 1)}},
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": _gold(wall)}}]}  # fmt: skip
+        lines.append({"id": f"batch_req_{i}", "custom_id": wall["wall_id"],
+                      "response": {"status_code": 200, "request_id": "r", "body": body},
+                      "error": None})  # fmt: skip
+    responses = tmp_path / "batch-output.jsonl"
+    responses.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    predictions = tmp_path / "pred.json"
+    _cli("parse", str(responses), *data, "--out", str(predictions), "--price-per-mtok", "1.1,4.4")
+    usage = json.loads((tmp_path / "pred.json.parse.json").read_text())["usage"]
+    prompt, completion = sum(500 + i for i in range(4)), sum(2000 * (i + 1) for i in range(4))
+    assert (usage["prompt_tokens"], usage["completion_tokens"]) == (prompt, completion)
+    assert usage["reasoning_tokens"] == sum(1900 * (i + 1) for i in range(4))
+    assert usage["latency_s"] is None
+    cost = prompt * 1.1 / 1e6 + completion * 4.4 / 1e6
+    assert usage["cost"] == pytest.approx(cost)
+    shown = _cli("evaluate", str(predictions), *data, "--bootstrap", "0")
+    text = " ".join(shown.output.split())
+    assert f"per solved wall {cost / 4:.4f}" in text and f"latency {NOT_REPORTED}" in text

@@ -59,12 +59,15 @@ def _parse_wote(
     return parse_wote_responses(answers, rows, allow_truncated=allow_truncated, source=source)
 
 
-def _usage(responses: Path) -> dict[str, Any]:
-    """The run's requests, tokens, latency (and cost at run-llm's --price-per-mtok) from the
-    responses (:func:`ocw_hub.llm.usage.log_usage`; lines without ``usage``: not reported)."""
-    from ..llm.usage import log_usage
+def _usage(responses: Path, price_per_mtok: str | None) -> dict[str, Any]:
+    """The run's requests, tokens, latency (and cost at --price-per-mtok, else at run-llm's)
+    from the responses (:func:`ocw_hub.llm.usage.log_usage`; lines without ``usage``: not
+    reported)."""
+    from ..llm.usage import log_usage, parse_price
     from ..provenance import read_protocol
 
+    if price_per_mtok is not None:
+        return log_usage(responses, parse_price(price_per_mtok))
     recorded = (read_protocol(responses) or {}).get("usage")
     price = recorded.get("price_per_mtok") if isinstance(recorded, dict) else None
     if isinstance(price, list) and len(price) == 2:
@@ -109,6 +112,15 @@ def parse(
             "unrecoverable.",
         ),
     ] = False,
+    price_per_mtok: Annotated[
+        str | None,
+        typer.Option(
+            "--price-per-mtok",
+            metavar="IN,OUT",
+            help="Price per million prompt and completion tokens for the cost in the report "
+            "(default: the one given to run-llm, if any); tokens as the responses' usage says.",
+        ),
+    ] = None,
     data_dir: DataDir = None,
     cache_dir: CacheDir = None,
     no_checks: NoChecks = False,
@@ -147,11 +159,12 @@ def parse(
         answers, rows, task, mode, allow_truncated, str(responses)
     )
     report = {"responses": str(responses), "config": config, "split": split, **report}
-    report["usage"] = _usage(responses)
+    report["usage"] = _usage(responses, price_per_mtok)
     write_json(out, predictions)
     write_json(sidecar, report)
     task_done = task if task in spec.tasks else spec.tasks[0]  # WoTe: its one task
-    write_protocol(out, {"task": task_done, "parse_mode": mode}, inputs=[responses])
+    fields = {"task": task_done, "parse_mode": mode, "usage": report["usage"]}
+    write_protocol(out, fields, inputs=[responses])
     console.print(_parse_table(report))
     console.print(f"usage: {escape(usage_line(report['usage']))}", highlight=False, soft_wrap=True)
     if report["missing"]:
