@@ -293,3 +293,29 @@ def test_a_4xx_shows_the_servers_reason(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "Input validation error: `stop` must be a list" in result.output
     assert "Error code: 422" not in result.output
+
+
+class _SlowDownServer(ChatServer):
+    """429 with ``Retry-After: 120`` (issue 22: 18 requests in 47 s where 120 s was asked)."""
+
+    def _fault_reply(self, body: dict[str, Any], fault: int | str) -> tuple[int, Any, dict]:
+        return 429, {"error": {"message": "slow down"}}, {"retry-after": "120"}
+
+
+@pytest.mark.usefixtures("local_only")
+def test_a_long_retry_after_is_honoured_up_to_the_deadline(tmp_path: Path) -> None:
+    import time
+
+    server = _SlowDownServer(echo, failures={"q0": [429]})
+    requests = read_requests(_paper_requests(tmp_path / "req.jsonl", 1))
+    try:
+        started = time.monotonic()
+        summary = run_requests(
+            requests, tmp_path / "log.jsonl", base_url=server.url, model="m", timeout=1.5
+        )
+        elapsed = time.monotonic() - started
+    finally:
+        server.close()
+    assert summary.succeeded == 1 and server.count["q0"] == 2
+    # waited the 1.5 s deadline: more than any first backoff (at most 0.5 s), not 120 s
+    assert 1.5 <= elapsed < 10

@@ -75,12 +75,13 @@ EPILOG = f"""
 Each try of a request must bring its whole answer within --timeout seconds (a deadline, not a
 per-read window). A try that meets a passing fault (the connection closed before the whole
 answer, the deadline passed, 408, 409, 429, 5xx) is tried again up to --max-retries times,
-after 0.5 s doubling up to 8 s (less up to 25 % jitter) or the server's Retry-After: a hung
-server costs at most (1 + max retries) x timeout per request. A 200 that is no usable chat
-completion (not JSON, no choices, an error body, a finish_reason other than stop and length,
-content that is not text, another model than --model or a dated snapshot of it) and a 4xx (400,
-401, 403, 404, 422) are logged as failures at once, and {CLIENT_ERRORS_TO_STOP} such 4xx in a
-row stop the run. A server that refuses the connection is left alone for the same backoff while
+after 0.5 s doubling up to 8 s (less up to 25 % jitter) or the server's Retry-After, however
+long, up to --timeout seconds (a longer one is cut to --timeout): a hung server costs at most
+(1 + max retries) x timeout per request, twice that when it asks for long waits. A 200 that
+is no usable chat completion (not JSON, no choices, an error body, a finish_reason other than
+stop and length, content that is not text, another model than --model or a dated snapshot of
+it) and a 4xx (400, 401, 403, 404, 422) are logged as failures at once, and
+{CLIENT_ERRORS_TO_STOP} such 4xx in a row stop the run. A server that refuses the connection is left alone for the same backoff while
 the others take its requests; after 1 + --max-retries refusals in a row it is given up, and
 when every server is, the run stops. Failed requests are logged with their error and sent again
 by a re-run.

@@ -8,8 +8,9 @@ each, and decides what each outcome means:
 * an answer (status 200, a chat completion) is logged; a re-run does not send it again;
 * a passing fault (the connection closed before the whole answer, no whole answer within the
   deadline, 408, 409, 429, 5xx) is tried again up to ``max_retries`` times, after 0.5 s
-  doubling up to 8 s (less up to 25 % jitter) or the server's ``Retry-After``; then it is
-  logged as a failure;
+  doubling up to 8 s (less up to 25 % jitter) or the server's ``Retry-After`` (however long,
+  up to ``timeout`` seconds: a longer one is cut to ``timeout``); then it is logged as a
+  failure;
 * a 200 that is no chat completion (not JSON, not an object, no ``choices``, an ``error``
   body) and a deterministic 4xx (400, 401, 403, 404, 422, ...) are logged as failures at once;
   after :data:`CLIENT_ERRORS_TO_STOP` 4xx in a row the run stops: the key, the model or the
@@ -223,7 +224,9 @@ class _Run:
             return
         if outcome.kind == transport.RETRY and job.tries < settings.max_retries:
             job.tries += 1
-            await asyncio.sleep(outcome.retry_after or transport.backoff(job.tries))
+            asked = outcome.retry_after  # honoured up to the deadline of a try
+            wait = min(asked, settings.timeout) if asked else transport.backoff(job.tries)
+            await asyncio.sleep(wait)
             self.queue.put_nowait(job)
             return
         self._finish(server, job, outcome, used, latency)

@@ -41,8 +41,9 @@ WRONG_FIELD = "wrong_field"
 
 #: 4xx statuses that are passing faults (request timeout, conflict, rate limit).
 RETRIED_4XX = (408, 409, 429)
-#: Backoff between tries of one request: the first wait, its cap, the longest Retry-After.
-INITIAL_BACKOFF, MAX_BACKOFF, MAX_RETRY_AFTER = 0.5, 8.0, 60.0
+#: Backoff between tries of one request: the first wait and its cap (a server's Retry-After is
+#: honoured instead, up to the run's deadline: :mod:`ocw_hub.llm.client`).
+INITIAL_BACKOFF, MAX_BACKOFF = 0.5, 8.0
 _CONNECT_ERRORS = ("ConnectError", "ConnectTimeout", "ConnectionRefusedError")
 
 
@@ -80,7 +81,7 @@ def backoff(tries: int) -> float:
 
 def retry_after(headers: Mapping[str, str]) -> float | None:
     """The wait a server asked for (``retry-after-ms``, or ``Retry-After`` in seconds or as an
-    HTTP date), if any and at most 60 s."""
+    HTTP date), if any and not negative; the client waits it up to the run's deadline."""
     value: float | None = None
     try:
         if "retry-after-ms" in headers:
@@ -94,7 +95,7 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
                 value = when.timestamp() - time.time()
     except (TypeError, ValueError, OverflowError):
         return None
-    return value if value is not None and 0 <= value <= MAX_RETRY_AFTER else None
+    return value if value is not None and value >= 0 else None
 
 
 def _cannot_connect(err: BaseException) -> BaseException | None:
