@@ -81,9 +81,9 @@ long, up to --timeout seconds (a longer one is cut to --timeout): a hung server 
 is no usable chat completion (not JSON, no choices, an error body, a finish_reason other than
 stop and length, content that is not text, another model than --model or a dated snapshot of
 it) and a 4xx (400, 401, 403, 404, 422) are logged as failures at once, and
-{CLIENT_ERRORS_TO_STOP} such 4xx in a row stop the run. A server that refuses the connection is left alone for the same backoff while
-the others take its requests; after 1 + --max-retries refusals in a row it is given up, and
-when every server is, the run stops. Failed requests are logged with their error and sent again
+{CLIENT_ERRORS_TO_STOP} such 4xx in a row stop the run. A server that refuses the connection
+is left alone for the same backoff while the others take its requests; after 1 + --max-retries
+refusals in a row it is given up, and when every server is, the run stops. Failed requests are logged with their error and sent again
 by a re-run.
 """
 
