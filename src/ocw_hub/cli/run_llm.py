@@ -83,8 +83,8 @@ stop and length, content that is not text, another model than --model or a dated
 it) and a 4xx (400, 401, 403, 404, 422) are logged as failures at once, and
 {CLIENT_ERRORS_TO_STOP} such 4xx in a row stop the run. A server that refuses the connection
 is left alone for the same backoff while the others take its requests; after 1 + --max-retries
-refusals in a row it is given up, and when every server is, the run stops. Failed requests are logged with their error and sent again
-by a re-run.
+refusals in a row it is given up, and when every server is, the run stops. Failed requests
+are logged with their error and sent again by a re-run.
 """
 
 
