@@ -176,6 +176,15 @@ def test_run_parse_evaluate_usage(tmp_path: Path) -> None:
     assert f"per solved wall {cost / solved:.4f}" in text
     assert f"per correct group {cost / groups:.4f}" in text
     assert cost_line(scored) is not None
+    # compare: a usage column beside each system made by run-llm
+    other = tmp_path / "results-copy.json"
+    other.write_bytes(results.read_bytes())
+    table = json.loads(_cli("compare", str(results), str(other), "--format", "json").output)
+    assert [f"per solved wall {cost / solved:.4f}" in row["usage"] for row in table["systems"]] == [
+        True, True
+    ]  # fmt: skip
+    csv = _cli("compare", str(results), str(other), "--format", "csv").output.splitlines()
+    assert csv[0].endswith(",usage") and "per correct group" in csv[1]
 
 
 def test_cost_line_over_runs() -> None:

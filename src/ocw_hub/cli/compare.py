@@ -152,6 +152,10 @@ def compare(
     digits = _digits(table["figure"], table["task"])
     body = [[inert(c) for c in _cells(row, digits)] for row in table["systems"]]
     header = list(COLUMNS)
+    if any(row.get("usage") for row in table["systems"]):  # runs of run-llm: tokens, cost
+        header.append("usage")
+        for cells, row in zip(body, table["systems"], strict=True):
+            cells.append(inert(row.get("usage") or "-"))
     header[2] = table["figure"] + (" (lower is better)" if table["lower_is_better"] else "")
     if table["task"] == "spans":  # WoTe: questions, never walls
         header[6] = "questions in common"
