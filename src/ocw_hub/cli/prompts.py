@@ -138,7 +138,8 @@ def prompts(
 ) -> None:
     """Write the paper's few-shot chat-completion requests, one per wall (OpenAI batch JSONL).
 
-    Temperature 0, at most 144 new tokens; the in-context examples are
+    Temperature 0, at most 144 new tokens (the paper profile; --profile reasoning or custom
+    sends other generation fields, recorded in the protocol record); the in-context examples are
     random.Random(seed).sample(train walls, K), written one group per line with its
     connection. With --split train a wall is never its own example: its draw is made from
     the other train walls. --prompt-style ours is our own wording, not the paper's.

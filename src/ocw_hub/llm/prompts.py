@@ -12,7 +12,8 @@ The protocol, as the paper ran it (facts from the upstream notebook ``run_openai
   K in 0, 1, 3, 5, 10). Each example is written one line per group in gold group order as
   ``clue, clue, clue, clue. Connection: X``. A wall is never its own example: for a wall
   of the pool itself (``--split train``) the same draw is made from the pool without it.
-* **Decoding**: temperature 0, at most 144 new tokens.
+* **Decoding**: temperature 0, at most 144 new tokens (the ``paper`` generation profile; the
+  others, and where each body's generation fields come from: :mod:`ocw_hub.llm.profiles`).
 * **Model**: the paper ran ``gpt-4-0314`` and ``gpt-3.5-turbo-0301``.
 
 Two wordings (``style``):
