@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import statistics
 import sys
@@ -25,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_evaluate import OCW_HUB, REPO, _median, _prediction  # noqa: E402
+from bench_evaluate import OCW_HUB, REPO, _median, offline_env, random_runs  # noqa: E402
 
 
 def _in_process(walls: list[dict], runs_folder: Path, repeat: int) -> list[tuple[str, float]]:
@@ -58,17 +57,8 @@ def main() -> None:
     rng = random.Random(0)
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
-        env = {
-            **os.environ,
-            "HF_HUB_OFFLINE": "1",
-            "HF_DATASETS_OFFLINE": "1",
-            "HF_DATASETS_CACHE": str(tmp_path / "cache"),
-        }
-        runs = tmp_path / "runs"
-        runs.mkdir()
-        for s in range(16):
-            preds = [_prediction(w, rng) for w in walls]
-            (runs / f"run-{s:02d}.json").write_text(json.dumps(preds), encoding="utf-8")
+        env = offline_env(tmp_path)
+        runs = random_runs(walls, tmp_path / "runs", rng)
         common = ["--config", "default", "--split", "test", "--data-dir", str(args.data)]
         print(f"{'command':<40} {'--bootstrap 0':>14} {'default 1000':>13} {'added':>8}")
         for name, target in (

@@ -149,6 +149,25 @@ def _prediction(wall: dict, rng: random.Random) -> dict:
     }
 
 
+def offline_env(tmp_path: Path) -> dict[str, str]:
+    """This environment, offline, with a private HF_HOME under ``tmp_path``."""
+    return {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "HF_HOME": str(tmp_path / "hf-home"),
+    }
+
+
+def random_runs(walls: list[dict], folder: Path, rng: random.Random, n: int = 16) -> Path:
+    """``folder`` with ``n`` run files ``run-NN.json`` of :func:`_prediction` answers."""
+    folder.mkdir()
+    for s in range(n):
+        preds = [_prediction(w, rng) for w in walls]
+        (folder / f"run-{s:02d}.json").write_text(json.dumps(preds), encoding="utf-8")
+    return folder
+
+
 def _big_release(walls: list[dict], copies: int, root: Path) -> list[dict]:
     """A release folder whose test split holds ``copies`` renamed copies of every wall."""
     root.mkdir(parents=True)
@@ -182,17 +201,8 @@ def main() -> None:
     rng = random.Random(0)
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
-        env = {
-            **os.environ,
-            "HF_HUB_OFFLINE": "1",
-            "HF_DATASETS_OFFLINE": "1",
-            "HF_DATASETS_CACHE": str(tmp_path / "cache"),
-        }
-        runs = tmp_path / "runs"
-        runs.mkdir()
-        for s in range(16):
-            preds = [_prediction(w, rng) for w in walls]
-            (runs / f"run-{s:02d}.json").write_text(json.dumps(preds), encoding="utf-8")
+        env = offline_env(tmp_path)
+        runs = random_runs(walls, tmp_path / "runs", rng)
         common = ["--config", "default", "--split", "test", "--data-dir", str(args.data)]
         figures = [
             ("ocw-hub --help", [*OCW_HUB, "--help"], 0.3, "0.9 s (imported datasets)"),

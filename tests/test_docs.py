@@ -165,3 +165,14 @@ def test_feature_access_snippet(fixture_exports: Path, source: str) -> None:
     namespace = {"walls": walls}
     exec(block(USAGE, "words_type = "), namespace)
     assert (namespace["words_type"], namespace["scores_type"]) == ("string", "int32")
+
+
+def test_the_prompt_styles_are_documented_from_their_files() -> None:
+    """docs/prompt_styles.md is the styles' exact text generated from their template files,
+    and docs/experiment.md holds the styles' table as generated: neither can drift."""
+    from ocw_hub.llm.styles import styles_markdown, styles_table
+
+    assert (REPO_ROOT / "docs" / "prompt_styles.md").read_text(encoding="utf-8") == (
+        styles_markdown()
+    )
+    assert styles_table() in (REPO_ROOT / "docs" / "experiment.md").read_text(encoding="utf-8")

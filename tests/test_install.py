@@ -287,3 +287,27 @@ def test_wheel_carries_the_lm_eval_tasks(installed: Path, tmp_path: Path) -> Non
     assert folder == (installed / "ocw_hub" / "lm_eval_tasks").resolve()
     for name in names:
         assert (folder / name).read_bytes() == (source / name).read_bytes(), name
+
+
+def test_wheel_carries_the_prompt_styles(installed: Path, tmp_path: Path) -> None:
+    # Every template and schema file of ocw_hub/llm/prompt_styles, read by the installed
+    # package through importlib.resources.
+    source = REPO_ROOT / "src" / "ocw_hub" / "llm" / "prompt_styles"
+    names = sorted(p.name for p in source.iterdir() if p.is_file())
+    assert {"paper.txt", "ours.txt", "cot.txt", "json.txt", "json.grouping.schema.json"} <= set(
+        names
+    )
+    copy = installed / "ocw_hub" / "llm" / "prompt_styles"
+    assert sorted(p.name for p in copy.iterdir() if p.is_file()) == names
+    code = """
+        import json, sys
+        import ocw_hub.llm.styles as styles
+        assert styles.__file__.startswith(sys.argv[1]), styles.__file__
+        print(json.dumps({n: styles.load_style(n).sections for n in styles.STYLE_NAMES}))
+        """
+    done = _run(installed, tmp_path, code, str(installed))
+    assert done.returncode == 0, done.stderr
+    from ocw_hub.llm.styles import STYLE_NAMES, load_style
+
+    shown = json.loads(done.stdout.strip().splitlines()[-1])
+    assert shown == {n: dict(load_style(n).sections) for n in STYLE_NAMES}

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from ocw_fixtures import OCW_FIXTURE, WOTE_FIXTURE
 
-from ocw_hub.llm.prompts import PAPER_CLOSING, PromptError, build_requests
+from ocw_hub.llm.prompts import PAPER_CLOSING, STYLES, PromptError, build_requests
 from ocw_hub.llm.wote import wote_messages
 from ocw_hub.resources import load_sibling
 
@@ -100,7 +100,7 @@ def _rows() -> tuple[list[dict], list[dict]]:
 @pytest.mark.parametrize("injection", list(INJECTIONS))
 @pytest.mark.parametrize("role", ["asked", "example"])
 @pytest.mark.parametrize("task", ["grouping", "connections"])
-@pytest.mark.parametrize("style", ["paper", "ours"])
+@pytest.mark.parametrize("style", STYLES)
 def test_a_prompt_from_unchecked_rows_refuses_a_line_break(injection, role, task, style):
     """Rows that never went through the loaders (a hand-made list, another reader): the
     prompt builder refuses them, naming the wall and the field, whether the wall is the one
@@ -130,6 +130,26 @@ def test_a_paper_prompt_has_one_closing_line(task, shots):
     for request in build_requests(test, train, task=task, shots=shots, style="paper"):
         lines = request["body"]["messages"][1]["content"].split("\n")
         assert lines.count(PAPER_CLOSING) == 1 and lines[-1] == PAPER_CLOSING
+
+
+@pytest.mark.parametrize("response_format", ["schema", "prompt"])
+@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize("task", ["grouping", "connections"])
+@pytest.mark.parametrize("shots", [0, 2])
+def test_every_style_has_one_structure_for_every_wall(task, style, shots, response_format):
+    """Each style's template fixes the lines of its prompt: every wall of the fixture gets a
+    user message of the same number of lines and blank-line paragraphs, ending with the same
+    closing line, and the system message does not depend on the wall."""
+    test, train = _rows()
+    requests = build_requests(
+        test, train, task=task, shots=shots, style=style, response_format=response_format
+    )
+    users = [r["body"]["messages"][1]["content"] for r in requests]
+    systems = {r["body"]["messages"][0]["content"] for r in requests}
+    assert len(systems) == 1
+    assert len({u.count("\n") for u in users}) == 1
+    assert len({u.count("\n\n") for u in users}) == 1
+    assert len({u.rsplit("\n", 1)[-1] for u in users}) == 1
 
 
 def test_the_release_quirks_still_load():

@@ -42,10 +42,13 @@ PROTOCOL_FIELDS = (
     "pooling",
     "context",
     "prompt_style",
+    "response_format",
     "shots",
     "seed",
     "runs",
     "parse_mode",
+    "aggregate",
+    "samples",
     "profile",
 )
 
@@ -122,12 +125,12 @@ def describe_protocol(protocol: Mapping[str, Any] | None) -> str:
     not recorded`` for None."""
     if not protocol:
         return "protocol not recorded"
-    parts = [f"{k.replace('_', ' ')} {protocol[k]}" for k in PROTOCOL_FIELDS if k in protocol]
+    shown = dict(protocol)
     if "profile" in protocol:  # with the fields it sends (llm/profiles.py)
         from .llm.profiles import describe_generation
 
-        shown = describe_generation(protocol["profile"], protocol.get("generation"))
-        parts[-1] = f"profile {shown}"
+        shown["profile"] = describe_generation(protocol["profile"], protocol.get("generation"))
+    parts = [f"{k.replace('_', ' ')} {shown[k]}" for k in PROTOCOL_FIELDS if k in shown]
     if "package_version" in protocol:
         parts.append(f"ocw-hub {protocol['package_version']}")
     return ", ".join(parts)

@@ -481,7 +481,7 @@ def predict(
     verification_mode: str | None = None,
     on_progress: Callable[[int], None] | None = None,
 ) -> BaselineResult:
-    """A baseline on one split of an OCW config, read with :func:`ocw_hub.data.sources.load_split`.
+    """A baseline on one split of an OCW config, read with :func:`ocw_hub.data.sources.load_rows`.
 
     Args:
         config, split, data_dir, cache_dir, verification_mode: as for ``load_split``.
@@ -497,7 +497,7 @@ def predict(
         ocw_hub.baselines.encoders.ModelUnavailableError: the model cannot be loaded.
         SourceUnavailableError, UnknownSplitError: see ``load_split``.
     """
-    from ..data.sources import load_split
+    from ..data.sources import load_rows
     from .encoders import make_encoder
 
     if method not in METHODS:
@@ -507,9 +507,9 @@ def predict(
     config = check_ocw_config(config)
     _check_counts(runs, jobs)
     encoder = make_encoder(model, **(encoder_options or {})) if method == "embedding" else None
-    walls = load_split(
+    walls = load_rows(
         config, split, data_dir, cache_dir=cache_dir, verification_mode=verification_mode
-    ).to_list()
+    ).rows
     if method == "random":
         return random_baseline(walls, runs=runs, seed=seed)
     return embedding_baseline(

@@ -53,7 +53,8 @@ Choices = Annotated[
     typer.Option(
         "-n",
         "--n",
-        help="n sent (custom): completions per request; parse reads the first choice.",
+        help="n sent (custom): completions per request; parse reads the first choice, "
+        "parse --vote votes over them.",
     ),
 ]
 

@@ -36,24 +36,29 @@ def _parse_table(report: dict[str, Any]) -> Table:
         table.add_row(f"  repair: {kind}", str(count))
     for reason, count in report["unrecoverable"].items():
         table.add_row(f"  unrecoverable: {reason.replace('_', ' ')}", str(count))
+    if "vote" in report:
+        table.add_row("samples per wall (the vote's)", str(report["vote"]["samples"]))
     if "in_context" in report:
         table.add_row("span found in the task text", str(report["in_context"]))
     return table
 
 
 def _parse_ocw(
-    answers: Any, rows: Any, task: str, mode: str, allow_truncated: bool, source: str
-) -> tuple[Any, dict[str, Any]]:
+    answers: Any, rows: Any, task: str, mode: str, allow_truncated: bool, source: str,
+    style: str,
+) -> tuple[Any, dict[str, Any]]:  # fmt: skip
     from ..llm.responses import parse_responses
 
     return parse_responses(
-        answers, rows, task=task, mode=mode, allow_truncated=allow_truncated, source=source
-    )
+        answers, rows, task=task, mode=mode, allow_truncated=allow_truncated, source=source,
+        style=style,
+    )  # fmt: skip
 
 
 def _parse_wote(
-    answers: Any, rows: Any, task: str, mode: str, allow_truncated: bool, source: str
-) -> tuple[Any, dict[str, Any]]:
+    answers: Any, rows: Any, task: str, mode: str, allow_truncated: bool, source: str,
+    style: str,
+) -> tuple[Any, dict[str, Any]]:  # fmt: skip
     from ..llm.wote import parse_wote_responses
 
     return parse_wote_responses(answers, rows, allow_truncated=allow_truncated, source=source)
@@ -73,6 +78,78 @@ def _usage(responses: Path, price_per_mtok: str | None) -> dict[str, Any]:
     if isinstance(price, list) and len(price) == 2:
         return log_usage(responses, (float(price[0]), float(price[1])))
     return log_usage(responses)
+
+
+def _prompt_style(responses: Path, given: str | None, mode: str) -> str:
+    """The prompt style of the answers: ``--prompt-style``, else the one the responses'
+    protocol record names (``prompts`` writes it, ``run-llm`` copies it), else ``paper``.
+
+    Raises:
+        OptionError: an unknown style, a ``--prompt-style`` other than the record's, paper
+            mode on a style not answered in text.
+    """
+    from ..llm.responses import paper_mode_reads
+    from ..llm.styles import STYLE_NAMES
+    from ..provenance import read_protocol
+
+    record = read_protocol(responses) or {}
+    recorded = record.get("prompt_style")
+    if given is not None and recorded is not None and given != recorded:
+        raise OptionError(
+            f"--prompt-style {given}: the protocol record of {responses} says the requests "
+            f"were written in style {recorded}"
+        )
+    style = given or (recorded if isinstance(recorded, str) else None) or "paper"
+    check_choice("--prompt-style", style, STYLE_NAMES)
+    if mode == "paper" and not paper_mode_reads(style):
+        raise OptionError(
+            f"--mode paper: the notebook's parsing reads answers in text, not {style} answers "
+            "(use --mode robust)"
+        )
+    return style
+
+
+#: The tie rule of ``--vote``, as the parse report states it.
+TIE_RULE = "the tied answer given first, in choice order"
+
+
+def _parse_vote(
+    answers: Any, rows: Any, task: str, style: str, allow_truncated: bool, *, out: Path,
+    inputs: list[Any], responses: Path,
+) -> tuple[list[dict[str, Any]], dict[str, Any], int]:  # fmt: skip
+    """``parse --vote``: the vote's predictions and report, and K; each sample's
+    predictions written to ``<out stem>.sample-<i><suffix>`` with its protocol record
+    (:mod:`ocw_hub.llm.vote`). Every output path is checked before any is written."""
+    from ..llm.responses import check_known, parse_report, predictions_of
+    from ..llm.vote import fold_sample_lines, vote_responses
+    from ..outputs import check_output_file, write_json
+    from ..provenance import write_protocol
+
+    answers = fold_sample_lines(answers, {str(w["wall_id"]) for w in rows})
+    check_known(answers, rows, str(responses))
+    votes, samples = vote_responses(
+        answers, rows, task=task, style=style, allow_truncated=allow_truncated
+    )
+    paths = [
+        check_output_file(out.with_name(f"{out.stem}.sample-{i}{out.suffix}"), inputs=inputs)
+        for i in range(1, len(samples) + 1)
+    ]
+    missing = [str(w["wall_id"]) for w in rows if str(w["wall_id"]) not in answers]
+    report = parse_report(votes, missing, task=task, mode="robust")
+    report["vote"] = {
+        "samples": len(samples),
+        "tie_rule": TIE_RULE,
+        "files": [str(p) for p in paths],
+        "sample_counts": [parse_report(s, missing, task=task, mode="robust")["counts"]
+                          for s in samples],
+    }  # fmt: skip
+    report.update(prompt_style=style, allow_truncated=allow_truncated)
+    for path, sample in zip(paths, samples, strict=True):
+        write_json(path, predictions_of(sample))
+        fields = {"task": task, "parse_mode": "robust", "samples": len(samples),
+                  "aggregate": "sample"}  # fmt: skip
+        write_protocol(path, fields, inputs=[responses])
+    return predictions_of(votes), report, len(samples)
 
 
 #: Each dataset's answer parser and the --mode values it takes (None: every one).
@@ -121,6 +198,25 @@ def parse(
             "(default: the one given to run-llm, if any); tokens as the responses' usage says.",
         ),
     ] = None,
+    prompt_style: Annotated[
+        str | None,
+        typer.Option(
+            "--prompt-style",
+            help="The style the requests were written in (prompts --list-styles), which says "
+            "which block of the answer is parsed; default: the one the responses' protocol "
+            "record names, else paper.",
+        ),
+    ] = None,
+    vote: Annotated[
+        bool,
+        typer.Option(
+            "--vote",
+            help="Self-consistency: each of the n choices of an answer (requests sent with "
+            "n = K) is parsed as a sample, written to <out stem>.sample-<i>.json; --out gets "
+            "the vote: the partition most samples state (task 2: each group's most frequent "
+            f"connection), ties to {TIE_RULE}. Robust mode only.",
+        ),
+    ] = False,
     data_dir: DataDir = None,
     cache_dir: CacheDir = None,
     no_checks: NoChecks = False,
@@ -149,21 +245,33 @@ def parse(
     modes = _PARSERS[spec.dataset][1]
     if modes is not None and mode not in modes:
         raise OptionError(f"--mode {mode}: {spec.name} answers are parsed in robust mode only")
+    style = _prompt_style(responses, prompt_style, mode)
+    if vote and (mode != "robust" or task not in spec.tasks):
+        raise OptionError("--vote: OCW answers in robust mode only")
     inputs = [responses, local_path(source)]
     require("llm", "parse")
     out = check_output_file(out, inputs=inputs)
     sidecar = check_output_file(out.with_name(out.name + ".parse.json"), inputs=inputs)
     answers = read_responses(responses, spec.unit)
     rows = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
-    predictions, report = _PARSERS[spec.dataset][0](
-        answers, rows, task, mode, allow_truncated, str(responses)
-    )
+    voted: dict[str, Any] = {}
+    if vote:
+        predictions, report, k = _parse_vote(
+            answers, rows, task, style, allow_truncated, out=out, inputs=inputs,
+            responses=responses,
+        )  # fmt: skip
+        voted = {"samples": k, "aggregate": "vote"}
+    else:
+        predictions, report = _PARSERS[spec.dataset][0](
+            answers, rows, task, mode, allow_truncated, str(responses), style
+        )
     report = {"responses": str(responses), "config": config, "split": split, **report}
     report["usage"] = _usage(responses, price_per_mtok)
     write_json(out, predictions)
     write_json(sidecar, report)
     task_done = task if task in spec.tasks else spec.tasks[0]  # WoTe: its one task
-    fields = {"task": task_done, "parse_mode": mode, "usage": report["usage"]}
+    fields = {"task": task_done, "parse_mode": mode, "prompt_style": prompt_style, **voted,
+              "usage": report["usage"]}  # fmt: skip
     write_protocol(out, fields, inputs=[responses])
     console.print(_parse_table(report))
     console.print(f"usage: {escape(usage_line(report['usage']))}", highlight=False, soft_wrap=True)

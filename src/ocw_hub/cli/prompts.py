@@ -34,6 +34,17 @@ from .generation import (
 from .options import TASK_HELP, CacheDir, Config, DataDir, NoChecks, Split
 
 
+def _list_styles(value: bool) -> None:
+    """``--list-styles``: one line per prompt style, then exit."""
+    if not value:
+        return
+    from ..llm.styles import style_lines
+
+    for name, description in style_lines():
+        console.print(f"{name}: {escape(description)}", highlight=False, soft_wrap=True)
+    raise typer.Exit()
+
+
 def _report(count: int, what: str, out: Path) -> None:
     console.print(f"{count} {what} written to {escape(str(out))}", highlight=False, soft_wrap=True)
 
@@ -66,6 +77,8 @@ def _wote_prompts(
         raise OptionError(
             f"--prompt-style {options['prompt_style']}: WoTe has only our prompt (ours)"
         )
+    if options.get("response_format") is not None:
+        raise OptionError(f"--response-format {options['response_format']}: WoTe answers a span")
     out = check_output_file(out, inputs=[local_path(source)])
     rows = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
     requests = build_wote_requests(rows, model=model, generation=generation)
@@ -83,6 +96,22 @@ def _generation_record(generation: Any, requests: list[dict[str, Any]]) -> dict[
         "profile": generation.profile,
         "generation": common_fields([r["body"] for r in requests]),
     }
+
+
+def _response_format(style: str, given: str | None) -> str | None:
+    """The ``--response-format`` of a style whose answer is JSON (default ``schema``); None
+    for the other styles, which refuse the option."""
+    from ..llm.styles import RESPONSE_FORMATS, load_style
+
+    if load_style(style).answer != "json":
+        if given is not None:
+            raise OptionError(
+                f"--response-format {given}: only for a style answered in JSON (--prompt-style "
+                "json)"
+            )
+        return None
+    check_choice("--response-format", given or "schema", RESPONSE_FORMATS)
+    return given or "schema"
 
 
 #: The datasets whose requests are not the paper's walls (``ConfigSpec.dataset``).
@@ -120,8 +149,9 @@ def prompts(
         typer.Option(
             "--prompt-style",
             help="paper (the default): the notebook's messages and parameters byte for byte; "
-            "ours: our own wording of the same instructions (same examples and wall layout). "
-            "WoTe: ours only.",
+            "ours: our own wording of the same instructions (same examples and wall layout); "
+            "cot: think step by step, answer after 'Final answer:'; json: one JSON object "
+            "checked against a schema. See --list-styles. WoTe: ours only.",
         ),
     ] = None,
     profile: Annotated[str, typer.Option("--profile", help=PROFILE_HELP)] = "paper",
@@ -132,6 +162,24 @@ def prompts(
     stop: Stop = None,
     sampling_seed: SamplingSeed = None,
     n: Choices = None,
+    response_format: Annotated[
+        str | None,
+        typer.Option(
+            "--response-format",
+            help="--prompt-style json: send the JSON schema as the request's response_format "
+            "(schema, the default: servers with structured output) or write it in the "
+            "prompt (prompt).",
+        ),
+    ] = None,
+    list_styles: Annotated[
+        bool,
+        typer.Option(
+            "--list-styles",
+            is_eager=True,
+            callback=_list_styles,
+            help="List the prompt styles, one line each, and exit.",
+        ),
+    ] = False,
     data_dir: DataDir = None,
     cache_dir: CacheDir = None,
     no_checks: NoChecks = False,
@@ -142,7 +190,8 @@ def prompts(
     sends other generation fields, recorded in the protocol record); the in-context examples are
     random.Random(seed).sample(train walls, K), written one group per line with its
     connection. With --split train a wall is never its own example: its draw is made from
-    the other train walls. --prompt-style ours is our own wording, not the paper's.
+    the other train walls. --prompt-style ours is our own wording, not the paper's; cot and
+    json ask for a final-answer block or a JSON object, which parse reads (--list-styles).
 
     --config wote: one request per question (custom_id its id) with our extractive prompt
     (GRILLBot's prompt is not available): the task text, the conversation so far and the
@@ -161,7 +210,8 @@ def prompts(
     source = data_dir_of(data_dir, config)
     other = _OTHER_PROMPTS.get(config_spec(config).dataset)
     if other is not None:
-        options = {"task": task, "shots": shots, "prompt_style": prompt_style}
+        options = {"task": task, "shots": shots, "prompt_style": prompt_style,
+                   "response_format": response_format}  # fmt: skip
         other(config, split, options, model, out, generation=generation, source=source,
               cache_dir=cache_dir, no_checks=no_checks)  # fmt: skip
         return
@@ -170,6 +220,7 @@ def prompts(
     prompt_style = prompt_style or "paper"
     check_choice("--task", task, TASKS)
     check_choice("--prompt-style", prompt_style, STYLES)
+    response_format = _response_format(prompt_style, response_format)
     out = check_output_file(out, inputs=[local_path(source)])
     walls = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
     train = walls if split == "train" or shots == 0 else None
@@ -177,13 +228,14 @@ def prompts(
         train = load_split_rows(config, "train", source, cache_dir=cache_dir, no_checks=no_checks)
     requests = build_requests(
         walls, train, task=task, shots=shots, seed=seed, model=model, style=prompt_style,
-        generation=generation,
+        response_format=response_format or "schema", generation=generation,
     )  # fmt: skip
     write_text_atomic(out, requests_jsonl(requests))
     write_protocol(
         out,
         {"method": "llm", "task": task, "model": model, "prompt_style": prompt_style,
-         "shots": shots, "seed": seed, **_generation_record(generation, requests)},
+         "response_format": response_format, "shots": shots, "seed": seed,
+         **_generation_record(generation, requests)},
     )  # fmt: skip
     what = (
         f"{task} requests ({config}/{split}, {shots} shots, seed {seed}, {prompt_style} "

@@ -46,12 +46,13 @@ FUZZY_THRESHOLD = 80.0
 #: The repairs a ``repaired`` parse may record.
 REPAIR_KINDS = (
     "quotes", "case_spacing", "explanation_dropped", "spelling", "echo_ignored",
-    "reasoning_dropped", "completed",
+    "reasoning_dropped", "completed", "code_fence",
 )  # fmt: skip
 #: Reasons of an ``unrecoverable`` parse.
 REASONS = (
     "no_answer", "refusal", "reasoning_only", "unclosed_reasoning", "truncated",
     "group_count", "group_size", "duplicate", "unknown_item", "incomplete",
+    "no_final_answer", "invalid_json", "schema_mismatch", "no_valid_sample",
 )  # fmt: skip
 EMPTY_GROUPS = [[""] * GROUP_SIZE for _ in range(N_GROUPS)]
 
@@ -467,3 +468,19 @@ def parse_groups(text: str, words: Sequence[str], *, complete: bool = False) -> 
         result.append(left)
         repairs.append({"kind": "completed", "group": N_GROUPS, "clues": left})
     return GroupParse(result, "repaired" if repairs else "clean", repairs, layout)
+
+
+def parse_stated_groups(groups: Sequence[Sequence[str]], words: Sequence[str]) -> GroupParse:
+    """Task 1 from groups already read as lists of items (a ``json`` style's validated
+    ``groups``): the same law as :func:`parse_groups` on them (4 groups of 4, each item one
+    clue of the wall, repairs recorded), layout ``json``."""
+    clues = _Clues(words)
+    repairs: list[dict[str, Any]] = []
+    stated = [list(group) for group in groups]
+    shape = _shape_problem(stated, complete=False)
+    if shape is not None:
+        return unrecoverable(*shape)
+    result = _match_groups(stated, clues, repairs)
+    if isinstance(result, tuple):
+        return unrecoverable(*result, repairs)
+    return GroupParse(result, "repaired" if repairs else "clean", repairs, "json")

@@ -206,11 +206,16 @@ def common_fields(bodies: Sequence[Mapping[str, Any]]) -> dict[str, Any] | str:
     return first
 
 
+#: Fields sent but left out of :func:`describe_generation` (the protocol line shows the
+#: response format itself; ``stream`` changes no answer).
+_NOT_SHOWN = ("stream", "response_format")
+
+
 def describe_generation(profile: Any, generation: Any) -> str:
     """``reasoning (max_completion_tokens 8000, reasoning_effort high)``: the profile and,
     unless it is the paper's, the fields it sends (the table title, the report)."""
     name = str(profile) if profile is not None else "paper"
     if name == "paper" or not isinstance(generation, Mapping):
         return name
-    shown = ", ".join(f"{k} {_shown(v)}" for k, v in generation.items() if k != "stream")
+    shown = ", ".join(f"{k} {_shown(v)}" for k, v in generation.items() if k not in _NOT_SHOWN)
     return f"{name} ({shown})" if shown else name

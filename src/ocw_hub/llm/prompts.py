@@ -16,13 +16,16 @@ The protocol, as the paper ran it (facts from the upstream notebook ``run_openai
   others, and where each body's generation fields come from: :mod:`ocw_hub.llm.profiles`).
 * **Model**: the paper ran ``gpt-4-0314`` and ``gpt-3.5-turbo-0301``.
 
-Two wordings (``style``):
+Prompt styles (``style``), their text in template files (``prompt_styles/``, :mod:`.styles`):
 
 * ``paper`` (the default): the notebook's messages byte for byte (its system prompts, the
   ``Example solved wall(s):`` header, ``Clues:`` followed by two spaces, the closing
   ``Solved wall:``; with K = 0 the header stays, followed by an empty example block) and its
   request parameters (temperature 0.0, top_p 1.0, n 1, stop ``<|im_end|>``).
 * ``ours``: our own wording of the same instructions, same examples and layout of the walls.
+* ``cot``: ours, asking to think step by step and then answer after a ``Final answer:`` line.
+* ``json``: ours, asking for one JSON object; its schema is sent as ``response_format``
+  (``response_format="schema"``) or written in the prompt (``"prompt"``).
 
 One request per wall, in the OpenAI batch *input* shape that OpenAI's Batch API, vLLM's
 ``run_batch`` and ``ocw-hub run-llm`` read::
@@ -41,6 +44,8 @@ from typing import Any
 
 from ..errors import OCWHubError
 from .profiles import Generation, check_generation, generation_fields
+from .styles import RESPONSE_FORMATS, STYLE_NAMES, StyleError, load_style, user_message
+from .styles import response_format as schema_response_format
 
 #: The two OCW tasks, by the names ``prompts`` and ``parse`` use.
 TASKS = ("grouping", "connections")
@@ -59,54 +64,10 @@ CHAT_COMPLETIONS_URL = "/v1/chat/completions"
 #: What separates a group's clues from its connection in examples and task-2 answers.
 CONNECTION_MARK = ". Connection:"
 
-_ROUND = (
-    "You are playing the Connecting Wall, round 3 of the BBC quiz show Only Connect. A wall "
-    "holds 16 clues (words or phrases) that form exactly four groups of four, each group "
-    "sharing one connection. Walls are built to mislead: they hold red herrings, clues that "
-    "seem to belong to more than one group, yet only one split uses every clue exactly once."
-)
+#: Prompt styles (their text is in ``prompt_styles/``, :mod:`.styles`).
+STYLES = STYLE_NAMES
 
-GROUPING_SYSTEM = (
-    _ROUND + "\n\nSolve the wall. Answer with the four groups only: one group per line, the "
-    "four clues of a group separated by commas, each clue written exactly as given. Do not "
-    "name the connections and do not add anything else."
-)
-
-CONNECTIONS_SYSTEM = (
-    _ROUND + "\n\nYou are given a solved wall: its four groups, one per line. Name the "
-    "connection of each group; connections can be thematic, linguistic, factual or "
-    "mathematical, and draw on obscure subjects as well as popular culture. Answer with four "
-    "lines, one per group in the order given: the group's clues as given, then "
-    '". Connection: " and the connection.'
-)
-
-_EXAMPLES_HEADER = "Solved walls, one group per line with its connection:"
-
-#: Prompt wordings: the notebook's (``paper``) and ours.
-STYLES = ("paper", "ours")
-
-PAPER_GROUPING_SYSTEM = (
-    "You are currently competing in Round 3: Connecting Wall on the quiz show Only Connect. "
-    'Your task: given 16 "clues" (words or phrases), solve the wall by grouping the clues '
-    "into four groups of four. You will be given the clues as a list. You are also given "
-    "examples of solved walls, which include the connections. Provide your answer as a list "
-    "of four groups of four clues; separate groups by newlines and clues by commas. Do not "
-    "try to guess the connection; only use the clues given and don't make up your own.\n\n"
-    "Be careful! Connecting Wall is deliberately difficult. The puzzles are designed to "
-    "include red herrings and to suggest more connections than actually exist. Some clues "
-    "appear to fit into more than one category. Still, there is only one perfect solution "
-    "for each wall."
-)
-PAPER_CONNECTIONS_SYSTEM = (
-    "You are currently competing in Round 3: Connecting Wall on the quiz show Only Connect. "
-    'Your task: given 4 groups of 4 "clues" (words or phrases), determine the connection for '
-    "each group. You will be given the groups as four lists of four. You are also given "
-    "examples of solved walls, which include the connections. Provide your answer by "
-    'repeating the four groups and adding it after "Connection:"\n\nNote: Connections might '
-    "be thematic, linguistic, factual, mathematical and rely on both arcane subject areas and "
-    "popular culture."
-)
-PAPER_HEADER = "Example solved wall(s):"
+#: The paper's closing line (the last line of its user message, ``prompt_styles/paper.txt``).
 PAPER_CLOSING = "Solved wall:"
 #: Request parameters the notebook sent besides model, messages and max_tokens.
 PAPER_PARAMETERS = {"temperature": 0.0, "top_p": 1.0, "n": 1, "stop": "<|im_end|>", "stream": False}
@@ -196,11 +157,9 @@ def format_example(wall: Mapping[str, Any]) -> str:
 
 
 def format_examples(walls: Sequence[Mapping[str, Any]]) -> str:
-    """The in-context examples block (``Example 1`` … ``Example K``), or ``""`` for K = 0."""
-    if not walls:
-        return ""
-    blocks = [f"Example {i}\n{format_example(wall)}" for i, wall in enumerate(walls, 1)]
-    return _EXAMPLES_HEADER + "\n\n" + "\n\n".join(blocks)
+    """The in-context examples (``Example 1`` … ``Example K``, each its 4 lines, separated by
+    blank lines), or ``""`` for K = 0: a style's ``${examples}``."""
+    return "\n\n".join(f"Example {i}\n{format_example(w)}" for i, w in enumerate(walls, 1))
 
 
 def format_clues(wall: Mapping[str, Any]) -> str:
@@ -237,53 +196,65 @@ def sample_examples(
     return random.Random(seed).sample(list(train_walls), shots)
 
 
-def _user_message(examples: Sequence[Mapping[str, Any]], question: str, ask: str) -> str:
-    parts = [format_examples(examples), question, ask]
-    return "\n\n".join(part for part in parts if part)
-
-
-def paper_user_message(examples: Sequence[Mapping[str, Any]], question: str) -> str:
-    """The notebook's user message: the header, the example block (``Example 1`` …
-    ``Example K`` separated by blank lines; empty for K = 0), the question, the closing line,
-    all separated by one blank line."""
-    block = "\n\n".join(f"Example {i}\n{format_example(w)}" for i, w in enumerate(examples, 1))
-    return "\n\n".join([PAPER_HEADER, block, question, PAPER_CLOSING])
-
-
 def _check_style(style: str) -> None:
     if style not in STYLES:
         raise PromptError(f"unknown prompt style {style!r}; expected one of {list(STYLES)}")
 
 
+def _check_response_format(response_format: str) -> None:
+    if response_format not in RESPONSE_FORMATS:
+        raise PromptError(
+            f"unknown response format {response_format!r}; expected one of {list(RESPONSE_FORMATS)}"
+        )
+
+
+def _messages(
+    task: str,
+    examples: Sequence[Mapping[str, Any]],
+    question: dict[str, str],
+    style: str,
+    response_format: str,
+) -> list[dict[str, str]]:
+    """System and user messages of ``task`` in ``style`` (:mod:`.styles`)."""
+    _check_style(style)
+    _check_response_format(response_format)
+    try:
+        loaded = load_style(style)
+    except StyleError as err:
+        raise PromptError(str(err)) from err
+    in_prompt = loaded.answer == "json" and response_format == "prompt"
+    user = user_message(
+        loaded, task, examples=format_examples(examples), question=question,
+        schema_in_prompt=in_prompt,
+    )  # fmt: skip
+    system = loaded.sections[f"{task} system"]
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
 def grouping_messages(
-    wall: Mapping[str, Any], examples: Sequence[Mapping[str, Any]], style: str = "paper"
+    wall: Mapping[str, Any],
+    examples: Sequence[Mapping[str, Any]],
+    style: str = "paper",
+    response_format: str = "schema",
 ) -> list[dict[str, str]]:
     """The chat messages of task 1 for ``wall``: system instructions, then the examples and
-    the wall's clues (``style``: see the module docstring)."""
-    _check_style(style)
-    if style == "paper":
-        question = "Clues:  " + format_clues(wall).removeprefix("Clues: ")
-        user, system = paper_user_message(examples, question), PAPER_GROUPING_SYSTEM
-    else:
-        user = _user_message(examples, format_clues(wall), "Solve this wall.")
-        system = GROUPING_SYSTEM
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    the wall's clues (``style``: one of :data:`STYLES`, its text in ``prompt_styles/``; a
+    ``json`` style's schema goes in the prompt with ``response_format="prompt"``)."""
+    clues = format_clues(wall).removeprefix("Clues: ")
+    return _messages("grouping", examples, {"clues": clues}, style, response_format)
 
 
 def connections_messages(
-    wall: Mapping[str, Any], examples: Sequence[Mapping[str, Any]], style: str = "paper"
+    wall: Mapping[str, Any],
+    examples: Sequence[Mapping[str, Any]],
+    style: str = "paper",
+    response_format: str = "schema",
 ) -> list[dict[str, str]]:
     """The chat messages of task 2 for ``wall``: system instructions, then the examples and
     the wall's 4 gold groups, each line ending with ``. Connection:``."""
-    _check_style(style)
     checked = _checked_groups(wall, connections=False)
-    groups = "Groups:\n" + "\n".join(format_group(g["gt_words"]) for g in checked)
-    if style == "paper":
-        user, system = paper_user_message(examples, groups), PAPER_CONNECTIONS_SYSTEM
-    else:
-        user = _user_message(examples, groups, "Name the four connections.")
-        system = CONNECTIONS_SYSTEM
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    groups = "\n".join(format_group(g["gt_words"]) for g in checked)
+    return _messages("connections", examples, {"groups": groups}, style, response_format)
 
 
 def style_fields(style: str) -> dict[str, Any]:
@@ -301,24 +272,29 @@ def make_request(
     examples: Sequence[Mapping[str, Any]],
     model: str = DEFAULT_MODEL,
     style: str = "paper",
+    response_format: str = "schema",
     generation: Generation | None = None,
 ) -> dict[str, Any]:
     """One request in the OpenAI batch input shape (see the module docstring), ``custom_id``
-    the wall id; its generation fields those of ``generation``'s profile
-    (:mod:`ocw_hub.llm.profiles`; None: the paper profile, :func:`style_fields`).
+    the wall id; a ``json`` style's body carries its schema as ``response_format`` unless
+    ``response_format="prompt"`` (then the schema is in the user message). The other
+    generation fields are those of ``generation``'s profile (:mod:`ocw_hub.llm.profiles`;
+    None: the paper profile, :func:`style_fields`).
 
     Raises:
-        PromptError: unknown ``task`` or ``style``; a malformed wall.
+        PromptError: unknown ``task``, ``style`` or ``response_format``; a malformed wall.
         GenerationProfileError: options the profile does not take.
     """
     if task == "grouping":
-        messages = grouping_messages(wall, examples, style)
+        messages = grouping_messages(wall, examples, style, response_format)
     elif task == "connections":
-        messages = connections_messages(wall, examples, style)
+        messages = connections_messages(wall, examples, style, response_format)
     else:
         raise PromptError(f"unknown task {task!r}; expected one of {list(TASKS)}")
     body: dict[str, Any] = {"model": model, "messages": messages}
     body.update(generation_fields(generation, style_fields(style)))
+    if load_style(style).answer == "json" and response_format == "schema":
+        body["response_format"] = schema_response_format(load_style(style), task)
     return {
         "custom_id": str(wall["wall_id"]),
         "method": "POST",
@@ -336,6 +312,7 @@ def build_requests(
     seed: int = DEFAULT_SEED,
     model: str = DEFAULT_MODEL,
     style: str = "paper",
+    response_format: str = "schema",
     generation: Generation | None = None,
 ) -> list[dict[str, Any]]:
     """One request per wall of ``walls`` (in order), with the same ``shots`` in-context
@@ -369,7 +346,9 @@ def build_requests(
         else:
             shared = sample_examples(train_walls, shots, seed) if shared is None else shared
             examples = shared
-        requests.append(make_request(wall, task, examples, model, style, generation))
+        requests.append(
+            make_request(wall, task, examples, model, style, response_format, generation)
+        )
     return requests
 
 

@@ -60,6 +60,10 @@ class Response:
             it was complete, :func:`~ocw_hub.llm.answer_text.incomplete`).
         finish_reason: the choice's ``finish_reason`` (``length``: cut at the token limit).
         reasoning: the message's ``reasoning_content`` (or ``reasoning``), else None.
+        samples: every choice of the body (``n`` > 1 samples) as ``(content, finish_reason,
+            reasoning)``, in choice order; ``[]`` for a line without an answer or a
+            ``{wall_id, text}`` line (:mod:`.vote` reads it, and folds ``WALL#i`` lines into
+            one Response whose failed samples have content None).
     """
 
     wall_id: str
@@ -68,6 +72,7 @@ class Response:
     problem: str | None = None
     finish_reason: str | None = None
     reasoning: str | None = None
+    samples: list[tuple[str | None, str | None, str | None]] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------------------
@@ -123,7 +128,28 @@ def _batch_response(
         problem=incomplete(finish),
         finish_reason=_reason(finish),
         reasoning=_reasoning(message),
+        samples=_samples(record),
     )
+
+
+def _samples(record: Mapping[str, Any]) -> list[tuple[str | None, str | None, str | None]]:
+    """Every choice of a line's body as ``(content, finish_reason, reasoning)``; a choice
+    whose content is not text is ``("", "invalid_content", None)`` (no answer)."""
+    body = record["response"].get("body")
+    found: list[tuple[str | None, str | None, str | None]] = []
+    for choice in body.get("choices", []):
+        if not isinstance(choice, dict):
+            found.append(("", "invalid_content", None))
+            continue
+        message = choice.get("message")
+        try:
+            content = message.get("content") if isinstance(message, dict) else choice.get("text")
+            text = content_text(content)
+        except ValueError:
+            found.append(("", "invalid_content", None))
+            continue
+        found.append((text or "", _reason(choice.get("finish_reason")), _reasoning(message)))
+    return found
 
 
 def _reason(finish: Any) -> str | None:
@@ -289,10 +315,10 @@ def _no_answer(response: Response, problem: str | None, cut: bool) -> tuple[str 
 
 
 def _robust(parsed: ParsedWall, wall: Mapping[str, Any], response: Response, *, task: str,
-            allow_truncated: bool) -> None:  # fmt: skip
-    """Fill ``parsed`` in robust mode (see the module docstring)."""
-    from .connections import robust_connections
-    from .parsing import drop_reasoning, parse_groups
+            allow_truncated: bool, style: str = "paper") -> None:  # fmt: skip
+    """Fill ``parsed`` in robust mode (see the module docstring); ``style``'s answer block
+    (:mod:`.answer_blocks`) is what is parsed."""
+    from .parsing import drop_reasoning
 
     text = response.text or ""
     if task == "grouping":
@@ -309,20 +335,43 @@ def _robust(parsed: ParsedWall, wall: Mapping[str, Any], response: Response, *, 
         parsed.repairs.append({"kind": "reasoning_dropped"})
     if truncated:
         text = _drop_last_line(text)
+    _read_block(parsed, wall, text, task=task, style=style, truncated=truncated)
+    if truncated and parsed.status != "unrecoverable":
+        parsed.status = "truncated"
+
+
+def _read_block(parsed: ParsedWall, wall: Mapping[str, Any], text: str, *, task: str,
+                style: str, truncated: bool) -> None:  # fmt: skip
+    """Fill ``parsed`` from the answer block of ``style`` in ``text``."""
+    from .answer_blocks import answer_block
+    from .connections import robust_connections
+    from .parsing import parse_groups, parse_stated_groups
+    from .styles import load_style
+
+    block = answer_block(text, load_style(style), task)
+    parsed.repairs += block.repairs
+    if block.reason is not None:
+        parsed.status, parsed.reason, parsed.detail = "unrecoverable", block.reason, block.detail
+        return
     if task == "grouping":
-        result = parse_groups(text, list(wall["words"]), complete=truncated)
+        words = list(wall["words"])
+        if block.value is not None:
+            result = parse_stated_groups(block.value["groups"], words)
+        else:
+            result = parse_groups(block.text or "", words, complete=truncated)
         parsed.repairs += result.repairs
         parsed.groups, parsed.status = result.groups, result.status
         parsed.reason, parsed.detail = result.reason, result.detail
         if parsed.status == "clean" and parsed.repairs:
             parsed.status = "repaired"
+    elif block.value is not None:
+        parsed.connections = [str(c).strip() for c in block.value["connections"]]
+        parsed.status = "repaired" if parsed.repairs else "clean"
     else:
         gold = [g["gt_words"] for g in gold_groups(wall)]
-        parsed.connections, repairs = robust_connections(text, gold)
+        parsed.connections, repairs = robust_connections(block.text or "", gold)
         parsed.repairs += repairs
         parsed.status = "repaired" if parsed.repairs else "clean"
-    if truncated and parsed.status != "unrecoverable":
-        parsed.status = "truncated"
 
 
 def _empty(parsed: ParsedWall, task: str, status: str) -> None:
@@ -334,6 +383,14 @@ def _empty(parsed: ParsedWall, task: str, status: str) -> None:
         parsed.connections = list(_NO_CONNECTIONS)
 
 
+def paper_mode_reads(style: str) -> bool:
+    """Whether paper mode (the notebook's parsing) reads answers of prompt ``style``: only
+    the styles answered in text (``paper``, ``ours``)."""
+    from .styles import load_style
+
+    return load_style(style).answer == "text"
+
+
 def parse_wall(
     wall: Mapping[str, Any],
     response: Response | None,
@@ -341,20 +398,25 @@ def parse_wall(
     task: str,
     mode: str,
     allow_truncated: bool = False,
+    style: str = "paper",
 ) -> ParsedWall:
     """One wall's answer as a prediction (``groups`` for grouping, ``connections`` for
     connections); an absent or failed answer is ``no_response`` (empty groups or
     connections, which score as wrong); an answer that ended before it was complete
     (``finish_reason`` other than ``stop`` and ``length``) is ``unrecoverable``, reason
-    ``incomplete``, in both modes.
+    ``incomplete``, in both modes. In robust mode, the answer block of the prompt ``style``
+    is parsed (:mod:`.answer_blocks`: a ``cot`` answer's text after ``Final answer:``, a
+    ``json`` answer's object); paper mode reads answers of the styles answered in text only.
 
     Raises:
-        ValueError: unknown ``task`` or ``mode``.
+        ValueError: unknown ``task`` or ``mode``; paper mode on a style not answered in text.
     """
     from .paper_parse import paper_connections, paper_groups
 
     if task not in TASKS or mode not in MODES:
         raise ValueError(f"task must be one of {TASKS} and mode one of {MODES}")
+    if mode == "paper" and not paper_mode_reads(style):
+        raise ValueError(f"paper mode reads answers in text; prompt style {style!r} is not")
     text = response.text if response is not None else None
     reasoning = response.reasoning if response is not None else None
     parsed = ParsedWall(str(wall["wall_id"]), None, None, text=text, reasoning=reasoning)
@@ -366,7 +428,7 @@ def parse_wall(
         _empty(parsed, task, "unrecoverable")
         parsed.reason, parsed.detail = "incomplete", response.problem
     elif mode == "robust":
-        _robust(parsed, wall, response, task=task, allow_truncated=allow_truncated)
+        _robust(parsed, wall, response, task=task, allow_truncated=allow_truncated, style=style)
     else:
         if task == "grouping":
             parsed.groups, parsed.repairs = paper_groups(text)
@@ -374,6 +436,21 @@ def parse_wall(
             parsed.connections, parsed.repairs = paper_connections(text)
         parsed.status = "repaired" if parsed.repairs else "clean"
     return parsed
+
+
+def check_known(
+    responses: Mapping[str, Response], walls: Sequence[Mapping[str, Any]], source: str
+) -> None:
+    """Raises PredictionsError: a response for a wall that is not in ``walls`` (names
+    ``source`` and up to 5 ids)."""
+    known = {str(w["wall_id"]) for w in walls}
+    unknown = [wall_id for wall_id in responses if wall_id not in known]
+    if unknown:
+        raise PredictionsError(
+            f"{source}: {len(unknown)} responses are for walls not in this split "
+            f"({capped(unknown)}); check the config "
+            "and the split"
+        )
 
 
 def parse_responses(
@@ -384,6 +461,7 @@ def parse_responses(
     mode: str = "robust",
     allow_truncated: bool = False,
     source: str = "responses",
+    style: str = "paper",
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Predictions in the official format for the walls that have a response line, in split
     order, and the parse report (the ``.parse.json`` sidecar).
@@ -398,28 +476,40 @@ def parse_responses(
         PredictionsError: a response for a wall that is not in ``walls`` (names ``source``
             and up to 5 ids).
     """
-    known = {str(w["wall_id"]) for w in walls}
-    unknown = [wall_id for wall_id in responses if wall_id not in known]
-    if unknown:
-        raise PredictionsError(
-            f"{source}: {len(unknown)} responses are for walls not in this split "
-            f"({capped(unknown)}); check the config "
-            "and the split"
-        )
+    check_known(responses, walls, source)
     parsed = [
         parse_wall(
-            w, responses[str(w["wall_id"])], task=task, mode=mode, allow_truncated=allow_truncated
-        )
+            w,
+            responses[str(w["wall_id"])],
+            task=task,
+            mode=mode,
+            allow_truncated=allow_truncated,
+            style=style,
+        )  # fmt: skip
         for w in walls
         if str(w["wall_id"]) in responses
     ]
-    predictions = [
+    missing = [str(w["wall_id"]) for w in walls if str(w["wall_id"]) not in responses]
+    report = _report(parsed, missing, task=task, mode=mode)
+    return predictions_of(parsed), {
+        **report, "prompt_style": style, "allow_truncated": allow_truncated,
+    }  # fmt: skip
+
+
+def predictions_of(parsed: Sequence[ParsedWall]) -> list[dict[str, Any]]:
+    """Parsed walls as predictions in the official format."""
+    return [
         {"wall_id": p.wall_id, "predicted_groups": p.groups, "predicted_connections": p.connections}
         for p in parsed
     ]
-    missing = [str(w["wall_id"]) for w in walls if str(w["wall_id"]) not in responses]
-    report = _report(parsed, missing, task=task, mode=mode)
-    return predictions, {**report, "allow_truncated": allow_truncated}
+
+
+def parse_report(
+    parsed: Sequence[ParsedWall], missing: list[str], *, task: str, mode: str
+) -> dict[str, Any]:
+    """The parse report of ``parsed`` (:func:`parse_responses`'s second value, less the
+    ``prompt_style`` and ``allow_truncated`` that it adds)."""
+    return _report(parsed, missing, task=task, mode=mode)
 
 
 def _report(

@@ -4,7 +4,7 @@
 The tasks reuse this package end to end, so their figures equal ``ocw-hub evaluate``'s on the
 same answers:
 
-* **Docs**: the walls of one split from :func:`ocw_hub.data.sources.load_split` (raw source
+* **Docs**: the walls of one split from :func:`ocw_hub.data.sources.load_rows` (raw source
   files, an ``ocw-hub build`` export folder of Parquet files, or a Hub repo id), given by
   ``--metadata '{"data_dir": ..., "split": "test", "shots": 0, "seed": 42}'`` (and
   ``"no_checks": true`` as ``--no-checks``: raw files whose split sizes are not the release's);
@@ -41,10 +41,10 @@ def _split_rows(
 ) -> list[dict[str, Any]]:
     """The rows (walls or questions) of one split of ``config``."""
     from ocw_hub.configs import verification_mode
-    from ocw_hub.data.sources import load_split
+    from ocw_hub.data.sources import load_rows
 
     mode = verification_mode(no_checks)
-    return load_split(config, split, data_dir, verification_mode=mode).to_list()
+    return load_rows(config, split, data_dir, verification_mode=mode).rows
 
 
 def _with_messages(

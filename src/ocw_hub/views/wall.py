@@ -259,7 +259,7 @@ def wall(
     """One wall of a split as a :class:`Wall` (shown as a grid in Jupyter), with its prediction
     from a predictions file when one is given.
 
-    The split is read with :func:`ocw_hub.data.sources.load_split` (``data_dir``: raw files, an
+    The split is read with :func:`ocw_hub.data.sources.load_rows` (``data_dir``: raw files, an
     export folder or a Hub id; default the prepared cache, else the official download);
     ``verification_mode="no_checks"`` reads a copy whose split sizes are not the official ones.
 
@@ -268,11 +268,11 @@ def wall(
         PredictionsError: the predictions file cannot be read.
         SourceUnavailableError: see :func:`ocw_hub.data.sources.load_split`.
     """
-    from ..data.sources import load_split
+    from ..data.sources import load_rows
 
-    rows = load_split(
+    rows = load_rows(
         config, split, data_dir, cache_dir=cache_dir, verification_mode=verification_mode
-    ).to_list()
+    ).rows
     row = find_row(rows, wall_id, config, split)
     prediction = read_prediction(predictions, config, wall_id) if predictions else None
     return Wall.from_row(row, prediction, config=config, split=split)
