@@ -151,6 +151,15 @@ def test_library_errors_are_typed() -> None:
         with_generation({"body": {"model": "m", "messages": []}}, Generation("paper"))
 
 
+def test_run_llm_profile_keeps_the_styles_response_format() -> None:
+    schema = {"type": "json_schema", "json_schema": {"name": "wall", "schema": {}}}
+    request = {"custom_id": "w", "body": {"model": "m", "messages": [], "max_tokens": 144,
+                                          "temperature": 0, "response_format": schema}}  # fmt: skip
+    replaced = with_generation(request, Generation("reasoning", max_tokens=900))
+    assert replaced["body"] == {"model": "m", "messages": [], "response_format": schema,
+                                "max_completion_tokens": 900}  # fmt: skip
+
+
 def test_paper_fields_of_each_style_and_wote() -> None:
     assert style_fields("paper") == {"max_tokens": 144, **PAPER_PARAMETERS} == NOTEBOOK
     row = {"id": "q1", "context": "Whisk the eggs.", "question": "What first?", "history": []}

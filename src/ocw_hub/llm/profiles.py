@@ -31,6 +31,9 @@ PROFILES = ("paper", "reasoning", "custom")
 REASONING_EFFORTS = ("minimal", "low", "medium", "high", "xhigh")
 #: The body fields that are not generation fields.
 MESSAGE_FIELDS = ("model", "messages")
+#: Body fields a prompt style sets, kept when a profile replaces the others (the JSON
+#: schema of the ``json`` style).
+STYLE_FIELDS = ("response_format",)
 #: Generation field -> the option that sets it.
 OPTIONS = {
     "max_tokens": "--max-tokens",
@@ -175,7 +178,7 @@ def generation_fields(
 
 def with_generation(request: Mapping[str, Any], generation: Generation) -> dict[str, Any]:
     """``request`` with its body's generation fields replaced by ``generation``'s (a reasoning
-    or custom profile; ``run-llm --profile``).
+    or custom profile; ``run-llm --profile``); the prompt style's :data:`STYLE_FIELDS` kept.
 
     Raises:
         GenerationProfileError: the paper profile (the requests' own fields are the
@@ -187,7 +190,8 @@ def with_generation(request: Mapping[str, Any], generation: Generation) -> dict[
             "give --profile reasoning or custom to replace them",
             option="--profile",
         )
-    body = {k: v for k, v in request["body"].items() if k in MESSAGE_FIELDS}
+    kept = (*MESSAGE_FIELDS, *STYLE_FIELDS)
+    body = {k: v for k, v in request["body"].items() if k in kept}
     body.update(generation_fields(generation, {}))
     return {**request, "body": body}
 
