@@ -49,6 +49,7 @@ def _commands(inputs: Path, data: Path, out_file: Path, out_dir: Path) -> dict[s
         "evaluate": ["evaluate", str(predictions), *d, "--out", str(out_file)],
         "parse": ["parse", str(responses), *d, "--out", str(out_file)],
         "report": ["report", str(FIXTURES / "report" / "model-a.json"), "--out", str(out_file)],
+        "play-page": ["play-page", *d, "--out", str(out_file)],
         "prompts": ["prompts", "--task", "grouping", "--shots", "0", *d, "--out", str(out_file)],
         "run-llm": ["run-llm", str(requests), "--base-url", "http://127.0.0.1:9/v1"]
         + ["--model", "m", "--out", str(out_file)],
@@ -60,7 +61,7 @@ def _commands(inputs: Path, data: Path, out_file: Path, out_dir: Path) -> dict[s
 
 
 COMMANDS = ("evaluate", "parse", "report", "prompts", "run-llm", "predict", "reproduce")
-COMMANDS += ("build", "derive")
+COMMANDS += ("build", "derive", "play-page")
 
 
 def _run(args: list[str], home: Path) -> subprocess.CompletedProcess:

@@ -64,6 +64,11 @@ class PredictionsError(OCWHubError, ValueError):
     wall or question ids and the field."""
 
 
+class PlayLogError(PredictionsError):
+    """A play log (``ocw-hub play``, the play page) that cannot be resumed or scored: the
+    message names the file, the line, the wall id and the field."""
+
+
 class MixedRunsError(PredictionsError):
     """Predictions files given together as runs of one model whose protocol records differ
     (or are missing): the message names the files of each protocol."""

@@ -41,6 +41,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Print the folder of the lm-evaluation-harness tasks.",
     ),
     "parse": ("parse:parse", "Turn LLM answers into a predictions file, with a repair report."),
+    "play": ("play:play", "Play the walls one group at a time, as the contestants did."),
+    "play-page": (
+        "play_page:play_page",
+        "Write a self-contained HTML page on which a person plays the walls.",
+    ),
     "predict": ("predict:predict", "Write baseline predictions (random, embedding)."),
     "prompts": ("prompts:prompts", "Write the chat-completion requests, one per wall or question."),
     "publish": ("publish:publish", "Make a Hub repository mirror an export or the metric Space."),

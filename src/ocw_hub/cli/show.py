@@ -54,6 +54,13 @@ def show(
             "figures below) or this question (its span marked in the context).",
         ),
     ] = None,
+    play: Annotated[
+        Path | None,
+        typer.Option(
+            "--play",
+            help="A play log (ocw-hub play): the wall's turns replayed (guess, verdict, lives).",
+        ),
+    ] = None,
     cache_dir: CacheDir = None,
     no_checks: NoChecks = False,
 ) -> None:
@@ -74,6 +81,10 @@ def show(
         raise PredictionsError(f"{predictions}: has no prediction for {item_id!r}")
     view = _VIEWS[config_spec(config).dataset](row, prediction, config, split, predictions)
     console.print(view)
+    if play is not None:
+        from ..play.view import play_table
+
+        console.print(play_table(play, row))
 
 
 def _wall_view(row: dict, prediction: Any, config: str, split: str, predictions: Any) -> Any:

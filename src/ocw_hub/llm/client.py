@@ -75,6 +75,7 @@ __all__ = [
     "read_log",
     "read_requests",
     "run_requests",
+    "send_batch",
     "sent_body",
 ]
 
@@ -464,3 +465,49 @@ def _send_pending(
                 summary.switched_max_tokens_field = run.switched
 
         asyncio.run(main())
+
+
+def send_batch(
+    requests: Sequence[Mapping[str, Any]],
+    *,
+    base_url: str | Sequence[str],
+    model: str,
+    concurrency: int = 4,
+    max_retries: int = 5,
+    timeout: float = 600.0,
+    max_tokens_field: str | None = None,
+    auto_field: bool = True,
+    api_key: str | None = None,
+) -> tuple[dict[str, dict[str, Any]], str | None]:
+    """Send each request once, as :func:`run_requests` does (the same retries, deadline,
+    failover and per-server concurrency) but with no log: for a caller that keeps its own
+    (``ocw-hub play``, one round of its conversations at a time).
+
+    Returns:
+        ``{custom_id: line}`` (the :func:`output_line` of each request: answered or failed),
+        and the token-limit name sent last (to pass as ``max_tokens_field`` next time).
+
+    Raises:
+        LLMServerError, ValueError: as :func:`run_requests`.
+    """
+    base_urls = [base_url] if isinstance(base_url, str) else list(base_url)
+    _check_arguments(base_urls, concurrency, max_retries, max_tokens_field)
+    settings = _Settings(model, max_retries, timeout, max_tokens_field, auto_field)
+    key = api_key or os.environ.get("OPENAI_API_KEY") or DUMMY_API_KEY
+    lines: dict[str, dict[str, Any]] = {}
+    used: list[str | None] = [max_tokens_field]
+
+    def record(line: dict[str, Any], _base_url: str) -> None:
+        lines[line["custom_id"]] = line
+
+    async def main() -> None:
+        servers = [_Server(url, transport.make_client(url, key, timeout)) for url in base_urls]
+        run = _Run(requests, servers, settings, record)
+        try:
+            await run.run(concurrency)
+        finally:
+            used[0] = run.field
+
+    if requests:
+        asyncio.run(main())
+    return lines, used[0]

@@ -484,3 +484,47 @@ def parse_stated_groups(groups: Sequence[Sequence[str]], words: Sequence[str]) -
     if isinstance(result, tuple):
         return unrecoverable(*result, repairs)
     return GroupParse(result, "repaired" if repairs else "clean", repairs, "json")
+
+
+#: How :func:`parse_guess` names what is wrong with an answer (the play log's ``invalid``).
+GUESS_PROBLEMS = {
+    "unclosed_reasoning": "unparseable",
+    "no_answer": "unparseable",
+    "refusal": "refusal",
+    "group_count": "not one group",
+    "group_size": "not four clues",
+    "duplicate": "clue twice",
+    "unknown_item": "clue not in play",
+}
+
+
+def parse_guess(text: str, words: Sequence[str]) -> tuple[list[str] | None, str | None]:
+    """One turn of ``ocw-hub play``: the one group of four that the answer states, read by
+    the same rules as :func:`parse_groups` (reasoning dropped, the same layouts, clue matching
+    and repairs), among ``words`` (the wall's clues; whether they are still in play is for the
+    rules to say, :func:`ocw_hub.play.rules.invalid_reason`). A line repeating more than 4
+    clues (the clues in play echoed) is ignored when one group remains.
+
+    Returns:
+        (the 4 clues as the wall spells them, None), or (None, the reason: a value of
+        :data:`GUESS_PROBLEMS`).
+    """
+    clues = _Clues(words)
+    text, problem, _dropped = drop_reasoning(text)
+    if problem is not None:
+        return None, GUESS_PROBLEMS[problem]
+    groups, _layout = candidate_groups(text, clues)
+    short = [g for g in groups if _named(g, clues) <= GROUP_SIZE]
+    if len(short) == 1:
+        groups = short
+    if not groups:
+        refused = any(marker in text.lower() for marker in _REFUSALS)
+        return None, GUESS_PROBLEMS["refusal" if refused else "no_answer"]
+    if len(groups) != 1:
+        return None, GUESS_PROBLEMS["group_count"]
+    if len(groups[0]) != GROUP_SIZE:
+        return None, GUESS_PROBLEMS["group_size"]
+    result = _match_groups(groups, clues, [])
+    if isinstance(result, tuple):
+        return None, GUESS_PROBLEMS[result[0]]
+    return result[0], None

@@ -485,6 +485,15 @@ def evaluate_files(
     from ..provenance import check_one_protocol, common_protocol, read_protocol, source_provenance
 
     spec = config_spec(config)
+    if len(predictions) == 1 and _is_play_log(predictions[0]):  # ocw-hub play, the play page
+        from ..play.scoring import evaluate_play
+
+        return evaluate_play(
+            predictions[0], spec.name, split, data_dir, allow_missing=allow_missing,
+            rouge_tokenizer=rouge_tokenizer, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed,
+            cache_dir=cache_dir, verification_mode=verification_mode,
+            download_mode=download_mode, rows=rows,
+        )  # fmt: skip
     files = expand_prediction_paths(predictions)
     parsed = [read_predictions(path, spec.name) for path in files]
     protocols = [read_protocol(path) for path in files]
@@ -534,6 +543,12 @@ def evaluate_files(
 
 #: What the two-level bootstrap resamples (the results' ``bootstrap.resampled``).
 TWO_LEVEL = "walls, then runs within each wall"
+
+
+def _is_play_log(path: PathLike) -> bool:
+    from ..play.log import is_play_log
+
+    return is_play_log(path)
 
 
 def _score_runs(

@@ -111,6 +111,10 @@ def _ocw_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
     if "connections" in runs[0]:
         found = _fmt(human["connections_correct_rate"])
         rows.append(("connections", "found by the contestants", "-", found))
+    if "play" in results:  # a play log (ocw-hub play)
+        from ..play.scoring import play_rows
+
+        rows += play_rows(results)
     return rows
 
 

@@ -1,0 +1,230 @@
+"""The play log (/work/notes/play_log.md, docs/experiment.md): read, checked and replayed.
+
+One JSON Lines file per run: a header (``record: play``), then per wall any number of
+``guess`` records, at most one ``connections`` record and one ``end`` record. Records of
+different walls may interleave (``ocw-hub play`` plays its walls in rounds); a wall's own
+records are in order. Verdicts, lives and points are never taken from the file: they are
+recomputed by replaying the guesses through :mod:`ocw_hub.play.rules`, and a recorded verdict
+or end reason that disagrees with the replay is an error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import PlayLogError
+from ..llm.log import json_records
+from . import rules
+
+VERSION = 1
+HEADER_INTS = ("max_guesses", "max_invalid")
+HEADER_STRINGS = ("config", "split", "player")
+PLAYER_KINDS = ("model", "human")
+
+
+def is_play_log(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a file whose first line is a play log header."""
+    path = Path(path)
+    if not path.is_file():
+        return False
+    with path.open("rb") as handle:
+        first = handle.readline(1 << 20)
+    try:
+        head = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(head, dict) and head.get("record") == "play"
+
+
+@dataclass
+class WallRecords:
+    """A wall's records: ``guesses`` and ``connections``, ``end`` as ``(line, record)``."""
+
+    wall_id: str
+    guesses: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    connections: tuple[int, dict[str, Any]] | None = None
+    end: tuple[int, dict[str, Any]] | None = None
+
+
+@dataclass
+class PlayLog:
+    """A play log read: its ``header`` and each wall's records (in the order first seen)."""
+
+    path: Path
+    header: dict[str, Any]
+    walls: dict[str, WallRecords]
+
+
+def _error(path: Path, number: int, wall_id: Any, message: str) -> PlayLogError:
+    where = f"{path}, line {number}" + ("" if wall_id is None else f" (wall {wall_id})")
+    return PlayLogError(f"{where}: {message}")
+
+
+def check_header(path: Path, head: Mapping[str, Any]) -> None:
+    """Raise :class:`PlayLogError` naming the field of a header that breaks the contract."""
+    if head.get("record") != "play":
+        raise _error(path, 1, None, 'field record: expected "play" (not a play log)')
+    if head.get("version") != VERSION:
+        raise _error(path, 1, None, f"field version: expected {VERSION}")
+    if head.get("rules") not in rules.RULES:
+        raise _error(path, 1, None, f"field rules: expected one of {', '.join(rules.RULES)}")
+    for name in HEADER_INTS:
+        value = head.get(name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise _error(path, 1, None, f"field {name}: expected an integer >= 1")
+    for name in HEADER_STRINGS:
+        if not isinstance(head.get(name), str):
+            raise _error(path, 1, None, f"field {name}: expected a string")
+    if head.get("player_kind") not in PLAYER_KINDS:
+        raise _error(path, 1, None, f"field player_kind: expected one of {PLAYER_KINDS}")
+
+
+def _clue_list(value: Any, size: int) -> bool:
+    return isinstance(value, list) and len(value) == size and all(isinstance(c, str) for c in value)
+
+
+def _check_guess(path: Path, number: int, wall: WallRecords, record: Mapping[str, Any]) -> None:
+    turn, clues, invalid = record.get("turn"), record.get("clues"), record.get("invalid")
+    if turn != len(wall.guesses) + 1:
+        raise _error(path, number, wall.wall_id, f"field turn: expected {len(wall.guesses) + 1}")
+    if clues is not None and not _clue_list(clues, rules.GROUP_SIZE):
+        raise _error(path, number, wall.wall_id, "field clues: expected 4 strings or null")
+    if invalid is not None and not isinstance(invalid, str):
+        raise _error(path, number, wall.wall_id, "field invalid: expected a string or null")
+    if clues is None and invalid is None:
+        raise _error(path, number, wall.wall_id, "field invalid: a guess without clues says why")
+    if record.get("verdict") not in rules.VERDICTS:
+        raise _error(path, number, wall.wall_id, f"field verdict: expected one of {rules.VERDICTS}")
+
+
+def _check_connections(path: Path, number: int, wall_id: str, record: Mapping[str, Any]) -> None:
+    groups, answers = record.get("groups"), record.get("answers")
+    if (
+        not isinstance(groups, list)
+        or len(groups) != 4
+        or not all(_clue_list(g, 4) for g in groups)
+    ):
+        raise _error(path, number, wall_id, "field groups: expected 4 groups of 4 clues")
+    if not _clue_list(answers, 4):
+        raise _error(path, number, wall_id, "field answers: expected 4 strings")
+
+
+def read_play_log(path: str | os.PathLike[str]) -> PlayLog:
+    """The log at ``path`` with every record checked against the contract (not yet
+    replayed: :func:`replay`). A last line cut short by a crash is skipped.
+
+    Raises:
+        PlayLogError: a malformed header or record, a record of a wall after its end, a
+            ``connections`` record twice.
+    """
+    path = Path(path)
+    records = json_records(path, PlayLogError)
+    first = next(records, None)
+    if first is None:
+        raise PlayLogError(f"{path}: empty: expected a play log header on line 1")
+    check_header(path, first[1])
+    walls: dict[str, WallRecords] = {}
+    for number, record in records:
+        kind, wall_id = record.get("record"), record.get("wall_id")
+        if not isinstance(wall_id, str):
+            raise _error(path, number, None, "field wall_id: expected a string")
+        wall = walls.setdefault(wall_id, WallRecords(wall_id))
+        if wall.end is not None:
+            raise _error(path, number, wall_id, "a record after the wall's end record")
+        if kind == "guess":
+            if wall.connections is not None:
+                raise _error(path, number, wall_id, "a guess after the connections record")
+            _check_guess(path, number, wall, record)
+            wall.guesses.append((number, record))
+        elif kind == "connections":
+            if wall.connections is not None:
+                raise _error(path, number, wall_id, "a second connections record")
+            _check_connections(path, number, wall_id, record)
+            wall.connections = (number, record)
+        elif kind == "end":
+            if record.get("reason") not in rules.END_REASONS:
+                raise _error(path, number, wall_id, f"field reason: one of {rules.END_REASONS}")
+            wall.end = (number, record)
+        else:
+            raise _error(path, number, wall_id, "field record: expected guess, connections or end")
+    return PlayLog(path, first[1], walls)
+
+
+def replay(
+    path: Path, records: WallRecords, state: rules.WallState, *, finished: bool = True
+) -> tuple[rules.WallState, list[rules.Verdict]]:
+    """Play a wall's recorded guesses through the rules from ``state``.
+
+    With ``finished`` the wall must have its end record, and its reason must be the replay's
+    (``gave_up`` and ``time``, a person's, end a wall still in play).
+
+    Raises:
+        PlayLogError: a recorded verdict that is not the replay's, a guess after the wall is
+            over, an end reason that is not the replay's, a connection round under ``nyt``.
+    """
+    verdicts = []
+    for number, record in records.guesses:
+        if state.ended is not None:
+            over = f"a guess after the wall is over ({state.ended})"
+            raise _error(path, number, records.wall_id, over)
+        clues = record["clues"]
+        verdict = rules.apply(state, clues, record["invalid"])
+        if verdict.verdict != record["verdict"]:
+            given = f"field verdict: {record['verdict']!r} recorded, the rules give"
+            raise _error(path, number, records.wall_id, f"{given} {verdict.verdict!r}")
+        verdicts.append(verdict)
+        state = verdict.state
+    if records.connections is not None and state.rules != "show":
+        raise _error(path, records.connections[0], records.wall_id, "no connection round under nyt")
+    if records.end is None:
+        if finished:
+            raise PlayLogError(f"{path}: wall {records.wall_id} has no end record (unfinished)")
+        return state, verdicts
+    number, end = records.end
+    reason = end["reason"]
+    if state.ended is None and reason in ("gave_up", "time"):
+        state = dataclasses.replace(state, ended=reason)
+    if state.ended != reason:
+        raise _error(
+            path, number, records.wall_id,
+            f"field reason: {reason!r} recorded, the rules give {state.ended!r}",
+        )  # fmt: skip
+    return state, verdicts
+
+
+def gold_groups(wall: Mapping[str, Any]) -> list[list[str]]:
+    """A row's 4 gold groups in group order (``groups.group_1`` ... ``group_4``)."""
+    from ..llm.prompts import gold_groups as ordered
+
+    return [list(g["gt_words"]) for g in ordered(wall)]
+
+
+def start_state(header: Mapping[str, Any], wall: Mapping[str, Any]) -> rules.WallState:
+    """A wall of the split before its first guess, under the header's rules and caps."""
+    return rules.new_wall(
+        header["rules"],
+        gold_groups(wall),
+        max_guesses=header["max_guesses"],
+        max_invalid=header["max_invalid"],
+    )
+
+
+def guess_record(
+    wall_id: str, turn: int, clues: Sequence[str] | None, verdict: rules.Verdict, **extra: Any
+) -> dict[str, Any]:
+    """A ``guess`` record (``extra``: the optional fields, e.g. ``text``)."""
+    return {
+        "record": "guess",
+        "wall_id": wall_id,
+        "turn": turn,
+        "clues": None if clues is None else list(clues),
+        "invalid": verdict.reason,
+        "verdict": verdict.verdict,
+        **extra,
+    }

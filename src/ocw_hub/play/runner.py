@@ -1,0 +1,274 @@
+"""``ocw-hub play``: every wall of a split played against OpenAI-compatible servers, one
+conversation per wall, logged as a play log (:mod:`ocw_hub.play.log`).
+
+The walls are played in rounds: each round sends the next request of every wall still in
+play (one turn, or the connection round) through :func:`ocw_hub.llm.client.send_batch` (the
+retries, deadline, failover and per-server concurrency of ``run-llm``), then writes the
+round's records in the split's order. So the log is the same for the same answers whatever
+the servers' timing, and a re-run resumes every unfinished wall from its last record (a round
+cut by a kill is sent again; a finished wall is never sent again). A wall whose request
+failed (after the retries) is left unfinished for a re-run. One run per log, under
+``run-llm``'s lock (:func:`ocw_hub.llm.log.exclusive_log`).
+
+Records add the optional fields ``text`` (the raw answer), ``finish_reason`` and ``usage``
+(the server's token counts) to the contract; the requests themselves are not logged: they are
+rebuilt from the log (:mod:`ocw_hub.play.conversation`), as a resumed run does.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import PlayLogError
+from ..llm.answer_text import content_text
+from ..llm.connections import robust_connections
+from ..llm.log import LogWriter, exclusive_log, is_success, partial_tail
+from ..llm.parsing import parse_guess
+from . import rules
+from .conversation import clue_order, connection_groups, connection_round, feedback, opening
+from .log import VERSION, WallRecords, guess_record, read_play_log, replay, start_state
+
+#: Header fields a resumed log must share with the run (the rest may differ).
+SAME_RUN = ("rules", "max_guesses", "max_invalid", "config", "split", "player", "max_tokens")
+
+
+@dataclass
+class PlaySummary:
+    """What :func:`play_walls` did: ``walls`` in the split, ``already_done`` (finished
+    before this run), ``finished`` (by this run), ``requests`` sent and answered,
+    ``failures`` (``(wall_id, message)``: left unfinished), the token counts the servers
+    reported."""
+
+    walls: int
+    already_done: int = 0
+    finished: int = 0
+    requests: int = 0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class _Wall:
+    """One wall's conversation and state."""
+
+    def __init__(self, row: Mapping[str, Any], header: Mapping[str, Any]) -> None:
+        self.row, self.id = row, str(row["wall_id"])
+        self.order = clue_order(row)
+        self.state = start_state(header, row)
+        self.messages: list[dict[str, str]] = opening(row, self.state)
+        self.turn = 0
+        self.connections_done = False
+        self.done = False
+
+    @property
+    def wants_connections(self) -> bool:
+        return self.state.rules == "show" and not self.connections_done
+
+    def after_answer(self, text: str, clues: Sequence[str] | None, verdict: rules.Verdict) -> None:
+        self.messages.append({"role": "assistant", "content": text})
+        self.state, self.turn = verdict.state, self.turn + 1
+        if self.state.ended is None:
+            self.messages.append({"role": "user", "content": feedback(verdict, clues, self.order)})
+        elif self.wants_connections:
+            self.messages.append(
+                {"role": "user", "content": connection_round(self.state, self.row)}
+            )
+
+    def resume(self, path: Path, records: WallRecords) -> None:
+        """Replay the wall's records (checked) and rebuild its conversation."""
+        state, verdicts = replay(path, records, self.state, finished=False)
+        for (number, record), verdict in zip(records.guesses, verdicts, strict=True):
+            if not isinstance(record.get("text"), str):
+                raise PlayLogError(f"{path}, line {number} (wall {self.id}): no text to resume")
+            self.after_answer(record["text"], record["clues"], verdict)
+        self.state = state
+        self.connections_done = records.connections is not None
+        self.done = records.end is not None
+
+
+def _answer(line: Mapping[str, Any]) -> tuple[str, str | None, dict[str, Any]]:
+    """(text, finish_reason, usage) of an answered line."""
+    body = line["response"]["body"]
+    choice = body["choices"][0]
+    text = content_text(choice.get("message", {}).get("content")) or ""
+    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    keep = {k: usage[k] for k in ("prompt_tokens", "completion_tokens") if k in usage}
+    return text, choice.get("finish_reason"), keep
+
+
+def _header(header: Mapping[str, Any]) -> dict[str, Any]:
+    return {"record": "play", "version": VERSION, **header}
+
+
+def _check_resumed(path: Path, logged: Mapping[str, Any], header: Mapping[str, Any]) -> None:
+    for name in SAME_RUN:
+        if logged.get(name) != header.get(name):
+            raise PlayLogError(
+                f"{path}: line 1: field {name}: the log was played with {logged.get(name)!r}, "
+                f"this run asks for {header.get(name)!r}: write to another file"
+            )
+
+
+@dataclass(frozen=True)
+class Server:
+    """Where and how requests are sent (``send_batch``'s arguments)."""
+
+    base_urls: Sequence[str]
+    model: str
+    concurrency: int = 4
+    max_retries: int = 5
+    timeout: float = 600.0
+    max_tokens_field: str | None = None
+    seed: int | None = None
+    max_tokens: int = 144
+
+
+def play_walls(
+    walls: Sequence[Mapping[str, Any]],
+    log_path: str | os.PathLike[str],
+    header: Mapping[str, Any],
+    server: Server,
+    *,
+    on_round: Callable[[int, int], None] | None = None,
+) -> PlaySummary:
+    """Play ``walls`` (rows of a split) into the play log at ``log_path`` (created, or
+    resumed when it exists).
+
+    Args:
+        header: the header's fields but ``record`` and ``version`` (``rules``,
+            ``max_guesses``, ``max_invalid``, ``config``, ``split``, ``player``,
+            ``player_kind``, ``max_tokens``, ...).
+        on_round: called after each round with (walls finished in all, walls).
+
+    Raises:
+        PlayLogError: the log is another run's (another header) or cannot be replayed.
+        OutputPathError: another run is writing the log.
+        LLMServerError: as ``run-llm`` (records written before stay in the log).
+    """
+    from ..llm.client import send_batch
+
+    path = Path(log_path)
+    with exclusive_log(path):
+        cut = partial_tail(path)
+        if cut is not None:
+            with path.open("r+b") as handle:
+                handle.truncate(cut)
+        played = [_Wall(row, header) for row in walls]
+        summary = PlaySummary(walls=len(played))
+        fresh = not path.exists() or path.stat().st_size == 0
+        if not fresh:
+            log = read_play_log(path)
+            _check_resumed(path, log.header, header)
+            known = {w.id for w in played}
+            foreign = sorted(set(log.walls) - known)
+            if foreign:
+                raise PlayLogError(f"{path}: wall {foreign[0]} is not a wall of this split")
+            for wall in played:
+                if wall.id in log.walls:
+                    wall.resume(path, log.walls[wall.id])
+        summary.already_done = sum(w.done for w in played)
+        with LogWriter(path) as writer:
+            if fresh:
+                writer.write(_header(header))
+            _rounds(played, writer, server, send_batch, summary, on_round)
+    return summary
+
+
+def _request(wall: _Wall, server: Server) -> dict[str, Any]:
+    kind = "connections" if wall.state.ended is not None else str(wall.turn + 1)
+    body: dict[str, Any] = {
+        "messages": list(wall.messages),
+        "max_tokens": server.max_tokens,
+        "temperature": 0,
+    }
+    if server.seed is not None:
+        body["seed"] = server.seed
+    return {"custom_id": f"{wall.id}:{kind}", "body": body}
+
+
+def _rounds(
+    played: list[_Wall],
+    writer: LogWriter,
+    server: Server,
+    send_batch: Callable[..., Any],
+    summary: PlaySummary,
+    on_round: Callable[[int, int], None] | None,
+) -> None:
+    field_name, auto = server.max_tokens_field, server.max_tokens_field is None
+    for wall in played:  # a kill between the connections and the end record
+        if not wall.done and wall.state.ended is not None and not wall.wants_connections:
+            _end(wall, writer, summary)
+    active = [w for w in played if not w.done]
+    while active:
+        requests = [_request(w, server) for w in active]
+        lines, field_name = send_batch(
+            requests,
+            base_url=list(server.base_urls),
+            model=server.model,
+            concurrency=server.concurrency,
+            max_retries=server.max_retries,
+            timeout=server.timeout,
+            max_tokens_field=field_name,
+            auto_field=auto,
+        )
+        _record_round(active, requests, lines, writer, summary)
+        active = [w for w in active if not w.done]
+        if on_round is not None:
+            on_round(summary.already_done + summary.finished, summary.walls)
+
+
+def _record_round(
+    active: Sequence[_Wall],
+    requests: Sequence[Mapping[str, Any]],
+    lines: Mapping[str, Mapping[str, Any]],
+    writer: LogWriter,
+    summary: PlaySummary,
+) -> None:
+    """Write a round's records in the split's order; a failed wall waits for a re-run."""
+    for wall, request in zip(active, requests, strict=True):
+        line = lines.get(request["custom_id"])
+        if line is None or not is_success(line):
+            error = line.get("error") if line is not None else None
+            message = (error or {}).get("message", "no answer")
+            summary.failures.append((wall.id, str(message)))
+            wall.done = True  # for this run: a re-run sends it again
+            continue
+        summary.requests += 1
+        _take(wall, line, writer, summary)
+
+
+def _take(wall: _Wall, line: Mapping[str, Any], writer: LogWriter, summary: PlaySummary) -> None:
+    """Write the records of one answer and advance the wall."""
+    text, finish, usage = _answer(line)
+    summary.prompt_tokens += int(usage.get("prompt_tokens", 0))
+    summary.completion_tokens += int(usage.get("completion_tokens", 0))
+    extra = {"text": text, "finish_reason": finish, "usage": usage}
+    if wall.state.ended is not None:  # the connection round
+        groups = connection_groups(wall.state)
+        answers, _repairs = robust_connections(text, groups)
+        writer.write({"record": "connections", "wall_id": wall.id, "groups": groups,
+                      "answers": answers, **extra})  # fmt: skip
+        wall.connections_done = True
+        _end(wall, writer, summary)
+        return
+    clues: list[str] | None
+    reason: str | None
+    if finish == "length":
+        clues, reason = None, "truncated"
+    else:
+        clues, reason = parse_guess(text, wall.order)  # in play or not: the rules say
+    verdict = rules.apply(wall.state, clues, reason)
+    writer.write(guess_record(wall.id, wall.turn + 1, clues, verdict, **extra))
+    wall.after_answer(text, clues, verdict)
+    if wall.state.ended is not None and not wall.wants_connections:
+        _end(wall, writer, summary)
+
+
+def _end(wall: _Wall, writer: LogWriter, summary: PlaySummary) -> None:
+    writer.write({"record": "end", "wall_id": wall.id, "reason": wall.state.ended})
+    wall.done = True
+    summary.finished += 1

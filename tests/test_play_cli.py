@@ -1,0 +1,209 @@
+"""``ocw-hub play`` end to end against a scripted OpenAI-compatible server on 127.0.0.1
+(:mod:`chat_server`, answered by :class:`play_support.Contestant`) on the 6 fixture test
+walls, with ``--rules show`` and ``--rules nyt``; a killed run resumed; ``evaluate`` and
+``show --play`` of the log. The figures are counted by hand from the contestant's plans:
+
+* 46fa44 ``perfect``: a near miss (3 clues of group 1 + 1 of group 2), then 3 gold groups:
+  4 guesses, 1 wrong (free under show; one away under nyt), solved, 4 connections: 10 points;
+* 740d45 ``frozen``: 2 gold groups, then wrong guesses: show freezes at the 3rd lost life
+  (5 guesses, 3 wrong), nyt at the 4th mistake (6 guesses); 1 connection right: 3 points;
+* cb4d9e ``refusal``: 3 invalid answers freeze it: 0 groups, 0 points;
+* the 3 others ``plain``: 3 gold guesses, solved, every connection wrong: 4 points each.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from play_support import FIXTURE, Contestant, fixture_rows
+from typer.testing import CliRunner
+
+from ocw_hub.cli import app
+from ocw_hub.errors import PlayLogError
+from ocw_hub.play.scoring import score_play_log
+
+pytestmark = pytest.mark.usefixtures("local_only")
+runner = CliRunner()
+DATA = ["--data-dir", str(FIXTURE), "--no-checks"]
+
+
+def _play(url: str, out: Path, rules: str = "show", *extra: str) -> Any:
+    args = ["play", "--base-url", url, "--model", "m", "--out", str(out), "--rules", rules]
+    return runner.invoke(app, [*args, *DATA, *extra])
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _evaluate(log: Path, tmp_path: Path) -> tuple[dict[str, Any], str]:
+    out = tmp_path / f"{log.stem}-results.json"
+    result = runner.invoke(app, ["evaluate", str(log), *DATA, "-o", str(out), "--bootstrap", "50"])
+    assert result.exit_code == 0, result.output
+    return json.loads(out.read_text(encoding="utf-8")), result.output
+
+
+def _ends(records: list[dict[str, Any]]) -> dict[str, str]:
+    return {r["wall_id"]: r["reason"] for r in records if r["record"] == "end"}
+
+
+def test_show_rules_end_to_end(chat_server, tmp_path: Path) -> None:
+    rows = fixture_rows()
+    server = chat_server(answer=Contestant(rows))
+    log = tmp_path / "play.jsonl"
+    result = _play(server.url, log)
+    assert result.exit_code == 0, result.output
+    records = _records(log)
+    head = records[0]
+    assert head["record"] == "play" and head["rules"] == "show" and head["max_guesses"] == 20
+    assert head["player_kind"] == "model" and head["split"] == "test"
+    assert _ends(records) == {
+        "46fa44": "solved", "740d45": "frozen_lives", "cb4d9e": "frozen_invalid",
+        "0436ff": "solved", "654041": "solved", "b308e4": "solved",
+    }  # fmt: skip
+    assert sum(r["record"] == "connections" for r in records) == 6
+    # one request per answer: 4 + 5 + 3 + 3 * 3 turns and 6 connection rounds
+    assert len(server.bodies) == 21 + 6
+    for body in server.bodies:  # server text only ever in assistant messages
+        roles = [m["role"] for m in body["messages"]]
+        assert roles[:2] == ["system", "user"]
+        assert roles[2:] == ["assistant", "user"] * ((len(roles) - 2) // 2)
+        assert not any("[red]" in m["content"] for m in body["messages"] if m["role"] == "user")
+
+    results, table = _evaluate(log, tmp_path)
+    play = results["play"]
+    expected = {
+        "groups_found": 4 + 2 + 0 + 3 * 4, "walls_solved": 4, "guesses": 4 + 5 + 0 + 3 * 3,
+        "wrong_guesses": 1 + 3, "lives_lost": 3, "invalid": 3, "frozen": 2,
+        "connections_right": 4 + 1, "points": 10 + 3 + 0 + 3 * 4,
+    }  # fmt: skip
+    assert {k: play[k] for k in expected} == expected
+    assert play["points_mean"] == pytest.approx(25 / 6)
+    assert play["lives_lost_distribution"] == {"0": 5, "3": 1}
+    per_wall = {w["wall_id"]: w for w in results["per_wall"]}
+    assert per_wall["46fa44"]["play"]["points"] == 10
+    assert per_wall["740d45"]["play"]["points"] == 3
+    assert per_wall["46fa44"]["grouping"]["ami"] == 1.0
+    assert results["grouping"]["full_wall"] == 4
+    assert results["connections"]["exact_match"] == pytest.approx((1 + 0.25) / 6)
+    # the contestants, from human_performance, and group by group
+    found = {w["wall_id"]: [g["human_performance"]["grouping"] for g in w["groups"].values()] for w in rows}  # fmt: skip # noqa: E501
+    assert results["human"]["play"]["groups_found"] == sum(map(sum, found.values()))
+    agreement = play["agreement"]
+    assert agreement["both"] + agreement["model_only"] == 18
+    assert agreement["both"] + agreement["contestants_only"] == sum(map(sum, found.values()))
+    assert sum(agreement.values()) == 24
+    assert "points (0-10 a wall)" in table and "25 (4.17" in table
+
+
+def test_nyt_rules_end_to_end(chat_server, tmp_path: Path) -> None:
+    server = chat_server(answer=Contestant(fixture_rows()))
+    log = tmp_path / "nyt.jsonl"
+    result = _play(server.url, log, "nyt")
+    assert result.exit_code == 0, result.output
+    records = _records(log)
+    assert records[0]["max_guesses"] == 7
+    assert not any(r["record"] == "connections" for r in records)
+    first = next(r for r in records if r.get("wall_id") == "46fa44")
+    assert first["verdict"] == "one_away"
+    assert sum(r.get("verdict") == "one_away" for r in records) == 1
+    assert _ends(records)["740d45"] == "frozen_lives"
+    play = _evaluate(log, tmp_path)[0]["play"]
+    expected = {
+        "groups_found": 18, "walls_solved": 4, "guesses": 4 + 6 + 0 + 9, "wrong_guesses": 5,
+        "lives_lost": 5, "invalid": 3, "frozen": 2, "points": None, "connections_right": None,
+    }  # fmt: skip
+    assert {k: play[k] for k in expected} == expected
+
+
+def test_a_killed_run_resumed_gives_the_uninterrupted_log(chat_server, tmp_path: Path) -> None:
+    server = chat_server(answer=Contestant(fixture_rows()), delay=0.3)
+    full = tmp_path / "full.jsonl"
+    assert _play(server.url, full).exit_code == 0
+    sent_full = len(server.bodies)
+    killed = tmp_path / "killed.jsonl"
+    command = [sys.executable, "-m", "ocw_hub", "play", "--base-url", server.url, "--model", "m"]
+    process = subprocess.Popen(
+        [*command, "--out", str(killed), "--rules", "show", *DATA],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy(),
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # the first round written (header + 6 guesses)
+        if killed.exists() and killed.read_bytes().count(b"\n") >= 7:
+            break
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert killed.read_bytes().count(b"\n") < full.read_bytes().count(b"\n")
+    assert _play(server.url, killed).exit_code == 0
+    assert killed.read_bytes() == full.read_bytes()
+    # at most the round cut by the kill was sent twice
+    assert sent_full <= len(server.bodies) - sent_full <= sent_full + 6
+    before = len(server.bodies)
+    again = _play(server.url, killed)
+    assert again.exit_code == 0 and "0 walls finished by this run, 6 before" in again.output
+    assert len(server.bodies) == before  # a finished wall is never sent again
+
+
+def test_a_log_of_another_run_is_not_resumed(chat_server, tmp_path: Path) -> None:
+    server = chat_server(answer=Contestant(fixture_rows()))
+    log = tmp_path / "play.jsonl"
+    assert _play(server.url, log, "show", "--walls", "2").exit_code == 0
+    result = _play(server.url, log, "nyt", "--walls", "2")
+    assert result.exit_code != 0 and "rules" in result.output
+    assert len(_records(log)) == 1 + 4 + 5 + 2 * 2
+
+
+def test_the_replay_is_checked(chat_server, tmp_path: Path) -> None:
+    rows = fixture_rows()
+    server = chat_server(answer=Contestant(rows))
+    log = tmp_path / "play.jsonl"
+    assert _play(server.url, log).exit_code == 0
+    lines = log.read_text(encoding="utf-8").splitlines()
+    number = next(i for i, line in enumerate(lines) if '"verdict": "correct"' in line)
+    tampered = tmp_path / "tampered.jsonl"
+    tampered.write_text(
+        "\n".join(
+            [
+                *lines[:number],
+                lines[number].replace('"correct"', '"incorrect"'),
+                *lines[number + 1 :],
+            ]
+        )
+        + "\n",  # noqa: E501
+        encoding="utf-8",
+    )
+    wall_id = json.loads(lines[number])["wall_id"]
+    with pytest.raises(PlayLogError, match=f"line {number + 1} \\(wall {wall_id}\\)"):
+        score_play_log(tampered, rows, "default")
+    unfinished = tmp_path / "unfinished.jsonl"
+    unfinished.write_text(
+        "\n".join(l for l in lines if '"end"' not in l or "46fa44" not in l) + "\n",  # noqa: E741
+        encoding="utf-8",
+    )
+    with pytest.raises(PlayLogError, match="46fa44 is unfinished"):
+        score_play_log(unfinished, rows, "default")
+    results = score_play_log(unfinished, rows, "default", allow_missing=True)
+    assert results["play"]["n_played"] == 5 and results["n_missing"] == 1
+
+
+def test_show_play_replays_a_wall(chat_server, tmp_path: Path) -> None:
+    server = chat_server(answer=Contestant(fixture_rows()))
+    log = tmp_path / "play.jsonl"
+    assert _play(server.url, log).exit_code == 0
+    result = runner.invoke(app, ["show", "740d45", "--play", str(log), *DATA])
+    assert result.exit_code == 0, result.output
+    turns = [line for line in result.output.splitlines() if "correct" in line]
+    assert len(turns) == 5
+    lives = [line.strip(" │").split("│")[-1].strip() for line in turns]
+    assert lives == ["-", "3", "2", "1", "0"]
+    refused = runner.invoke(app, ["show", "cb4d9e", "--play", str(log), *DATA])
+    assert refused.output.count("(refusal)") == 3 and "\x1b" not in refused.output
