@@ -328,3 +328,58 @@ def test_a_long_retry_after_is_honoured_up_to_the_deadline(tmp_path: Path) -> No
     assert summary.succeeded == 1 and server.count["q0"] == 2
     # waited the 1.5 s deadline: more than any first backoff (at most 0.5 s), not 120 s
     assert 1.5 <= elapsed < 10
+
+
+WALLS = json.loads((FIXTURE / "test.json").read_text(encoding="utf-8"))["dataset"]
+
+
+class _ThinkingServer(ChatServer):
+    """A reasoning model: wall 0 thinks in ``<think>`` then answers, wall 1 answers after
+    ``reasoning_content`` (vLLM's reasoning parser), wall 2 only reasons, wall 3 is cut."""
+
+    def _reply(self, body: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
+        clues = body["messages"][-1]["content"].rsplit("Clues:", 1)[1]
+        index, wall = next(
+            (i, w) for i, w in enumerate(WALLS) if all(c in clues for c in w["words"])
+        )
+        gold = "\n".join(", ".join(wall["groups"][k]["gt_words"]) for k in sorted(wall["groups"]))
+        thought = f"{wall['words'][0]} could go with {wall['words'][1]}, but that is a red herring."
+        message, finish = [
+            ({"content": f"<think>{thought}\n{gold}</think>\n{gold}"}, "stop"),
+            ({"content": gold, "reasoning_content": thought}, "stop"),
+            ({"content": "", "reasoning_content": thought}, "stop"),
+            ({"content": "", "reasoning_content": thought}, "length"),
+        ][index]
+        choice = {"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}
+        return 200, {"model": body["model"], "choices": [choice]}, {}
+
+
+@pytest.mark.usefixtures("local_only")
+def test_a_reasoning_run_is_read_after_its_reasoning(tmp_path: Path, cache: Path) -> None:
+    requests, log = tmp_path / "req.jsonl", tmp_path / "log.jsonl"
+    args = ("--profile", "reasoning", "--max-tokens", "8000", "--reasoning-effort", "low")
+    assert _prompts(requests, cache, *args).exit_code == 0
+    server = _ThinkingServer(echo)
+    try:
+        result = _run_llm(requests, log, server.url)
+    finally:
+        server.close()
+    assert result.exit_code == 0, result.output
+    assert all(_fields(b) == {"max_completion_tokens": 8000, "reasoning_effort": "low"}
+               for b in server.bodies)  # fmt: skip
+    predictions = tmp_path / "pred.json"
+    parsed = runner.invoke(
+        app,
+        ["parse", str(log), "--data-dir", str(FIXTURE), "--cache-dir", str(cache),
+         "--no-checks", "--out", str(predictions)],
+    )  # fmt: skip
+    assert parsed.exit_code == 0, parsed.output
+    report = json.loads((tmp_path / "pred.json.parse.json").read_text())
+    statuses = {w["wall_id"]: (w["status"], w.get("reason")) for w in report["walls"]}
+    assert statuses[WALLS[0]["wall_id"]][0] == "repaired"  # the <think> block dropped
+    assert statuses[WALLS[1]["wall_id"]] == ("clean", None)
+    assert statuses[WALLS[2]["wall_id"]] == ("unrecoverable", "reasoning_only")
+    # the budget ran out while thinking: no answer, counted as reasoning only (as documented)
+    assert statuses[WALLS[3]["wall_id"]] == ("unrecoverable", "reasoning_only")
+    record = _record(predictions)
+    assert record["profile"] == "reasoning" and record["generation"]["reasoning_effort"] == "low"
