@@ -176,6 +176,11 @@ def test_run_parse_evaluate_usage(tmp_path: Path) -> None:
     assert f"per solved wall {cost / solved:.4f}" in text
     assert f"per correct group {cost / groups:.4f}" in text
     assert cost_line(scored) is not None
+    assert "profile paper" in text  # the table title names the profile
+    page = tmp_path / "report.html"
+    _cli("report", str(results), "--out", str(page))
+    html = page.read_text(encoding="utf-8")
+    assert "profile paper" in html and f"per solved wall {cost / solved:.4f}" in html
     # compare: a usage column beside each system made by run-llm
     other = tmp_path / "results-copy.json"
     other.write_bytes(results.read_bytes())
