@@ -207,3 +207,107 @@ def test_show_play_replays_a_wall(chat_server, tmp_path: Path) -> None:
     assert lives == ["-", "3", "2", "1", "0"]
     refused = runner.invoke(app, ["show", "cb4d9e", "--play", str(log), *DATA])
     assert refused.output.count("(refusal)") == 3 and "\x1b" not in refused.output
+
+
+def test_a_server_that_is_gone_leaves_its_walls_to_the_other(chat_server, tmp_path: Path) -> None:
+    rows = fixture_rows()
+    alive, gone = chat_server(answer=Contestant(rows)), chat_server(answer=Contestant(rows))
+    gone_url = gone.url
+    gone.close()
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    assert _play(alive.url, one).exit_code == 0
+    result = _play(alive.url, two, "show", "--base-url", gone_url, "--max-retries", "1")
+    assert result.exit_code == 0, result.output
+    assert _records(two)[1:] == _records(one)[1:]  # the header names both servers
+
+
+def test_a_failed_request_leaves_its_wall_for_a_re_run(chat_server, tmp_path: Path) -> None:
+    from ocw_hub.play.conversation import opening
+    from ocw_hub.play.rules import new_wall
+
+    rows = fixture_rows()
+    wall = rows[1]
+    first = opening(wall, new_wall("show", [g["gt_words"] for g in wall["groups"].values()]))
+
+    def key(body: dict[str, Any]) -> str:
+        return f"{body['messages'][1]['content']}#{len(body['messages'])}"
+
+    turn_3 = f"{first[1]['content']}#6"  # the wall's third answer (two answers before it)
+    server = chat_server(answer=Contestant(rows), key=key, failures={turn_3: [400]})
+    log = tmp_path / "play.jsonl"
+    failed = _play(server.url, log)
+    assert failed.exit_code == 1 and "1 walls left unfinished" in failed.output
+    assert wall["wall_id"] not in _ends(_records(log)) and len(_ends(_records(log))) == 5
+    resumed = _play(server.url, log)
+    assert resumed.exit_code == 0 and "1 walls finished by this run, 5 before" in resumed.output
+    full = tmp_path / "full.jsonl"
+    assert _play(server.url, full).exit_code == 0
+    ours, theirs = _evaluate(log, tmp_path)[0], _evaluate(full, tmp_path)[0]
+    assert ours["play"] == theirs["play"] and ours["grouping"] == theirs["grouping"]
+
+
+def test_a_server_error_keeps_the_answers_of_its_round(chat_server, tmp_path: Path) -> None:
+    from ocw_hub.play.conversation import opening
+    from ocw_hub.play.rules import new_wall
+
+    rows = fixture_rows()
+
+    def key(body: dict[str, Any]) -> str:
+        return f"{body['messages'][1]['content']}#{len(body['messages'])}"
+
+    def first_turn(wall: dict[str, Any]) -> str:
+        state = new_wall("show", [g["gt_words"] for g in wall["groups"].values()])
+        return f"{opening(wall, state)[1]['content']}#2"
+
+    failures: dict[str, list[int | str]] = {first_turn(w): [400] for w in rows[3:]}
+    server = chat_server(answer=Contestant(rows), key=key, failures=failures)
+    log = tmp_path / "play.jsonl"
+    stopped = _play(server.url, log, "show", "--concurrency", "1")
+    assert stopped.exit_code != 0 and "400" in stopped.output
+    kept = _records(log)[1:]  # the 3 walls answered before the 3 refusals in a row
+    assert [r["wall_id"] for r in kept] == [w["wall_id"] for w in rows[:3]]
+    assert _play(server.url, log).exit_code == 0
+    full = tmp_path / "full.jsonl"
+    assert _play(server.url, full).exit_code == 0
+    assert _evaluate(log, tmp_path)[0]["play"] == _evaluate(full, tmp_path)[0]["play"]
+
+
+def test_a_hand_written_human_log_is_scored(tmp_path: Path) -> None:
+    """A log as the play page writes it: clues as a person's page spells them (matched as
+    ``parse`` matches them), no answer text, a wall given up."""
+    rows = fixture_rows()
+    wall, other = rows[0], rows[1]  # 46fa44, 740d45
+    groups = [g["gt_words"] for g in wall["groups"].values()]
+    head = {"record": "play", "version": 1, "rules": "show", "max_guesses": 20,
+            "max_invalid": 3, "config": "default", "split": "test", "player": "ana",
+            "player_kind": "human"}  # fmt: skip
+
+    def guess(wall_id: str, turn: int, clues: list[str], verdict: str) -> dict[str, Any]:
+        return {"record": "guess", "wall_id": wall_id, "turn": turn, "clues": clues,
+                "invalid": None, "verdict": verdict}  # fmt: skip
+
+    lines = [
+        head,
+        guess("46fa44", 1, [c.upper() for c in groups[3]], "correct"),
+        guess("46fa44", 2, [f" {c.lower()} " for c in groups[0]], "correct"),
+        guess("740d45", 1, list(other["words"][:4]), "incorrect"),
+        guess("46fa44", 3, groups[2], "correct"),
+        {
+            "record": "connections",
+            "wall_id": "46fa44",
+            "groups": [groups[i] for i in (3, 0, 2, 1)],
+            "answers": ["Quarks", "made from rubber", "Nick", "Prison slang"],
+        },  # fmt: skip
+        {"record": "end", "wall_id": "46fa44", "reason": "solved"},
+        {"record": "end", "wall_id": "740d45", "reason": "gave_up"},
+    ]
+    log = tmp_path / "human.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    results = score_play_log(log, rows, "default", allow_missing=True)
+    played = {w["wall_id"]: w["play"] for w in results["per_wall"]}
+    assert played["46fa44"]["groups_found"] == 4 and played["46fa44"]["guesses"] == 3
+    assert played["46fa44"]["connections_right"] == 3  # "Nick" is not "Called Nick"
+    assert played["46fa44"]["points"] == 4 + 3
+    assert played["740d45"]["end"] == "gave_up" and played["740d45"]["groups_found"] == 0
+    assert played["740d45"]["points"] == 0  # no connection round: none named
+    assert results["play"]["n_played"] == 2 and results["play"]["points"] == 7

@@ -478,6 +478,7 @@ def send_batch(
     max_tokens_field: str | None = None,
     auto_field: bool = True,
     api_key: str | None = None,
+    into: dict[str, dict[str, Any]] | None = None,
 ) -> tuple[dict[str, dict[str, Any]], str | None]:
     """Send each request once, as :func:`run_requests` does (the same retries, deadline,
     failover and per-server concurrency) but with no log: for a caller that keeps its own
@@ -485,7 +486,9 @@ def send_batch(
 
     Returns:
         ``{custom_id: line}`` (the :func:`output_line` of each request: answered or failed),
-        and the token-limit name sent last (to pass as ``max_tokens_field`` next time).
+        and the token-limit name sent last (to pass as ``max_tokens_field`` next time). The
+        lines are also put in ``into`` as they come, so a caller keeps those that came before
+        an error.
 
     Raises:
         LLMServerError, ValueError: as :func:`run_requests`.
@@ -494,7 +497,7 @@ def send_batch(
     _check_arguments(base_urls, concurrency, max_retries, max_tokens_field)
     settings = _Settings(model, max_retries, timeout, max_tokens_field, auto_field)
     key = api_key or os.environ.get("OPENAI_API_KEY") or DUMMY_API_KEY
-    lines: dict[str, dict[str, Any]] = {}
+    lines: dict[str, dict[str, Any]] = {} if into is None else into
     used: list[str | None] = [max_tokens_field]
 
     def record(line: dict[str, Any], _base_url: str) -> None:

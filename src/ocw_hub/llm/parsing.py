@@ -528,3 +528,11 @@ def parse_guess(text: str, words: Sequence[str]) -> tuple[list[str] | None, str 
     if isinstance(result, tuple):
         return None, GUESS_PROBLEMS[result[0]]
     return result[0], None
+
+
+def match_clues(items: Sequence[str], words: Sequence[str]) -> list[str]:
+    """Each item as the clue of ``words`` it names by :func:`parse_groups`' matching (exact,
+    quotes, case, spacing and punctuation; no spelling repair), else as it is: a play log's
+    clues read as ``parse`` reads an answer's."""
+    clues = _Clues(words)
+    return [clues.match(item)[0] or item for item in items]

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import PlayLogError
 from ..llm.log import json_records
+from ..llm.parsing import match_clues
 from . import rules
 
 VERSION = 1
@@ -174,6 +175,8 @@ def replay(
             over = f"a guess after the wall is over ({state.ended})"
             raise _error(path, number, records.wall_id, over)
         clues = record["clues"]
+        if clues is not None:  # matched as parse matches an answer's clues
+            clues = match_clues(clues, [c for g in state.groups for c in g])
         verdict = rules.apply(state, clues, record["invalid"])
         if verdict.verdict != record["verdict"]:
             given = f"field verdict: {record['verdict']!r} recorded, the rules give"

@@ -7,8 +7,9 @@ retries, deadline, failover and per-server concurrency of ``run-llm``), then wri
 round's records in the split's order. So the log is the same for the same answers whatever
 the servers' timing, and a re-run resumes every unfinished wall from its last record (a round
 cut by a kill is sent again; a finished wall is never sent again). A wall whose request
-failed (after the retries) is left unfinished for a re-run. One run per log, under
-``run-llm``'s lock (:func:`ocw_hub.llm.log.exclusive_log`).
+failed (after the retries) is left unfinished for a re-run; when the servers cannot be
+used (``LLMServerError``) the answers of the round that came before are written first. One
+run per log, under ``run-llm``'s lock (:func:`ocw_hub.llm.log.exclusive_log`).
 
 Records add the optional fields ``text`` (the raw answer), ``finish_reason`` and ``usage``
 (the server's token counts) to the contract; the requests themselves are not logged: they are
@@ -25,15 +26,15 @@ from typing import Any
 
 from ..errors import PlayLogError
 from ..llm.answer_text import content_text
-from ..llm.connections import robust_connections
+from ..llm.client import LLMServerError, send_batch
 from ..llm.log import LogWriter, exclusive_log, is_success, partial_tail
-from ..llm.parsing import parse_guess
-from . import rules
-from .conversation import clue_order, connection_groups, connection_round, feedback, opening
-from .log import VERSION, WallRecords, guess_record, read_play_log, replay, start_state
+from .log import VERSION, read_play_log
+from .turns import WallPlay, take_answer
 
 #: Header fields a resumed log must share with the run (the rest may differ).
-SAME_RUN = ("rules", "max_guesses", "max_invalid", "config", "split", "player", "max_tokens")
+SAME_RUN = (
+    "rules", "max_guesses", "max_invalid", "config", "split", "player", "max_tokens", "walls",
+)  # fmt: skip
 
 
 @dataclass
@@ -50,44 +51,6 @@ class PlaySummary:
     failures: list[tuple[str, str]] = field(default_factory=list)
     prompt_tokens: int = 0
     completion_tokens: int = 0
-
-
-class _Wall:
-    """One wall's conversation and state."""
-
-    def __init__(self, row: Mapping[str, Any], header: Mapping[str, Any]) -> None:
-        self.row, self.id = row, str(row["wall_id"])
-        self.order = clue_order(row)
-        self.state = start_state(header, row)
-        self.messages: list[dict[str, str]] = opening(row, self.state)
-        self.turn = 0
-        self.connections_done = False
-        self.done = False
-
-    @property
-    def wants_connections(self) -> bool:
-        return self.state.rules == "show" and not self.connections_done
-
-    def after_answer(self, text: str, clues: Sequence[str] | None, verdict: rules.Verdict) -> None:
-        self.messages.append({"role": "assistant", "content": text})
-        self.state, self.turn = verdict.state, self.turn + 1
-        if self.state.ended is None:
-            self.messages.append({"role": "user", "content": feedback(verdict, clues, self.order)})
-        elif self.wants_connections:
-            self.messages.append(
-                {"role": "user", "content": connection_round(self.state, self.row)}
-            )
-
-    def resume(self, path: Path, records: WallRecords) -> None:
-        """Replay the wall's records (checked) and rebuild its conversation."""
-        state, verdicts = replay(path, records, self.state, finished=False)
-        for (number, record), verdict in zip(records.guesses, verdicts, strict=True):
-            if not isinstance(record.get("text"), str):
-                raise PlayLogError(f"{path}, line {number} (wall {self.id}): no text to resume")
-            self.after_answer(record["text"], record["clues"], verdict)
-        self.state = state
-        self.connections_done = records.connections is not None
-        self.done = records.end is not None
 
 
 def _answer(line: Mapping[str, Any]) -> tuple[str, str | None, dict[str, Any]]:
@@ -149,15 +112,13 @@ def play_walls(
         OutputPathError: another run is writing the log.
         LLMServerError: as ``run-llm`` (records written before stay in the log).
     """
-    from ..llm.client import send_batch
-
     path = Path(log_path)
     with exclusive_log(path):
         cut = partial_tail(path)
         if cut is not None:
             with path.open("r+b") as handle:
                 handle.truncate(cut)
-        played = [_Wall(row, header) for row in walls]
+        played = [WallPlay(row, header) for row in walls]
         summary = PlaySummary(walls=len(played))
         fresh = not path.exists() or path.stat().st_size == 0
         if not fresh:
@@ -174,11 +135,11 @@ def play_walls(
         with LogWriter(path) as writer:
             if fresh:
                 writer.write(_header(header))
-            _rounds(played, writer, server, send_batch, summary, on_round)
+            _rounds(played, writer, server, summary, on_round)
     return summary
 
 
-def _request(wall: _Wall, server: Server) -> dict[str, Any]:
+def _request(wall: WallPlay, server: Server) -> dict[str, Any]:
     kind = "connections" if wall.state.ended is not None else str(wall.turn + 1)
     body: dict[str, Any] = {
         "messages": list(wall.messages),
@@ -191,10 +152,9 @@ def _request(wall: _Wall, server: Server) -> dict[str, Any]:
 
 
 def _rounds(
-    played: list[_Wall],
+    played: list[WallPlay],
     writer: LogWriter,
     server: Server,
-    send_batch: Callable[..., Any],
     summary: PlaySummary,
     on_round: Callable[[int, int], None] | None,
 ) -> None:
@@ -205,24 +165,47 @@ def _rounds(
     active = [w for w in played if not w.done]
     while active:
         requests = [_request(w, server) for w in active]
-        lines, field_name = send_batch(
+        field_name = _send_round(active, requests, server, (field_name, auto), writer, summary)
+        active = [w for w in active if not w.done]
+        if on_round is not None:
+            on_round(summary.already_done + summary.finished, summary.walls)
+
+
+def _send_round(
+    active: Sequence[WallPlay],
+    requests: Sequence[Mapping[str, Any]],
+    server: Server,
+    field_setting: tuple[str | None, bool],
+    writer: LogWriter,
+    summary: PlaySummary,
+) -> str | None:
+    """Send one round and write its records; on a server error, write the answers that came
+    before it, then raise it. Returns the token-limit name to send next."""
+    lines: dict[str, dict[str, Any]] = {}
+    try:
+        _, field_name = send_batch(
             requests,
             base_url=list(server.base_urls),
             model=server.model,
             concurrency=server.concurrency,
             max_retries=server.max_retries,
             timeout=server.timeout,
-            max_tokens_field=field_name,
-            auto_field=auto,
+            max_tokens_field=field_setting[0],
+            auto_field=field_setting[1],
+            into=lines,
         )
-        _record_round(active, requests, lines, writer, summary)
-        active = [w for w in active if not w.done]
-        if on_round is not None:
-            on_round(summary.already_done + summary.finished, summary.walls)
+    except LLMServerError:
+        answered = [
+            (w, r) for w, r in zip(active, requests, strict=True) if r["custom_id"] in lines
+        ]
+        _record_round([w for w, _ in answered], [r for _, r in answered], lines, writer, summary)
+        raise
+    _record_round(active, requests, lines, writer, summary)
+    return field_name
 
 
 def _record_round(
-    active: Sequence[_Wall],
+    active: Sequence[WallPlay],
     requests: Sequence[Mapping[str, Any]],
     lines: Mapping[str, Mapping[str, Any]],
     writer: LogWriter,
@@ -241,34 +224,17 @@ def _record_round(
         _take(wall, line, writer, summary)
 
 
-def _take(wall: _Wall, line: Mapping[str, Any], writer: LogWriter, summary: PlaySummary) -> None:
+def _take(wall: WallPlay, line: Mapping[str, Any], writer: LogWriter, summary: PlaySummary) -> None:
     """Write the records of one answer and advance the wall."""
     text, finish, usage = _answer(line)
     summary.prompt_tokens += int(usage.get("prompt_tokens", 0))
     summary.completion_tokens += int(usage.get("completion_tokens", 0))
-    extra = {"text": text, "finish_reason": finish, "usage": usage}
-    if wall.state.ended is not None:  # the connection round
-        groups = connection_groups(wall.state)
-        answers, _repairs = robust_connections(text, groups)
-        writer.write({"record": "connections", "wall_id": wall.id, "groups": groups,
-                      "answers": answers, **extra})  # fmt: skip
-        wall.connections_done = True
-        _end(wall, writer, summary)
-        return
-    clues: list[str] | None
-    reason: str | None
-    if finish == "length":
-        clues, reason = None, "truncated"
-    else:
-        clues, reason = parse_guess(text, wall.order)  # in play or not: the rules say
-    verdict = rules.apply(wall.state, clues, reason)
-    writer.write(guess_record(wall.id, wall.turn + 1, clues, verdict, **extra))
-    wall.after_answer(text, clues, verdict)
-    if wall.state.ended is not None and not wall.wants_connections:
-        _end(wall, writer, summary)
+    for record in take_answer(wall, text, finish, {"usage": usage}):
+        writer.write(record)
+        if record["record"] == "end":
+            summary.finished += 1
 
 
-def _end(wall: _Wall, writer: LogWriter, summary: PlaySummary) -> None:
-    writer.write({"record": "end", "wall_id": wall.id, "reason": wall.state.ended})
-    wall.done = True
+def _end(wall: WallPlay, writer: LogWriter, summary: PlaySummary) -> None:
+    writer.write(wall.end_record())
     summary.finished += 1

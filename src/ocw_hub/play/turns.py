@@ -1,0 +1,87 @@
+"""One wall's conversation turn by turn, whoever sends the requests (``ocw-hub play``'s
+rounds, the inspect-ai task): :class:`WallPlay` holds the messages and the state,
+:func:`take_answer` reads one answer by the rules and returns the play-log records it makes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import PlayLogError
+from ..llm.connections import robust_connections
+from ..llm.parsing import parse_guess
+from . import rules
+from .conversation import clue_order, connection_groups, connection_round, feedback, opening
+from .log import WallRecords, guess_record, replay, start_state
+
+
+class WallPlay:
+    """One wall's conversation (``messages``, OpenAI chat messages) and state; ``done`` once
+    its end record is made."""
+
+    def __init__(self, row: Mapping[str, Any], header: Mapping[str, Any]) -> None:
+        self.row, self.id = row, str(row["wall_id"])
+        self.order = clue_order(row)
+        self.state = start_state(header, row)
+        self.messages: list[dict[str, str]] = opening(row, self.state)
+        self.turn = 0
+        self.connections_done = False
+        self.done = False
+
+    @property
+    def wants_connections(self) -> bool:
+        return self.state.rules == "show" and not self.connections_done
+
+    def after_answer(self, text: str, clues: Sequence[str] | None, verdict: rules.Verdict) -> None:
+        self.messages.append({"role": "assistant", "content": text})
+        self.state, self.turn = verdict.state, self.turn + 1
+        if self.state.ended is None:
+            self.messages.append({"role": "user", "content": feedback(verdict, clues, self.order)})
+        elif self.wants_connections:
+            self.messages.append(
+                {"role": "user", "content": connection_round(self.state, self.row)}
+            )
+
+    def resume(self, path: Path, records: WallRecords) -> None:
+        """Replay the wall's records (checked) and rebuild its conversation."""
+        state, verdicts = replay(path, records, self.state, finished=False)
+        for (number, record), verdict in zip(records.guesses, verdicts, strict=True):
+            if not isinstance(record.get("text"), str):
+                raise PlayLogError(f"{path}, line {number} (wall {self.id}): no text to resume")
+            self.after_answer(record["text"], record["clues"], verdict)
+        self.state = state
+        self.connections_done = records.connections is not None
+        self.done = records.end is not None
+
+    def end_record(self) -> dict[str, Any]:
+        """The wall's ``end`` record (the wall is then done)."""
+        self.done = True
+        return {"record": "end", "wall_id": self.id, "reason": self.state.ended}
+
+
+def take_answer(
+    wall: WallPlay, text: str, finish: str | None, extra: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """The records of one answer (``finish``: its ``finish_reason``; ``extra``: optional
+    fields of each record, e.g. ``usage``), the wall advanced past it: a ``guess`` record, or
+    the ``connections`` record; then the ``end`` record when the wall is over."""
+    extra = {"text": text, "finish_reason": finish, **extra}
+    if wall.state.ended is not None:  # the connection round
+        groups = connection_groups(wall.state)
+        answers, _repairs = robust_connections(text, groups)
+        wall.connections_done = True
+        made = {"record": "connections", "wall_id": wall.id, "groups": groups, "answers": answers}
+        return [{**made, **extra}, wall.end_record()]
+    clues: list[str] | None
+    reason: str | None
+    if finish == "length":
+        clues, reason = None, "truncated"
+    else:
+        clues, reason = parse_guess(text, wall.order)  # in play or not: the rules say
+    verdict = rules.apply(wall.state, clues, reason)
+    out = [guess_record(wall.id, wall.turn + 1, clues, verdict, **extra)]
+    wall.after_answer(text, clues, verdict)
+    if wall.state.ended is not None and not wall.wants_connections:
+        out.append(wall.end_record())
+    return out
