@@ -178,7 +178,7 @@ def test_run_parse_evaluate_usage(tmp_path: Path) -> None:
     assert cost_line(scored) is not None
     assert "profile paper" in text  # the table title names the profile
     page = tmp_path / "report.html"
-    _cli("report", str(results), "--out", str(page))
+    _cli("report", str(results), *data, "--out", str(page))
     html = page.read_text(encoding="utf-8")
     assert "profile paper" in html and f"per solved wall {cost / solved:.4f}" in html
     # compare: a usage column beside each system made by run-llm
