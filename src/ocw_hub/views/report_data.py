@@ -116,6 +116,7 @@ _BREAKDOWN = {"grouping?": FIGURES, "connections?": FIGURES, "human?": HUMAN}
 OCW_RUN = {
     "grouping?": FIGURES,
     "connections?": FIGURES,
+    "groups?": HUMAN,  # figures, null where undefined (decoy_share without wrong groups)
     "human": HUMAN,
     "by_season": _Map(_BREAKDOWN),
     "per_wall": _List(
