@@ -56,6 +56,7 @@ PROTOCOL_FIELDS = (
     "parse_mode",
     "aggregate",
     "samples",
+    "profile",
 )
 
 
@@ -251,7 +252,12 @@ def describe_protocol(protocol: Mapping[str, Any] | None) -> str:
     not recorded`` for None."""
     if not protocol:
         return "protocol not recorded"
-    parts = [f"{k.replace('_', ' ')} {protocol[k]}" for k in PROTOCOL_FIELDS if k in protocol]
+    shown = dict(protocol)
+    if "profile" in protocol:  # with the fields it sends (llm/profiles.py)
+        from .llm.profiles import describe_generation
+
+        shown["profile"] = describe_generation(protocol["profile"], protocol.get("generation"))
+    parts = [f"{k.replace('_', ' ')} {shown[k]}" for k in PROTOCOL_FIELDS if k in shown]
     if "package_version" in protocol:
         parts.append(f"ocw-hub {protocol['package_version']}")
     if UNVERIFIED in protocol:
@@ -260,9 +266,10 @@ def describe_protocol(protocol: Mapping[str, Any] | None) -> str:
 
 
 #: Fields of a protocol record that differ between runs of one protocol (a run's seed, the
-#: number of runs in a folder, the ocw-hub version that wrote it): ignored when records of
-#: several predictions files are compared (:func:`protocol_key`).
-RUN_FIELDS = ("seed", "runs", "package_version")
+#: number of runs in a folder, the ocw-hub version that wrote it, its token counts and
+#: latency): ignored when records of several predictions files are compared
+#: (:func:`protocol_key`); so is the sampling ``seed`` among the ``generation`` fields sent.
+RUN_FIELDS = ("seed", "runs", "package_version", "usage")
 
 
 def protocol_key(protocol: Mapping[str, Any]) -> str:
@@ -271,6 +278,8 @@ def protocol_key(protocol: Mapping[str, Any]) -> str:
     import json
 
     kept = {k: v for k, v in protocol.items() if k not in RUN_FIELDS}
+    if isinstance(kept.get("generation"), Mapping):  # every other field sent counts
+        kept["generation"] = {k: v for k, v in kept["generation"].items() if k != "seed"}
     return json.dumps(kept, sort_keys=True, ensure_ascii=True, default=str)
 
 

@@ -100,6 +100,7 @@ def evaluate(
     (see --as-runs). The paper's figures are unchanged; intervals are defined in
     docs/statistics.md.
     """
+    from ..llm.usage import cost_line
     from ..outputs import check_output_file, write_json
     from ..provenance import provenance_lines, record_candidates
     from ..scoring.runs import evaluate_files
@@ -140,6 +141,8 @@ def evaluate(
     columns = ("task", "figure", "model") + (("human",) if config_spec(config).human else ())
     shown = ", ".join(map(str, predictions))
     lines = [f"{config} / {split}: {inert(shown)}", *map(inert, provenance_lines(results))]
+    if (cost := cost_line(results)) is not None:  # runs of run-llm: tokens, latency, cost
+        lines.append(f"usage: {inert(cost)}")
     if results.get("slice"):
         lines.append(f"slice: {results['slice']['label']}")
     table = Table(title=Text("\n".join(lines)))

@@ -15,6 +15,16 @@ from ..extras import require
 from ..llm.client import CLIENT_ERRORS_TO_STOP
 from ..shown import inert
 from ._common import MESSAGE_LINE_CHARS, console, err_console, progress
+from .generation import (
+    Choices,
+    MaxTokens,
+    ReasoningEffort,
+    SamplingSeed,
+    Stop,
+    Temperature,
+    TopP,
+    generation_of,
+)
 
 
 def _shown(text: object) -> str:
@@ -132,6 +142,61 @@ def _server_failure(err: Any, out: Path) -> OptionError:
     return OptionError(f"{option} {value}: {inert(err.reason)} ({kept})")  # one line
 
 
+def _profile_of(profile: str | None, options: dict[str, Any]) -> Any:
+    """The ``Generation`` that replaces the requests' fields, or None (send them as written).
+
+    Raises:
+        OptionError: a field option without --profile.
+        GenerationProfileError: options the profile does not take.
+    """
+    from ..llm.profiles import OPTIONS
+
+    if profile is not None:
+        return generation_of(profile, **options)
+    given = next((k for k, v in options.items() if v is not None), None)
+    if given is not None:
+        raise OptionError(f"{OPTIONS[given]}: give --profile custom or reasoning with it")
+    return None
+
+
+def _write_record(
+    out: Path,
+    requests: Path,
+    model: str,
+    sent: dict[str, Any],
+    price: tuple[float, float] | None,
+) -> None:
+    """The log's protocol record: the requests' own, the model asked and the one that
+    answered, the generation fields sent and the run's usage (:mod:`ocw_hub.llm.usage`)."""
+    from ..llm.client import answered_models
+    from ..llm.usage import log_usage
+    from ..provenance import write_protocol
+
+    answered = answered_models(out)  # a snapshot's name (gpt-4o-2024-08-06), if named
+    shown = ", ".join(answered) if answered and answered != [model] else None
+    fields = {"model": model, "answered_model": shown, **sent, "usage": log_usage(out, price)}
+    write_protocol(out, fields, inputs=[requests])
+
+
+def _generation_record(
+    loaded: list[dict[str, Any]],
+    model: str,
+    generation: Any,
+    field: str | None,
+) -> dict[str, Any]:
+    """The protocol fields of what was sent: the profile (when --profile replaced the
+    requests' own) and the generation fields of the bodies as sent (a stop string as a list,
+    the token limit under the name sent)."""
+    from ..llm.client import sent_body
+    from ..llm.profiles import common_fields
+
+    bodies = [sent_body(r, model, field) for r in loaded]
+    record: dict[str, Any] = {"generation": common_fields(bodies)}
+    if generation is not None:
+        record["profile"] = generation.profile
+    return record
+
+
 def run_llm(
     requests: Annotated[Path, typer.Argument(help="Requests JSONL (written by ocw-hub prompts).")],
     base_url: Annotated[
@@ -190,16 +255,50 @@ def run_llm(
             "own (a prompt too long for the model's context): by default a re-run skips them.",
         ),
     ] = False,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            "--profile",
+            help="Replace the generation fields of every request: reasoning "
+            "(max_completion_tokens = --max-tokens, --reasoning-effort; no temperature, top_p, "
+            "n or stop) or custom (exactly the fields given). Default: the requests' own "
+            "(written by prompts --profile). A stop string is always sent as a list.",
+        ),
+    ] = None,
+    max_tokens: MaxTokens = None,
+    reasoning_effort: ReasoningEffort = None,
+    temperature: Temperature = None,
+    top_p: TopP = None,
+    stop: Stop = None,
+    sampling_seed: SamplingSeed = None,
+    n: Choices = None,
+    price_per_mtok: Annotated[
+        str | None,
+        typer.Option(
+            "--price-per-mtok",
+            metavar="IN,OUT",
+            help="Price per million prompt and completion tokens (e.g. 2.5,10): the run's "
+            "cost is recorded with its token counts and latency, and evaluate shows the cost "
+            "per solved wall.",
+        ),
+    ] = None,
 ) -> None:
     """Send the requests to OpenAI-compatible servers; append each answer to the log.
 
     The key comes from OPENAI_API_KEY (a dummy for local servers when unset). A re-run with
-    the same --out sends only the requests the log has no answer to.
+    the same --out sends only the requests the log has no answer to. The protocol record
+    beside the log holds the generation fields sent and the run's usage: requests, tokens
+    (as the servers report them), latency percentiles and, with --price-per-mtok, the cost.
     """
-    from ..llm.client import LLMServerError, answered_models, read_requests, run_requests
+    from ..llm.client import LLMServerError, read_requests, run_requests
+    from ..llm.usage import parse_price
     from ..outputs import check_output_file
-    from ..provenance import write_protocol
 
+    options = {"max_tokens": max_tokens, "reasoning_effort": reasoning_effort,
+               "temperature": temperature, "top_p": top_p, "stop": stop, "seed": sampling_seed,
+               "n": n}  # fmt: skip
+    generation = _profile_of(profile, options)
+    price = None if price_per_mtok is None else parse_price(price_per_mtok)
     for url in base_url:
         _check_base_url(url)
     if len(set(base_url)) != len(base_url):
@@ -207,7 +306,12 @@ def run_llm(
     require("llm", "run-llm")
     out = check_output_file(out, inputs=[requests])
     loaded = read_requests(requests)
+    if generation is not None:
+        from ..llm.profiles import with_generation
+
+        loaded = [with_generation(r, generation) for r in loaded]
     server_error: LLMServerError | None = None
+    summary: Any = None
     with progress() as bar:
         state: dict[str, Any] = {}
 
@@ -235,10 +339,11 @@ def run_llm(
             server_error = err
         finally:  # Ctrl-C too: the record always describes the log as it now is
             if out.exists():  # a run that answered nothing leaves no file, nor a record
-                answered = answered_models(out)  # a snapshot's name, if named
-                shown = ", ".join(answered) if answered and answered != [model] else None
-                fields = {"model": model, "answered_model": shown}
-                write_protocol(out, fields, inputs=[requests])
+                sent_field = None if max_tokens_field is None else max_tokens_field.value
+                if sent_field is None and summary is not None:  # switched on a server's 400
+                    sent_field = summary.max_tokens_field
+                sent = _generation_record(loaded, model, generation, sent_field)
+                _write_record(out, requests, model, sent, price)
     if server_error is not None:
         raise _server_failure(server_error, out) from server_error
     _report_switch(summary)

@@ -8,8 +8,9 @@ each, and decides what each outcome means:
 * an answer (status 200, a chat completion) is logged; a re-run does not send it again;
 * a passing fault (the connection closed before the whole answer, no whole answer within the
   deadline, 408, 409, 429, 5xx) is tried again up to ``max_retries`` times, after 0.5 s
-  doubling up to 8 s (less up to 25 % jitter) or the server's ``Retry-After``; then it is
-  logged as a failure;
+  doubling up to 8 s (less up to 25 % jitter) or the server's ``Retry-After`` (however long,
+  up to ``timeout`` seconds: a longer one is cut to ``timeout``); then it is logged as a
+  failure;
 * a 200 that is no chat completion (not JSON, not an object, no ``choices``, an ``error``
   body) and a deterministic 4xx (400, 401, 403, 404, 422, ...) are logged as failures at once;
   after :data:`CLIENT_ERRORS_TO_STOP` 4xx in a row the run stops: the key, the model or the
@@ -223,7 +224,9 @@ class _Run:
     async def _send(self, server: _Server, job: _Job) -> None:
         settings, used = self.settings, self.field
         body = sent_body(job.request, settings.model, used)
+        started = asyncio.get_running_loop().time()
         outcome = await transport.attempt(server.client, body, settings.timeout)
+        latency = asyncio.get_running_loop().time() - started
         if outcome.kind == transport.REFUSED:
             self._refused(server, outcome)
             self.queue.put_nowait(job)
@@ -240,7 +243,7 @@ class _Run:
             await asyncio.sleep(wait)
             self.queue.put_nowait(job)
             return
-        self._finish(server, job, outcome, used)
+        self._finish(server, job, outcome, used, latency)
 
     def _switch_field(self, used: str | None, body: Mapping[str, Any]) -> bool:
         """Send the token limit under its other name from now on; False when this run
@@ -276,9 +279,15 @@ class _Run:
         return LLMServerError(reason, base_url=", ".join(urls), model=self.settings.model)
 
     def _finish(
-        self, server: _Server, job: _Job, outcome: transport.Outcome, used: str | None
+        self,
+        server: _Server,
+        job: _Job,
+        outcome: transport.Outcome,
+        used: str | None,
+        latency: float | None = None,
     ) -> None:
-        """Log the request's outcome; stop after too many client errors in a row."""
+        """Log the request's outcome (with the seconds its last try took); stop after too
+        many client errors in a row."""
         request = job.request
         error = outcome.error
         if error is not None and job.waited is not None:
@@ -290,6 +299,7 @@ class _Run:
             error=error,
             digest=body_digest(sent_body(request, self.settings.model, used)),
             max_tokens_field=renamed_field(request, used),
+            latency_s=latency,
         )
         self.record(line, server.base_url)
         self.left -= 1
