@@ -82,8 +82,9 @@ def play(
     stop: Stop = None,
     seed: Annotated[
         int | None,
-        typer.Option("--seed", help="Sent as the requests' seed under every profile (none by "
-                     "default)."),
+        typer.Option(
+            "--seed", help="Sent as the requests' seed under every profile (none by default)."
+        ),
     ] = None,
     walls: Annotated[
         int | None, typer.Option("--walls", min=1, help="Play only the split's first N walls.")

@@ -51,6 +51,4 @@ def play_line(results: Mapping[str, Any]) -> str | None:
     if not isinstance(header, Mapping):
         return None
     profile = describe_generation(header.get("profile", "paper"), header.get("generation"))
-    return (
-        f"play: rules {header.get('rules')}, profile {profile}, player {header.get('player')}"
-    )
+    return f"play: rules {header.get('rules')}, profile {profile}, player {header.get('player')}"
