@@ -102,7 +102,7 @@ def evaluate(
     """
     from ..llm.usage import cost_line
     from ..outputs import check_output_file, write_json
-    from ..play.generation import play_line
+    from ..play.generation import play_lines
     from ..provenance import provenance_lines, record_candidates
     from ..scoring.runs import evaluate_files
     from ..scoring.slices import WallSlice
@@ -146,8 +146,7 @@ def evaluate(
         lines.append(f"usage: {inert(cost)}")
     if results.get("slice"):
         lines.append(f"slice: {results['slice']['label']}")
-    if (played := play_line(results)) is not None:  # a play log: its rules and profile
-        lines.append(inert(played))
+    lines += map(inert, play_lines(results))  # a play log: its rules and profile
     table = Table(title=Text("\n".join(lines)))
     for column in columns:
         table.add_column(column, justify="left" if column in ("task", "figure") else "right")

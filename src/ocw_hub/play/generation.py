@@ -44,11 +44,11 @@ def token_budget(fields: Mapping[str, Any]) -> int | None:
     return None
 
 
-def play_line(results: Mapping[str, Any]) -> str | None:
-    """``play: rules show, profile reasoning (max_completion_tokens 800), player M`` for the
-    results of a play log (evaluate's table title); None for other results."""
+def play_lines(results: Mapping[str, Any]) -> list[str]:
+    """``[play: rules show, profile reasoning (max_completion_tokens 800), player M]`` for the
+    results of a play log (a line of evaluate's table title); ``[]`` for other results."""
     header = results.get("play_log")
     if not isinstance(header, Mapping):
-        return None
+        return []
     profile = describe_generation(header.get("profile", "paper"), header.get("generation"))
-    return f"play: rules {header.get('rules')}, profile {profile}, player {header.get('player')}"
+    return [f"play: rules {header.get('rules')}, profile {profile}, player {header.get('player')}"]
