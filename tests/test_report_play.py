@@ -1,0 +1,153 @@
+"""The report's play section (``ocw_hub.views.report_play``) on play results computed from
+real play logs of the fixture walls (:mod:`report_play_support`): the section's data checked
+against the results JSON ``ocw-hub evaluate`` wrote, and the page of play and one-shot
+results together."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from report_play_support import DATA, cli, play_results
+
+from ocw_hub.play.scoring import play_rows
+from ocw_hub.views.report import build_report
+from ocw_hub.views.report_data import read_results
+from ocw_hub.views.report_play import (
+    AGREEMENT_LABELS,
+    computed_on,
+    lives_keys,
+    play_files,
+    play_table,
+    plot_play_agreement,
+    plot_play_lives,
+    season_figures,
+)
+
+pytestmark = [pytest.mark.usefixtures("local_only"), pytest.mark.filterwarnings("ignore::UserWarning")]
+
+
+@pytest.fixture
+def made(chat_server, tmp_path: Path) -> dict[str, Path]:
+    return play_results(chat_server, tmp_path)
+
+
+def _json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _numbers(cell: str) -> list[float]:
+    return [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", cell)]
+
+
+def test_play_section_data_equals_the_results(made: dict[str, Path]) -> None:
+    files = read_results([made[n] for n in ("oneshot", "play-show", "play-nyt", "play-ana")])
+    plays = play_files(files)
+    assert [f.label for f in plays] == ["play-show", "play-nyt", "play-ana"]  # not the one-shot
+    assert [computed_on(f) for f in plays] == [
+        "rules show, model m", "rules nyt, model m", "rules show, human ana",
+    ]  # fmt: skip
+    header, rows = play_table(plays)
+    assert header[1:] == [f"{f.label} ({computed_on(f)})" for f in plays] + ["contestants"]
+    table = {row[0]: row[1:] for row in rows}
+    for column, f in enumerate(plays):
+        data = f.data
+        play, human = data["play"], data["human"]["play"]
+        interval = data["ci95"]["play"]["groups_found_mean"]
+        assert _numbers(table["groups found"][column]) == pytest.approx(
+            [play["groups_found"], play["groups_found_mean"], *interval], abs=0.005
+        )
+        assert _numbers(table["lives lost"][column])[0] == play["lives_lost"]
+        assert _numbers(table["walls played"][column]) == [play["n_played"]]
+        for key, _ in AGREEMENT_LABELS:
+            label = f"groups found: {key.replace('_', ' ')}"
+            assert _numbers(table[label][column]) == [play["agreement"][key]]
+        if data["play_log"]["rules"] == "nyt":
+            assert table["points (0-10 a wall)"][column] == "-"  # no connection round
+        else:
+            assert _numbers(table["points (0-10 a wall)"][column])[0] == play["points"]
+        assert _numbers(table["groups found"][-1]) == [human["groups_found"]]
+        assert _numbers(table["points (0-10 a wall)"][-1]) == [human["points"]]
+        # the rows are play_rows', one formatter: each file's column is its own rows'
+        assert [r[2] for r in play_rows(data)] == [table[r[1]][column] for r in play_rows(data)]
+
+    show = plays[0].data
+    # hand-counted from the scripted contestant's plans (tests/test_play_cli.py)
+    assert show["play"]["groups_found"] == 18 and show["play"]["points"] == 25
+    for f in plays:
+        seasons = season_figures(f)
+        per_wall = f.data["per_wall"]
+        assert sum(s["n_walls"] for s in seasons.values()) == len(per_wall)
+        assert set(seasons) == {str(w["season"]) for w in per_wall}
+        for season, figures in seasons.items():
+            walls = [w for w in per_wall if str(w["season"]) == season]
+            assert figures["groups_found"] == pytest.approx(
+                sum(w["play"]["groups_found"] for w in walls) / len(walls)
+            )
+            assert figures["human_groups_found"] == pytest.approx(
+                sum(w["human"]["play"]["groups_found"] for w in walls) / len(walls)
+            )
+        # the seasons add up to the split's totals
+        total = sum(s["groups_found"] * s["n_walls"] for s in seasons.values())
+        assert total == pytest.approx(f.data["play"]["groups_found"])
+        human = sum(s["human_groups_found"] * s["n_walls"] for s in seasons.values())
+        assert human == pytest.approx(f.data["human"]["play"]["groups_found"])
+        points = [s["points"] for s in seasons.values()]
+        if f.data["play"]["points"] is None:
+            assert set(points) == {None}
+        else:
+            assert sum(p * s["n_walls"] for p, s in zip(points, seasons.values(), strict=True)) == (
+                pytest.approx(f.data["play"]["points"])
+            )
+    # lives lost: show loses at most 3 (740d45 frozen), nyt 4 (its fourth mistake)
+    assert lives_keys(plays) == ["0", "1", "2", "3", "4"]
+    assert plays[1].data["play"]["lives_lost_distribution"]["4"] == 1
+    for f in plays:
+        assert set(f.data["play"]["lives_lost_distribution"]) <= set(lives_keys(plays))
+
+
+def _bar_heights(plot: Any) -> list[list[float]]:
+    """Each labelled bar container's heights, in the order drawn (one per file)."""
+    from matplotlib.container import BarContainer
+
+    ax = plot.figure.axes[0]
+    return [[p.get_height() for p in c] for c in ax.containers if isinstance(c, BarContainer)]
+
+
+def test_play_plots_draw_the_results(made: dict[str, Path]) -> None:
+    plays = play_files(read_results([made["play-show"], made["play-ana"]]))
+    lives = plot_play_lives(plays)
+    keys = lives_keys(plays)
+    for f, heights in zip(plays, _bar_heights(lives), strict=True):
+        counts = f.data["play"]["lives_lost_distribution"]
+        n = f.data["play"]["n_played"]
+        assert heights == pytest.approx([counts.get(k, 0) / n for k in keys])
+    agreement = plot_play_agreement(plays)
+    for f, heights in zip(plays, _bar_heights(agreement), strict=True):
+        counts = f.data["play"]["agreement"]
+        groups = 4 * f.data["n_walls"]
+        assert heights == pytest.approx([counts[k] / groups for k, _ in AGREEMENT_LABELS])
+    assert lives.title.endswith("play-ana (rules show, human ana))")
+
+
+def test_report_of_play_and_one_shot_results(made: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    names = ("oneshot", "play-show", "play-nyt", "play-ana")
+    cli("report", *(str(made[n]) for n in names), "--out", str(out), *DATA,
+        "--cache-dir", str(tmp_path / "cache"))  # fmt: skip
+    page = out.read_text(encoding="utf-8")
+    assert page.count('<section class="play"') == 1  # one config and split
+    assert "Played as the contestants did (default / test): play-show (rules show, model m); " \
+        "play-nyt (rules nyt, model m); play-ana (rules show, human ana)" in page
+    for slug in ("play-season", "play-lives", "play-agreement"):
+        assert f'id="{slug}-default-test"' in page
+    # the one-shot file is in the headline table and its plots, not in the play table
+    play_table_html = page.split('<table class="play"', 1)[1].split("</table>", 1)[0]
+    assert "oneshot" not in play_table_html and "play-ana (rules show" in play_table_html
+    assert 'data-column="oneshot"' in page
+    assert build_report(read_results([made["oneshot"]])).count('class="play"') == 0
+    results = _json(made["play-show"])
+    assert results["play_log"]["player"] == "m"
