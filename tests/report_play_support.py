@@ -8,10 +8,10 @@ random baseline on the same walls; each scored by ``ocw-hub evaluate``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from play_support import FIXTURE, Contestant, fixture_rows
 from typer.testing import CliRunner
 
@@ -53,17 +53,29 @@ def write_human_log(path: Path, rows: list[dict[str, Any]]) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
 
 
-def play_results(chat_server: Callable[..., Any], folder: Path) -> dict[str, Path]:
+def play_results(folder: Path) -> dict[str, Path]:
     """Results files by name: ``play-show`` and ``play-nyt`` (model ``m`` against the
     scripted contestant), ``play-ana`` (a person's log), ``oneshot`` (the random baseline,
-    2 runs); the play results with 95 % bootstrap intervals (50 resamples)."""
+    2 runs); the play results with 95 % bootstrap intervals (50 resamples). The server is
+    reached with no proxy and no OpenAI variables (as ``local_only`` in conftest.py)."""
+    from chat_server import ChatServer
+
     rows = fixture_rows()
-    server = chat_server(answer=Contestant(rows))
     logs = {}
-    for rules in ("show", "nyt"):
-        logs[f"play-{rules}"] = log = folder / f"play-{rules}.jsonl"
-        cli("play", "--base-url", server.url, "--model", "m", "--out", str(log),
-            "--rules", rules, *DATA)  # fmt: skip
+    with pytest.MonkeyPatch.context() as env:
+        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+            env.delenv(name, raising=False)
+        env.setenv("NO_PROXY", "127.0.0.1,localhost")
+        env.delenv("OPENAI_API_KEY", raising=False)
+        env.delenv("OPENAI_BASE_URL", raising=False)
+        server = ChatServer(answer=Contestant(rows))
+        try:
+            for rules in ("show", "nyt"):
+                logs[f"play-{rules}"] = log = folder / f"play-{rules}.jsonl"
+                cli("play", "--base-url", server.url, "--model", "m", "--out", str(log),
+                    "--rules", rules, *DATA)  # fmt: skip
+        finally:
+            server.close()
     logs["play-ana"] = folder / "play-ana.jsonl"
     write_human_log(logs["play-ana"], rows)
     out = {}

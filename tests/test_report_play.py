@@ -27,12 +27,12 @@ from ocw_hub.views.report_play import (
     season_figures,
 )
 
-pytestmark = [pytest.mark.usefixtures("local_only"), pytest.mark.filterwarnings("ignore::UserWarning")]
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
-@pytest.fixture
-def made(chat_server, tmp_path: Path) -> dict[str, Path]:
-    return play_results(chat_server, tmp_path)
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return play_results(tmp_path_factory.mktemp("play-results"))
 
 
 def _json(path: Path) -> dict[str, Any]:
@@ -51,7 +51,9 @@ def test_play_section_data_equals_the_results(made: dict[str, Path]) -> None:
         "rules show, model m", "rules nyt, model m", "rules show, human ana",
     ]  # fmt: skip
     header, rows = play_table(plays)
-    assert header[1:] == [f"{f.label} ({computed_on(f)})" for f in plays] + ["contestants"]
+    assert header[1:] == [f"{f.label} ({computed_on(f)}; stand-in)" for f in plays] + [
+        "contestants"
+    ]
     table = {row[0]: row[1:] for row in rows}
     for column, f in enumerate(plays):
         data = f.data
@@ -74,9 +76,15 @@ def test_play_section_data_equals_the_results(made: dict[str, Path]) -> None:
         # the rows are play_rows', one formatter: each file's column is its own rows'
         assert [r[2] for r in play_rows(data)] == [table[r[1]][column] for r in play_rows(data)]
 
-    show = plays[0].data
-    # hand-counted from the scripted contestant's plans (tests/test_play_cli.py)
-    assert show["play"]["groups_found"] == 18 and show["play"]["points"] == 25
+    show, ana = plays[0].data["play"], plays[2].data["play"]
+    # hand-counted from the scripted contestant's plans (tests/test_play_cli.py) and from
+    # the person's log: 3 walls solved (4 groups, 2 connections: 6 points), 3 given up after
+    # one free wrong guess
+    assert (show["groups_found"], show["points"]) == (18, 25)
+    assert (ana["groups_found"], ana["points"], ana["walls_solved"]) == (12, 18, 3)
+    assert (ana["wrong_guesses"], ana["lives_lost"], ana["end_reasons"]) == (
+        3, 0, {"gave_up": 3, "solved": 3},
+    )  # fmt: skip
     for f in plays:
         seasons = season_figures(f)
         per_wall = f.data["per_wall"]
@@ -130,7 +138,7 @@ def test_play_plots_draw_the_results(made: dict[str, Path]) -> None:
         counts = f.data["play"]["agreement"]
         groups = 4 * f.data["n_walls"]
         assert heights == pytest.approx([counts[k] / groups for k, _ in AGREEMENT_LABELS])
-    assert lives.title.endswith("play-ana (rules show, human ana))")
+    assert lives.title.endswith("play-ana (rules show, human ana; stand-in))")
 
 
 def test_report_of_play_and_one_shot_results(made: dict[str, Path], tmp_path: Path) -> None:
@@ -140,14 +148,47 @@ def test_report_of_play_and_one_shot_results(made: dict[str, Path], tmp_path: Pa
         "--cache-dir", str(tmp_path / "cache"))  # fmt: skip
     page = out.read_text(encoding="utf-8")
     assert page.count('<section class="play"') == 1  # one config and split
-    assert "Played as the contestants did (default / test): play-show (rules show, model m); " \
-        "play-nyt (rules nyt, model m); play-ana (rules show, human ana)" in page
+    assert (
+        "Played as the contestants did (default / test): "
+        "play-show (rules show, model m; stand-in); "
+        "play-nyt (rules nyt, model m; stand-in); play-ana (rules show, human ana; stand-in)"
+        in page
+    )
     for slug in ("play-season", "play-lives", "play-agreement"):
         assert f'id="{slug}-default-test"' in page
     # the one-shot file is in the headline table and its plots, not in the play table
     play_table_html = page.split('<table class="play"', 1)[1].split("</table>", 1)[0]
-    assert "oneshot" not in play_table_html and "play-ana (rules show" in play_table_html
-    assert 'data-column="oneshot"' in page
+    assert (
+        "oneshot" not in play_table_html
+        and "play-ana (rules show, human ana; stand-in)" in play_table_html
+    )
+    assert 'data-column="oneshot (stand-in)"' in page  # the fixture walls are the stand-in
     assert build_report(read_results([made["oneshot"]])).count('class="play"') == 0
     results = _json(made["play-show"])
     assert results["play_log"]["player"] == "m"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "named"),
+    [
+        (("play", "groups_found"), "many", "play.groups_found"),
+        (("play", "agreement"), {"both": "all"}, "play.agreement.both"),
+        (("per_wall", 0, "play", "end"), 3, "per_wall[0].play.end"),
+        (("human", "play", "points"), [44], "human.play.points"),
+        (("play_log", "rules"), None, "play_log.rules"),
+    ],
+)
+def test_a_broken_play_result_names_the_field(
+    made: dict[str, Path], tmp_path: Path, field: tuple, value: Any, named: str
+) -> None:
+    from ocw_hub.views.report_data import ReportError
+
+    data = _json(made["play-show"])
+    inner = data
+    for key in field[:-1]:
+        inner = inner[key]
+    inner[field[-1]] = value
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ReportError, match=re.escape(f"`{named}`")):
+        read_results([path])

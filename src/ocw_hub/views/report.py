@@ -19,8 +19,8 @@ from .embedding_plot import plot_embeddings, vectors_of
 from .hardest import hardest_section, hardest_walls
 from .plots import plot_ablation, plot_by_season, plot_distributions, plot_runs, plot_wote_breakdown
 from .plotting import Plot
-from .report_play import play_section
 from .report_data import PredictionsCache, ResultsFile, by_key, grouped_files, read_results
+from .report_play import play_section
 
 
 def _summary_rows(data: dict[str, Any]) -> list[tuple[str, ...]]:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
+from ..provenance import STAND_IN
 from .plotting import Plot, figure_legend, file_bars, human_bars, new_figure
 from .report_data import ResultsFile
 
@@ -44,7 +45,9 @@ def computed_on(f: ResultsFile) -> str:
 
 
 def _column(f: ResultsFile) -> str:
-    return f"{f.label} ({computed_on(f)})"
+    """A file's column and legend name: its label, what it was computed on, the stand-in
+    marked (as the headline table marks it)."""
+    return f"{f.label} ({computed_on(f)}{'; ' + STAND_IN if f.stand_in else ''})"
 
 
 def _labelled(files: Sequence[ResultsFile]) -> list[ResultsFile]:
@@ -120,7 +123,10 @@ def plot_play_seasons(files: Sequence[ResultsFile]) -> Plot:
     fig, axes = new_figure(nrows=2, width=min(12.0, max(6.0, 0.25 * len(seasons) * 3 + 2)))
     width = 0.8 / (len(files) + 1)
     x = list(range(len(seasons)))
-    panels = (("groups_found", "groups found a wall (0-4)", 4), ("points", "points a wall (0-10)", 10))
+    panels = (
+        ("groups_found", "groups found a wall (0-4)", 4),
+        ("points", "points a wall (0-10)", 10),
+    )
     for ax, (name, label, top) in zip(axes, panels, strict=True):
 
         def samples(f: ResultsFile, name: str = name) -> list[list[float]]:
@@ -175,8 +181,7 @@ def plot_play_lives(files: Sequence[ResultsFile]) -> Plot:
     config, split = files[0].key
     return Plot(
         f"play-lives-{config}-{split}",
-        f"Played: lives lost and ends ({config} / {split}; "
-        f"{'; '.join(_column(f) for f in files)})",
+        f"Played: lives lost and ends ({config} / {split}; {'; '.join(_column(f) for f in files)})",
         "Share of the walls played that lost 0, 1, 2, ... lives (show: lives count once two "
         "groups are found, the third freezes the wall; nyt: every mistake) and that ended "
         "solved or frozen (lives, guess cap, invalid answers); the data holds no contestants' "
@@ -249,4 +254,3 @@ def play_section(group: Sequence[ResultsFile]) -> str:
     parts += [plot(files).html() for plot in (plot_play_seasons, plot_play_lives,
                                               plot_play_agreement)]  # fmt: skip
     return "".join(parts) + "</section>"
-
