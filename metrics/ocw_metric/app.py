@@ -4,6 +4,11 @@ A Space holds the files of ``metrics/ocw_metric/`` at its root, in a folder of a
 the metric is loaded from the script next to this file (``evaluate.load`` of a folder needs
 the folder to be named like its script; a bare name such as ``"ocw_metric"`` would be looked
 up on the Hub).
+
+``launch_gradio_widget`` calls gradio's ``launch()`` with no arguments: the address comes
+from ``GRADIO_SERVER_NAME`` / ``GRADIO_SERVER_PORT`` (127.0.0.1:7860 when unset; a Space sets
+0.0.0.0) and no share link is made. The card's gradio 3.19.1 needs the pins of
+``requirements.txt`` to serve its first page (tests/test_space_browser.py).
 """
 
 from pathlib import Path

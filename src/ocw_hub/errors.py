@@ -129,3 +129,33 @@ class MissingExtraError(OCWHubError, ImportError):
         super().__init__(message)
         self.extra = extra
         self.module = module
+
+
+class SliceError(OCWHubError, ValueError):
+    """A slice of walls (``seasons``, ``aired_after``) that cannot be taken: a config without
+    seasons (WoTe), a malformed season list or date, or no wall of the split in the slice.
+
+    Attributes:
+        parameter: the argument at fault (``seasons``, ``aired_after``), or None.
+    """
+
+    def __init__(self, message: str, parameter: str | None = None) -> None:
+        super().__init__(message if parameter is None else f"{parameter} {message}")
+        self.parameter = parameter
+        self.detail = message
+
+
+class SeasonDatesError(SliceError):
+    """``aired_after`` on a source whose season dates cannot be had: the release's
+    ``season_to_walls_map`` is not in the source (an export, the Hub, the cache) or its dates
+    are null (the stand-in).
+
+    Attributes:
+        date: the date asked for (``YYYY-MM-DD``).
+        reason: why the walls' air dates are not known.
+    """
+
+    def __init__(self, date: str, reason: str) -> None:
+        super().__init__(f"{date}: {reason}", "aired_after")
+        self.date = date
+        self.reason = reason

@@ -35,6 +35,9 @@ _OPTION_MESSAGES: dict[tuple[str, str], Callable[[Any], str]] = {
         f"{e.kind} model folder: --model /path/to/all-MiniLM-L6-v2"
     ),
     ("ocw_hub.baselines.vectors", "VectorsFileError"): lambda e: f"--vectors {e}",
+    ("ocw_hub.errors", "SliceError"): lambda e: (
+        f"{_option(e.parameter)} {e.detail}" if e.parameter else str(e)
+    ),
 }
 
 

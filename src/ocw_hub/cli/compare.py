@@ -10,7 +10,7 @@ import typer
 from ..configs import verification_mode
 from ..shown import inert
 from ._common import check_choice, check_config, console, data_dir_of, quiet_datasets
-from .options import CacheDir, Config, DataDir, NoChecks, Split
+from .options import AiredAfter, CacheDir, Config, DataDir, NoChecks, Seasons, Split
 
 FORMATS = ("table", "markdown", "csv", "json")
 COLUMNS = (
@@ -110,6 +110,8 @@ def compare(
     allow_missing: Annotated[
         bool, typer.Option("--allow-missing", help="Score missing ids of predictions as wrong.")
     ] = False,
+    seasons: Seasons = None,
+    aired_after: AiredAfter = None,
 ) -> None:
     """Put systems side by side: one figure each with its 95 % bootstrap interval, ranked,
     with the paired bootstrap p-value of its difference from the best on the walls they
@@ -117,13 +119,21 @@ def compare(
     contestants are a row where the dataset records the figure. Predictions are scored as
     `evaluate` does (--config, --split, --data-dir). Statistics: docs/statistics.md.
     """
+    from functools import partial
+
     from ..outputs import json_text
     from ..scoring.compare import compare_systems
     from ..scoring.runs import evaluate_files
+    from ..scoring.slices import WallSlice, season_dates, slice_results
 
     check_choice("--format", output_format, FORMATS)
     config = check_config(config)
     source = data_dir_of(data_dir, config)
+    walls_slice = WallSlice.parse(seasons, aired_after)
+    cut = None
+    if walls_slice is not None:
+        dates = partial(season_dates, config, source, cache_dir)
+        cut = partial(slice_results, wanted=walls_slice, dates=dates)
 
     def score(path: Path) -> dict[str, Any]:
         return evaluate_files(
@@ -135,6 +145,7 @@ def compare(
             cache_dir=cache_dir,
             verification_mode=verification_mode(no_checks),
             bootstrap=0,  # compare draws its own resamples
+            walls_slice=walls_slice,
         )
 
     with quiet_datasets():
@@ -145,6 +156,7 @@ def compare(
             n_resamples=bootstrap,
             seed=bootstrap_seed,
             allow_different_sources=allow_different_sources,
+            cut=cut,
         )
     if output_format == "json":
         typer.echo(json_text(table), nl=False)
@@ -157,6 +169,8 @@ def compare(
         header[6] = "questions in common"
     if output_format == "markdown":
         typer.echo(_markdown(header, body))
+        if table.get("slice"):
+            typer.echo(f"\nSlice: {inert(table['slice'])}.")
     elif output_format == "csv":
         import csv
         import io
@@ -172,6 +186,8 @@ def compare(
 
         first = table["systems"][0]
         title = f"{first['config']} / {first['split']}: ranked by {table['figure']}"
+        if table.get("slice"):
+            title += f"\nslice: {table['slice']}"
         shown = Table(title=Text(title))
         for column in header:
             shown.add_column(column, justify="left" if column == "system" else "right")

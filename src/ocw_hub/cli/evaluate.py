@@ -13,7 +13,7 @@ from ..configs import config_spec, verification_mode
 from ..extras import require
 from ..shown import inert
 from ._common import check_config, console, data_dir_of, progress, quiet_datasets
-from .options import CacheDir, Config, DataDir, Fresh, NoChecks, Split
+from .options import AiredAfter, CacheDir, Config, DataDir, Fresh, NoChecks, Seasons, Split
 
 
 def evaluate(
@@ -68,6 +68,8 @@ def evaluate(
             "differ or are missing (hand-made files); systems are compared by `compare`.",
         ),
     ] = False,
+    seasons: Seasons = None,
+    aired_after: AiredAfter = None,
 ) -> None:
     """Score predictions exactly as the paper did; print a table, optionally write JSON.
 
@@ -79,9 +81,11 @@ def evaluate(
     from ..outputs import check_output_file, write_json
     from ..provenance import provenance_lines, record_candidates
     from ..scoring.runs import evaluate_files
+    from ..scoring.slices import WallSlice
     from ..scoring.summary import summary_rows
 
     config = check_config(config)
+    walls_slice = WallSlice.parse(seasons, aired_after)
     source = data_dir_of(data_dir, config)
     if bertscore:
         require("bertscore", "evaluate --bertscore")
@@ -105,10 +109,13 @@ def evaluate(
             bootstrap=bootstrap,
             bootstrap_seed=bootstrap_seed,
             as_runs=as_runs,
+            walls_slice=walls_slice,
         )
     columns = ("task", "figure", "model") + (("human",) if config_spec(config).human else ())
     shown = ", ".join(map(str, predictions))
     lines = [f"{config} / {split}: {inert(shown)}", *map(inert, provenance_lines(results))]
+    if results.get("slice"):
+        lines.append(f"slice: {results['slice']['label']}")
     table = Table(title=Text("\n".join(lines)))
     for column in columns:
         table.add_column(column, justify="left" if column in ("task", "figure") else "right")

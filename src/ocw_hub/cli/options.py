@@ -39,3 +39,20 @@ Runs = Annotated[
 ]
 TASK_HELP = "grouping (task 1: the 16 clues into 4 groups) or connections (task 2)."
 Task = Annotated[str, typer.Option("--task", "-t", help=TASK_HELP)]
+Seasons = Annotated[
+    str | None,
+    typer.Option(
+        "--seasons",
+        metavar="LIST",
+        help="Only the walls of these seasons: ranges and lists, e.g. 1-5 or 1,3,7-9 (OCW).",
+    ),
+]
+AiredAfter = Annotated[
+    str | None,
+    typer.Option(
+        "--aired-after",
+        metavar="DATE",
+        help="Only the walls of seasons whose first air date (the release's season dates) is "
+        "after DATE (YYYY-MM-DD); needs the release files, the stand-in has no dates (OCW).",
+    ),
+]

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from ..configs import verification_mode
 from ..extras import require
 from ._common import console, data_dirs, quiet_datasets
-from .options import CacheDir, DataDir, NoChecks
+from .options import AiredAfter, CacheDir, DataDir, NoChecks, Seasons
 
 
 def report(
@@ -34,10 +34,13 @@ def report(
     title: Annotated[str, typer.Option("--title", help="The page's title.")] = "ocw-hub report",
     cache_dir: CacheDir = None,
     no_checks: NoChecks = False,
+    seasons: Seasons = None,
+    aired_after: AiredAfter = None,
 ) -> None:
     """Write one self-contained HTML report (headline table, plots, the hardest walls) of
     results files; it opens offline (inline SVG, no script, no web font)."""
     from ..outputs import check_output_file, write_text_atomic
+    from ..scoring.slices import WallSlice
     from ..views.report import build_report
     from ..views.report_data import load_walls, read_results
 
@@ -46,9 +49,26 @@ def report(
         require("report", "report")
         target = check_output_file(out, [*results, *dirs.values()])
         files = read_results(results)
+        walls_slice = WallSlice.parse(seasons, aired_after)
+        if walls_slice is not None:  # every figure again on the walls of the slice
+            files = [_sliced(f, walls_slice, dirs, cache_dir) for f in files]
         walls = load_walls(
             files, dirs, cache_dir=cache_dir, verification_mode=verification_mode(no_checks)
         )
         page = build_report(files, walls=walls, n_hardest=hardest, wall_id=wall, title=title)
         write_text_atomic(target, page)
     console.print(f"report written to {out}")
+
+
+def _sliced(f: Any, wanted: Any, dirs: dict[str, str], cache_dir: Path | None) -> Any:
+    """A results file with every figure recomputed on the walls of the slice
+    (:func:`ocw_hub.scoring.slices.slice_results`; season dates from its config's data)."""
+    from functools import partial
+
+    from ..scoring.slices import season_dates, slice_results
+    from ..views.report_data import ResultsFile
+
+    dates = partial(season_dates, f.config, dirs.get(f.config, dirs.get("*")), cache_dir)
+    data = slice_results(f.data, wanted, dates)
+    runs = tuple(data["runs"]) if "runs" in data else (data,)
+    return ResultsFile(f.path, f.label, data, runs)

@@ -21,6 +21,7 @@ from ..configs import PathLike, config_spec
 from ..errors import OCWHubError
 from . import bootstrap
 from .intervals import FIGURES, per_item, run_intervals, runs_intervals, task_values
+from .slices import span_text
 
 #: Resamples of ``compare`` by default: enough for a p-value below 0.001 (the least is
 #: ``1 / (N + 1)``).
@@ -149,7 +150,10 @@ def _source_key(results: Mapping[str, Any]) -> tuple[str, str, str]:
     shown = "not recorded"
     if isinstance(source, Mapping):
         shown = str(source.get("sha256") or source.get("label") or "not recorded")
-    return str(results.get("config")), str(results.get("split")), shown
+    cut = results.get("slice")  # systems on different slices differ as splits do
+    seasons = f" (seasons {span_text(cut['seasons'])})" if isinstance(cut, Mapping) else ""
+    split = str(results.get("split")) + seasons
+    return str(results.get("config")), split, shown
 
 
 def check_sources(systems: Sequence[System], allow_different: bool) -> None:
@@ -207,12 +211,15 @@ def compare_systems(
     seed: int = bootstrap.DEFAULT_SEED,
     allow_different_sources: bool = False,
     contestants: bool = True,
+    cut: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Compare systems: each entry a results JSON, or predictions (a file or a folder of
-    runs) that ``score`` turns into results (``evaluate_files``).
+    runs) that ``score`` turns into results (``evaluate_files``); ``cut`` (a slice of walls,
+    :func:`ocw_hub.scoring.slices.slice_results`) is applied to the results files read.
 
     Returns:
-        ``{"figure", "task", "lower_is_better", "bootstrap": {...}, "systems": [row, ...]}``,
+        ``{"figure", "task", "lower_is_better", "bootstrap": {...}, "slice" (its label or
+        None), "systems": [row, ...]}``,
         rows best first (:func:`rows`).
 
     Raises:
@@ -227,6 +234,7 @@ def compare_systems(
             from ..views.report_data import read_results
 
             results = read_results([path])[0].data
+            results = cut(results) if cut is not None else results
         else:
             results = score(path)
         loaded.append((str(entry), results))
@@ -250,6 +258,7 @@ def compare_systems(
             "method": "percentile",
             "p_value": "paired bootstrap, two-sided, on the walls shared with the best",
         },
+        "slice": (systems[0].results.get("slice") or {}).get("label"),
         "systems": rows(ordered),
     }
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import bootstrap
+from .groups import FOUND_BY, decoy_share_interval
 
 #: Per task, each headline figure as ``figure -> (per-wall key, factor, total)``: the figure
 #: is ``factor * mean`` of the per-wall key over the walls scored, times their number when
@@ -39,6 +40,14 @@ FIGURES: dict[str, dict[str, tuple[str, float, bool]]] = {
         "bertscore_f1": ("bertscore_f1", 1.0, False),
     },
     "spans": {"exact_match": ("exact_match", 1.0, False), "f1": ("f1", 1.0, False)},
+    # which groups, and red herrings (:mod:`.groups`); decoy_share, a ratio, is added apart
+    "groups": {
+        **{k: (k, 1.0, True) for k in ("misplaced_clues", "near_misses", "wrong_groups", "decoys")},
+        **{k: (k, 1.0, True) for k in FOUND_BY},
+        **{f"{k}_rate": (k, 0.25, False) for k in FOUND_BY},
+        "misplaced_clue_rate": ("misplaced_clues", 1 / 16, False),
+        "near_miss_rate": ("near_misses", 0.25, False),
+    },
     "human": {
         "correct_groups": ("correct_groups", 1.0, True),
         "correct_groups_rate": ("correct_groups", 0.25, False),
@@ -109,7 +118,21 @@ def run_intervals(
         matrix = np.array([[v[k] for k in keys] for v in values.values()])
         resampled = bootstrap.bootstrap_means(matrix, n_resamples, seed)
         out[task] = _intervals(task, keys, resampled, len(matrix))
+    _add_decoy_share(out, [result], n_resamples, seed)
     return out
+
+
+def _add_decoy_share(
+    out: dict[str, dict[str, list[float]]],
+    runs: Sequence[Mapping[str, Any]],
+    n_resamples: int,
+    seed: int,
+) -> None:
+    """``decoy_share``'s interval (a ratio of totals: :func:`.groups.decoy_share_interval`)."""
+    if "groups" in out:
+        share = decoy_share_interval(runs, n_resamples, seed)
+        if share is not None:
+            out["groups"]["decoy_share"] = share
 
 
 def _shared_keys(per_run: Sequence[dict[str, dict[str, float]]], common: list[str]) -> list[str]:
@@ -158,11 +181,16 @@ def runs_intervals(
             columns = resampled[:, first : first + len(keys)]
             out[task] = _intervals(task, keys, columns, len(walls))
             first += len(keys)
+    _add_decoy_share(out, runs, n_resamples, seed)
     if "human" in runs[0]:  # the same walls in every run: over walls only
         human = run_intervals(runs[0], n_resamples, seed).get("human")
         if human is not None:
             out["human"] = human
     return out
+
+
+#: What the two-level bootstrap resamples (the results' ``bootstrap.resampled``).
+TWO_LEVEL = "walls, then runs within each wall"
 
 
 def bootstrap_record(n_resamples: int, seed: int, levels: str) -> dict[str, Any]:

@@ -30,8 +30,10 @@ from ..errors import ChoiceError, PredictionsError
 from ..resources import load_metric_module
 from ..shown import capped, preview
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from .intervals import bootstrap_record, run_intervals, runs_intervals
+from .groups import add_group_figures
+from .intervals import TWO_LEVEL  # noqa: F401 (defined here before; kept importable)
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
+from .slices import WallSlice, add_intervals, apply_slice, unsliced_play_log
 
 #: Placeholder clue of a missing wall scored with ``allow_missing``: never a real clue, so every
 #: placed clue counts as wrong (no correct group, AMI/ARI/FMS of unrelated labels, WD 1).
@@ -270,6 +272,7 @@ def score_ocw(
         }
         for i, wall in enumerate(gold.walls)
     ]
+    add_group_figures(results, gold, predictions, missing, _MISSING_GROUPS, items["grouping"])
     return results
 
 
@@ -372,11 +375,12 @@ def summarize_runs(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     items (``n_walls``, ``n_questions``) are not averaged."""
     import numpy as np
 
-    tasks = [t for t in TASKS if all(t in run for run in runs)]
+    tasks = [t for t in (*TASKS, "groups") if all(t in run for run in runs)]
     mean: dict[str, dict[str, float]] = {}
     std: dict[str, dict[str, float]] = {}
     for task in tasks:
         figures = [k for k in runs[0][task] if k not in ("n_walls", "n_questions")]
+        figures = [k for k in figures if all(run[task].get(k) is not None for run in runs)]
         values = {k: np.array([float(run[task][k]) for run in runs]) for k in figures}
         mean[task] = {k: float(v.mean()) for k, v in values.items()}
         std[task] = {k: float(v.std()) for k, v in values.items()}
@@ -450,6 +454,7 @@ def evaluate_files(
     bootstrap: int = DEFAULT_RESAMPLES,
     bootstrap_seed: int = DEFAULT_SEED,
     as_runs: bool = False,
+    walls_slice: WallSlice | None = None,
 ) -> dict[str, Any]:
     """Score predictions files (or folders of runs) against a split of a config: what
     ``ocw-hub evaluate`` runs.
@@ -459,7 +464,8 @@ def evaluate_files(
     percentile bootstrap interval (:mod:`ocw_hub.scoring.intervals`, seeded by
     ``bootstrap_seed``): ``ci95`` (``{task: {figure: [low, high]}}``) and ``bootstrap`` (what
     was resampled) beside the figures of one run, or beside ``mean`` and ``std`` over runs
-    (the two-level interval of the mean over runs; the runs have none of their own).
+    (the two-level interval of the mean over runs; the runs have none of their own), and by
+    season (:func:`.slices.add_intervals`). ``walls_slice``: some seasons only (:mod:`.slices`).
 
     Every file is read and shape-checked before the split is loaded, so a bad file costs no
     loading time. ``rouge_tokenizer`` (OCW): ``"default"``, the paper's ROUGE tokenizer, or
@@ -485,7 +491,7 @@ def evaluate_files(
     from ..provenance import check_one_protocol, common_protocol, read_protocol, source_provenance
 
     spec = config_spec(config)
-    if len(predictions) == 1 and _is_play_log(predictions[0]):  # ocw-hub play, the play page
+    if len(predictions) == 1 and _is_play_log(predictions[0], walls_slice):  # ocw-hub play
         from ..play.scoring import evaluate_play
 
         return evaluate_play(
@@ -512,6 +518,7 @@ def evaluate_files(
             download_mode=download_mode,
         )
     source = source_provenance(spec.name, data_dir, [r[spec.id_key] for r in rows], cache_files)
+    rows, parsed, sliced = apply_slice(spec, rows, parsed, walls_slice, data_dir, cache_dir)
     options: dict[str, Any] = {"allow_missing": allow_missing, "bertscore": bertscore}
     if "connections" in spec.tasks:
         options["rouge_tokenizer"] = _rouge_tokenizer(rouge_tokenizer)
@@ -520,10 +527,10 @@ def evaluate_files(
     for run, protocol in zip(runs, protocols, strict=True):
         run["protocol"] = protocol
     head: dict[str, Any] = {"config": spec.name, "split": split, "source": source}
+    head.update({"slice": sliced} if sliced else {})
     if len(runs) == 1:
         if bootstrap:
-            runs[0]["ci95"] = run_intervals(runs[0], bootstrap, bootstrap_seed)
-            runs[0]["bootstrap"] = bootstrap_record(bootstrap, bootstrap_seed, "walls")
+            add_intervals(runs[0], bootstrap, bootstrap_seed)
         return {**head, **runs[0]}
     head["protocol"] = common_protocol(protocols)
     summary: dict[str, Any] = {
@@ -536,19 +543,14 @@ def evaluate_files(
     if "human" in runs[0]:
         summary["human"] = runs[0]["human"]
     if bootstrap:
-        summary["ci95"] = runs_intervals(runs, bootstrap, bootstrap_seed)
-        summary["bootstrap"] = bootstrap_record(bootstrap, bootstrap_seed, TWO_LEVEL)
+        add_intervals(summary, bootstrap, bootstrap_seed)
     return summary
 
 
-#: What the two-level bootstrap resamples (the results' ``bootstrap.resampled``).
-TWO_LEVEL = "walls, then runs within each wall"
-
-
-def _is_play_log(path: PathLike) -> bool:
+def _is_play_log(path: PathLike, walls_slice: WallSlice | None = None) -> bool:
     from ..play.log import is_play_log
 
-    return is_play_log(path)
+    return unsliced_play_log(is_play_log(path), walls_slice)
 
 
 def _score_runs(
@@ -594,6 +596,3 @@ def _question_scorer(
 
 #: How each dataset's runs are scored (``ConfigSpec.dataset``).
 _SCORERS = {"ocw": _wall_scorer, "wote": _question_scorer}
-
-
-# -- headline rows (the terminal table and the HTML report) -----------------------------

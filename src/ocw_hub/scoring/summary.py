@@ -115,6 +115,38 @@ def _ocw_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
         from ..play.scoring import play_rows
 
         rows += play_rows(results)
+    return rows + _group_rows(results)
+
+
+#: The split-level ``groups`` figures shown (:mod:`ocw_hub.scoring.groups`), as shares (0-1).
+GROUP_FIGURES = (
+    "found_by_both_rate",
+    "found_by_model_only_rate",
+    "found_by_contestants_only_rate",
+    "found_by_neither_rate",
+    "misplaced_clue_rate",
+    "near_miss_rate",
+    "decoy_share",
+)
+
+
+def _group_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
+    """Which gold groups were found, by whom, and the red-herring figures (0-1)."""
+    several = "runs" in results
+    figures = results.get("mean", {}).get("groups") if several else results.get("groups")
+    if not figures:
+        return []
+    rows: list[tuple[str, ...]] = []
+    for key in GROUP_FIGURES:
+        if figures.get(key) is None:
+            rows.append(("groups", key, "-", "-"))
+            continue
+        shown = (
+            _fmt_spread(figures[key], results["std"]["groups"][key], "0-1")
+            if several
+            else _fmt(figures[key])
+        )
+        rows.append(("groups", key, with_ci(shown, _ci(results, "groups", key), 4), "-"))
     return rows
 
 

@@ -9,6 +9,7 @@ from functools import partial
 from typing import Any
 
 from ..scoring.runs import REBUILT_WALLS
+from .herring_plots import season_intervals
 from .plotting import (
     CONNECTION_FIGURES,
     GROUPING_FIGURES,
@@ -68,8 +69,15 @@ def plot_by_season(files: Sequence[ResultsFile]) -> Plot | None:
         samples_of = partial(_season_samples, seasons=seasons, figure=figure)
         file_bars(ax, files, samples_of, width, shift=len(files) / 2)
         human = human_values([first[s]["human"] for s in seasons], figure, files[0].config)
+        for i, f in enumerate(files):  # one run: the season's 95 % interval (slices.py)
+            season_intervals(
+                ax, f, seasons, ("grouping", figure), [p + (i - len(files) / 2) * width for p in x]
+            )
         if human is not None:
             human_bars(ax, [p + (len(files) / 2) * width for p in x], human, width)
+            season_intervals(
+                ax, files[0], seasons, ("human", figure), [p + (len(files) / 2) * width for p in x]
+            )
         else:
             ax.text(0.5, 0.95, NO_HUMAN_NOTE, transform=ax.transAxes, ha="center", va="top",
                     fontsize=8, color=HUMAN_COLOUR)  # fmt: skip
@@ -84,8 +92,10 @@ def plot_by_season(files: Sequence[ResultsFile]) -> Plot | None:
         f"season-{config}-{split}",
         f"Model against human by season ({config} / {split})",
         "Share of walls solved in full (top) and of groups found (bottom) per season, each "
-        "model (mean ± std over runs, dots = runs; a dash on the axis: 0) beside the "
-        "contestants on the show" + (f" ({NO_HUMAN_NOTE})." if config in REBUILT_WALLS else "."),
+        "model (one run: its 95 % bootstrap interval over the season's walls, thin bars; "
+        "several runs: mean ± std over runs, dots = runs; a dash on the axis: 0) beside the "
+        "contestants on the show (thin bars: their 95 % interval)"
+        + (f" ({NO_HUMAN_NOTE})." if config in REBUILT_WALLS else "."),
         fig,
     )
 

@@ -17,6 +17,7 @@ from ..configs import PathLike
 from ..provenance import STAND_IN, provenance_lines
 from .embedding_plot import plot_embeddings, vectors_of
 from .hardest import hardest_section, hardest_walls
+from .herring_plots import plot_confusion, plot_found_by
 from .plots import plot_ablation, plot_by_season, plot_distributions, plot_runs, plot_wote_breakdown
 from .plotting import Plot
 from .report_data import PredictionsCache, ResultsFile, by_key, grouped_files, read_results
@@ -80,10 +81,20 @@ def _headline_html(files: Sequence[ResultsFile]) -> str:
     return (
         f'<table class="headline" data-config="{html.escape(config)}" '
         f'data-split="{html.escape(split)}"><caption>{html.escape(config)} / '
-        f"{html.escape(split)}: the figures of <code>ocw-hub evaluate</code> (0-1 unless "
-        "marked 0-100; totals are counts; several runs: mean ± std, population)</caption>"
+        f"{html.escape(split)}{_slice_text(files)}: the figures of <code>ocw-hub evaluate</code> "
+        "(0-1 unless marked 0-100; totals are counts; several runs: mean ± std, population)"
+        "</caption>"
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     )
+
+
+def _slice_text(files: Sequence[ResultsFile]) -> str:
+    """`` (slice: seasons 1-5 (120 of 494 walls))`` for files computed on a slice of walls
+    (their ``slice``, :mod:`ocw_hub.scoring.slices`), each different one named; else empty."""
+    labels = dict.fromkeys(
+        str(f.data["slice"]["label"]) for f in files if isinstance(f.data.get("slice"), dict)
+    )
+    return f" (slice: {html.escape('; '.join(labels))})" if labels else ""
 
 
 # --------------------------------------------------------------------------------------
@@ -141,7 +152,8 @@ def _inputs_table(files: Sequence[ResultsFile]) -> str:
 def _plots_of(group: Sequence[ResultsFile]) -> list[Plot | None]:
     if group[0].is_wote:
         return [plot_runs(group), plot_wote_breakdown(group)]
-    return [plot_by_season(group), plot_distributions(group), plot_runs(group)]
+    herrings = [plot_found_by(group), plot_confusion(group)]  # herring_plots.py
+    return [plot_by_season(group), *herrings, plot_distributions(group), plot_runs(group)]
 
 
 def _group_section(
@@ -153,7 +165,7 @@ def _group_section(
 ) -> str:
     config, split = group[0].key
     parts = [f"<h2 id=\"{html.escape(config)}-{html.escape(split)}\">{html.escape(config)} / "
-             f"{html.escape(split)}</h2>"]  # fmt: skip
+             f"{html.escape(split)}{_slice_text(group)}</h2>"]  # fmt: skip
     parts += [plot.html() for plot in _plots_of(group) if plot is not None]
     if group[0].is_wote:
         return "".join(parts)

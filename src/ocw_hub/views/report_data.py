@@ -127,6 +127,7 @@ _HUMAN_PLAY = {"play?": _PLAY, "*": _HUMAN_FIGURE}
 OCW_RUN = {
     "grouping?": FIGURES,
     "connections?": FIGURES,
+    "groups?": HUMAN,  # figures, null where undefined (decoy_share without wrong groups)
     "human": _HUMAN_PLAY,
     "by_season": _Map(_BREAKDOWN),
     "per_wall": _List(

@@ -155,9 +155,10 @@ class Wall:
 
         A clue's gold group is the metric's label for it (``predicted_labels`` of the metric
         code, which also settles clues held by two gold groups). Each predicted row is matched
-        to one gold group, one to one, maximising the clues in place (Hungarian assignment,
-        ``scipy.optimize.linear_sum_assignment``); a row equal to a gold group is always
-        matched to it. A clue is misplaced when its gold group is not its row's match.
+        to one gold group, one to one, maximising the clues in place
+        (:func:`ocw_hub.scoring.groups.match_groups`, as the results' ``misplaced_clues``); a
+        row equal to a gold group is always matched to it. A clue is misplaced when its gold
+        group is not its row's match.
         """
         if self.predicted_groups is None:
             return []
@@ -211,39 +212,18 @@ def _gold_labels(
     predicted: Sequence[Sequence[str]], gold: Sequence[Sequence[str]]
 ) -> list[list[int | None]]:
     """Gold group (0-3, None if not in the wall) of each predicted clue, in the prediction's
-    own order, from the metric's ``predicted_labels`` (which works on lowercased sorted
-    groups)."""
-    code = load_metric_module("grouping")
-    pred_sorted = [sorted(c.lower() for c in g) for g in predicted]
-    gold_sorted = [sorted(c.lower() for c in g) for g in gold]
-    flat = code.predicted_labels(pred_sorted, gold_sorted)
-    out: list[list[int | None]] = []
-    for p, group in enumerate(predicted):
-        order = sorted(range(len(group)), key=lambda k: group[k].lower())
-        labels: list[int | None] = [None] * len(group)
-        for rank, k in enumerate(order):
-            label = flat[p * len(group) + rank]
-            labels[k] = label if label < len(gold) else None
-        out.append(labels)
-    return out
+    own order (:func:`ocw_hub.scoring.groups.gold_labels`, as the scores' ``groups``)."""
+    from ..scoring.groups import gold_labels
+
+    return gold_labels(predicted, gold)
 
 
 def _match_rows(labels: Sequence[Sequence[int | None]]) -> list[int]:
-    """One gold group per predicted row, one to one, maximising clues in place."""
-    import numpy as np
-    from scipy.optimize import linear_sum_assignment
+    """One gold group per predicted row, one to one, maximising clues in place
+    (:func:`ocw_hub.scoring.groups.match_groups`)."""
+    from ..scoring.groups import match_groups
 
-    n = len(labels)
-    overlap = np.zeros((n, n))
-    for p, row in enumerate(labels):
-        for label in row:
-            if label is not None:
-                overlap[p, label] += 1
-    rows, cols = linear_sum_assignment(-overlap)
-    match = [0] * n
-    for r, c in zip(rows, cols, strict=True):
-        match[int(r)] = int(c)
-    return match
+    return match_groups(labels)
 
 
 def wall(

@@ -1,0 +1,376 @@
+"""Slices of a split's walls by season or air date (``--seasons``, ``--aired-after``), and the
+intervals of the figures by season.
+
+A wall has a season and an episode, no date; the release's ``season_to_walls_map`` gives each
+season's first and last air dates (``start_date``, ``end_date``; null in the stand-in). So:
+
+* ``seasons``: the walls of the seasons listed (``1-5``, ``1,3,7-9``);
+* ``aired_after`` DATE: the walls of the seasons whose **first** air date (``start_date``) is
+  after DATE, so every wall kept aired after DATE; a season that started on or before DATE is
+  left out even when some of its episodes aired later (the release has no episode dates).
+
+Both together: the seasons listed that also started after DATE. The slice taken is recorded in
+the results (``slice``: the seasons kept, what was asked, the walls kept of the split) and
+shown with every table. Definitions: ``docs/statistics.md`` ("Slices").
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..configs import ConfigSpec, PathLike
+from ..errors import SeasonDatesError, SliceError
+
+SeasonMap = Mapping[int, Mapping[str, Any]]
+#: The rule of ``aired_after``, as the results record it.
+AIRED_AFTER_RULE = "seasons whose first air date (the release's start_date) is after the date"
+
+
+@dataclass(frozen=True)
+class WallSlice:
+    """The walls asked for: ``seasons`` (None: every season) and ``aired_after`` (None: any
+    date)."""
+
+    seasons: tuple[int, ...] | None = None
+    aired_after: datetime.date | None = None
+
+    @classmethod
+    def parse(cls, seasons: str | None, aired_after: str | None) -> WallSlice | None:
+        """The slice of the command-line texts, or None when neither is given.
+
+        Raises:
+            SliceError: a malformed season list or date.
+        """
+        if seasons is None and aired_after is None:
+            return None
+        return cls(
+            parse_seasons(seasons) if seasons is not None else None,
+            parse_date(aired_after) if aired_after is not None else None,
+        )
+
+
+def parse_seasons(text: str) -> tuple[int, ...]:
+    """``"1-5,7"`` -> ``(1, 2, 3, 4, 5, 7)``: comma-separated seasons and ranges (both ends
+    included), sorted, each once.
+
+    Raises:
+        SliceError: an empty part, a season that is not a whole number of 1 or more, a range
+            whose start is after its end.
+    """
+    out: set[int] = set()
+    for part in text.split(","):
+        ends = [e.strip() for e in part.split("-")]
+        if not 1 <= len(ends) <= 2 or not all(e.isdigit() and int(e) >= 1 for e in ends):
+            raise SliceError(
+                f"{text!r}: expected seasons and ranges such as 1-5,7 (seasons start at 1)",
+                parameter="seasons",
+            )
+        low, high = int(ends[0]), int(ends[-1])
+        if low > high:
+            raise SliceError(f"{text!r}: the range {part.strip()} runs backwards", "seasons")
+        out.update(range(low, high + 1))
+    return tuple(sorted(out))
+
+
+def parse_date(text: str) -> datetime.date:
+    """An ISO date ``YYYY-MM-DD``.
+
+    Raises:
+        SliceError: not one.
+    """
+    try:
+        return datetime.date.fromisoformat(text.strip())
+    except ValueError:
+        raise SliceError(f"{text!r}: expected a date YYYY-MM-DD", "aired_after") from None
+
+
+def span_text(seasons: Sequence[int]) -> str:
+    """``[1, 2, 3, 5]`` -> ``"1-3, 5"``."""
+    parts: list[str] = []
+    ordered = sorted(set(seasons))
+    start = prev = ordered[0] if ordered else 0
+    for season in [*ordered[1:], None]:
+        if season is not None and season == prev + 1:
+            prev = season
+            continue
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+        if season is not None:
+            start = prev = season
+    return ", ".join(parts) if ordered else "none"
+
+
+def season_dates(config: str, data_dir: PathLike | None, cache_dir: PathLike | None) -> SeasonMap:
+    """The release's ``season_to_walls_map`` of a config's raw source files (a folder of
+    split files, a split file or the release tarball): ``read_season_map`` of the scripts'
+    ``ocw_walls``.
+
+    Raises:
+        SeasonDatesError: (given as ``aired_after`` ``?``: the caller names the date) no raw
+            source files given (an export, a Hub copy or the cache keep no season map), or the
+            map cannot be read.
+    """
+    from ..data.sources import find_source
+    from ..resources import load_sibling
+
+    source = find_source(config, data_dir)
+    if source.kind != "files" or source.location is None:
+        where = {"cache": "the prepared cache", "hub": "a Hub copy", "export": "an export"}
+        raise SeasonDatesError(
+            "?",
+            f"the season dates are read from the release's split files (season_to_walls_map), "
+            f"and {where.get(source.kind, source.kind)} holds none; give the release files "
+            "with --data-dir",
+        )
+    path = Path(source.location)
+    try:
+        if path.is_dir() or path.suffix.lower() == ".json":
+            return load_sibling("ocw_walls").read_season_map(path)
+        from ..data.card import _ocw_source
+
+        location, downloads = _ocw_source(config, str(path), cache_dir)
+        return load_sibling("ocw_walls").read_season_map(location, downloads)
+    except (OSError, ValueError) as err:
+        raise SeasonDatesError("?", f"the season map of {path} cannot be read ({err})") from None
+
+
+def chosen_seasons(
+    present: Sequence[int], wanted: WallSlice, dates: Callable[[], SeasonMap]
+) -> list[int]:
+    """The seasons of ``present`` (the split's) that ``wanted`` keeps; ``dates`` is called
+    only for ``aired_after``.
+
+    Raises:
+        SeasonDatesError: a season of the split without a start date in the map.
+        SliceError: no season of the split is kept.
+    """
+    kept = [s for s in sorted(set(present)) if wanted.seasons is None or s in wanted.seasons]
+    if wanted.aired_after is not None:
+        day = wanted.aired_after.isoformat()
+        try:
+            known = dates()
+        except SeasonDatesError as err:
+            raise SeasonDatesError(day, err.reason) from None
+        undated = [s for s in kept if known.get(s, {}).get("start_date") is None]
+        if undated:
+            raise SeasonDatesError(
+                day,
+                f"season_to_walls_map has no start date for seasons {span_text(undated)} (null "
+                "in the stand-in, which records no dates); slice by --seasons instead",
+            )
+        kept = [s for s in kept if known[s]["start_date"] > wanted.aired_after]
+    if not kept:
+        asked = describe(wanted)
+        raise SliceError(f"no wall of the split in {asked}: its seasons are {span_text(present)}")
+    return kept
+
+
+def describe(wanted: WallSlice) -> str:
+    """What was asked, in words: ``seasons 1-5``, ``seasons aired after 2015-01-01``."""
+    parts = []
+    if wanted.seasons is not None:
+        parts.append(f"seasons {span_text(wanted.seasons)}")
+    if wanted.aired_after is not None:
+        parts.append(f"seasons aired after {wanted.aired_after.isoformat()}")
+    return " and ".join(parts)
+
+
+def slice_record(wanted: WallSlice, kept: Sequence[int], n_kept: int, n_all: int) -> dict:
+    """What the results record as ``slice``: the seasons kept, what was asked, the rule of
+    ``aired_after``, the walls kept and the walls of the (unsliced) split, and ``label``
+    (the line every table shows)."""
+    label = f"seasons {span_text(kept)} ({n_kept} of {n_all} walls)"
+    if wanted.aired_after is not None:
+        label = f"{describe(wanted)} (by the release's season start dates): {label}"
+    return {
+        "seasons": list(kept),
+        "asked": {
+            "seasons": None if wanted.seasons is None else list(wanted.seasons),
+            "aired_after": None if wanted.aired_after is None else wanted.aired_after.isoformat(),
+        },
+        "rule": AIRED_AFTER_RULE if wanted.aired_after is not None else "seasons listed",
+        "n_walls": n_kept,
+        "n_walls_unsliced": n_all,
+        "label": label,
+    }
+
+
+def _no_seasons(config: str) -> SliceError:
+    return SliceError(f"config {config!r} has no seasons: seasons and aired_after slice OCW walls")
+
+
+def apply_slice(
+    spec: ConfigSpec,
+    rows: Sequence[dict],
+    parsed: Sequence[dict[str, Any]],
+    wanted: WallSlice | None,
+    data_dir: PathLike | None,
+    cache_dir: PathLike | None,
+) -> tuple[Sequence[dict], list[dict[str, Any]], dict | None]:
+    """The split's rows and each run's predictions cut to the slice, and its record (None,
+    and everything unchanged, without a slice). A prediction of a wall of the split outside
+    the slice is dropped; one of a wall not in the split is kept (so it is still refused).
+
+    Raises:
+        SliceError, SeasonDatesError: see :func:`chosen_seasons`; a config without seasons.
+    """
+    if wanted is None:
+        return rows, list(parsed), None
+    if not rows or "season" not in rows[0]:
+        raise _no_seasons(spec.name)
+    kept = set(
+        chosen_seasons(
+            [r["season"] for r in rows],
+            wanted,
+            lambda: season_dates(spec.name, data_dir, cache_dir),
+        )
+    )
+    inside = [r for r in rows if r["season"] in kept]
+    outside = {r[spec.id_key] for r in rows if r["season"] not in kept}
+    cut = [{k: v for k, v in p.items() if k not in outside} for p in parsed]
+    return inside, cut, slice_record(wanted, sorted(kept), len(inside), len(rows))
+
+
+def unsliced_play_log(is_play_log: bool, wanted: WallSlice | None) -> bool:
+    """``is_play_log``, refusing a slice of a play log (``ocw-hub play``: not sliced here).
+
+    Raises:
+        SliceError: a play log with a slice.
+    """
+    if is_play_log and wanted is not None:
+        raise SliceError(f"{describe(wanted)}: a play log is scored whole (slice its walls' "
+                         "predictions, or play only those walls)")  # fmt: skip
+    return is_play_log
+
+
+# -- intervals by season ---------------------------------------------------------------------
+
+
+def _season_run(run: Mapping[str, Any], season: str) -> dict[str, Any]:
+    """One run's figures of one season, with its walls as ``per_wall``."""
+    walls = [w for w in run["per_wall"] if str(w["season"]) == season]
+    return {**run["by_season"][season], "per_wall": walls}
+
+
+def add_intervals(results: dict[str, Any], n_resamples: int, seed: int) -> None:
+    """``ci95`` and ``bootstrap`` (what was resampled) of a results dict of
+    :func:`ocw_hub.scoring.runs.evaluate_files`: one run, walls resampled
+    (:func:`.intervals.run_intervals`); several (``runs``), the two-level interval of the mean
+    over runs (:func:`.intervals.runs_intervals`); and by season (:func:`add_season_intervals`)."""
+    from .intervals import TWO_LEVEL, bootstrap_record, run_intervals, runs_intervals
+
+    runs = results.get("runs")
+    if runs is None:
+        results["ci95"] = run_intervals(results, n_resamples, seed)
+        results["bootstrap"] = bootstrap_record(n_resamples, seed, "walls")
+    else:
+        results["ci95"] = runs_intervals(runs, n_resamples, seed)
+        results["bootstrap"] = bootstrap_record(n_resamples, seed, TWO_LEVEL)
+    add_season_intervals(results, n_resamples, seed)
+
+
+def add_season_intervals(results: dict[str, Any], n_resamples: int, seed: int) -> None:
+    """``ci95`` of every season: one run, in ``by_season[s]["ci95"]`` (walls of the season
+    resampled); several runs, the two-level interval of the mean over runs in
+    ``by_season[s]["ci95"]`` of the results (``by_season[s]`` holding ``n_walls`` and the
+    interval; each run keeps its own figures). Nothing without ``by_season`` (WoTe)."""
+    from .intervals import run_intervals, runs_intervals
+
+    runs = results.get("runs")
+    if runs is None:
+        for season in results.get("by_season", {}):
+            found = run_intervals(_season_run(results, season), n_resamples, seed)
+            results["by_season"][season]["ci95"] = found
+        return
+    if not runs or "by_season" not in runs[0]:
+        return
+    results["by_season"] = {
+        season: {
+            "n_walls": entry["n_walls"],
+            "ci95": runs_intervals([_season_run(r, season) for r in runs], n_resamples, seed),
+        }
+        for season, entry in runs[0]["by_season"].items()
+    }
+
+
+# -- slicing a results file (report, compare) ------------------------------------------------
+
+
+def _human_of(walls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The contestants' figures of these walls from their per-wall ones (as
+    :func:`ocw_hub.scoring.runs.human_figures` makes them from the rows)."""
+    humans = [w["human"] for w in walls]
+    n = len(humans)
+    groups = sum(h["correct_groups"] for h in humans)
+    whole = all(h.get("full_wall") is not None for h in humans)
+    full = sum(h["full_wall"] for h in humans) if whole else None
+    return {
+        "n_walls": n,
+        "correct_groups": groups,
+        "correct_groups_rate": groups / (4 * n),
+        "full_wall": full,
+        "full_wall_rate": full / n if full is not None else None,
+        "connections_correct_rate": sum(h["connections_correct_rate"] for h in humans) / n,
+    }
+
+
+def _slice_run(run: Mapping[str, Any], kept: set[int]) -> dict[str, Any]:
+    from ..resources import load_metric_module
+    from .groups import aggregate_groups
+
+    walls = [w for w in run["per_wall"] if int(w["season"]) in kept]
+    out = {k: v for k, v in run.items() if k not in ("ci95", "bootstrap")}
+    out.update(n_walls=len(walls), n_missing=sum(bool(w.get("missing")) for w in walls))
+    aggregate = {
+        "grouping": load_metric_module("grouping").aggregate_grouping,
+        "connections": load_metric_module("connections").aggregate_connections,
+        "groups": aggregate_groups,
+    }
+    for task, combine in aggregate.items():
+        items = [w[task] for w in walls if task in w]
+        out.pop(task, None)
+        if items:
+            out[task] = combine(items)
+    out["human"] = _human_of(walls)
+    out["by_season"] = {s: v for s, v in run["by_season"].items() if int(s) in kept}
+    out["per_wall"] = walls
+    return out
+
+
+def slice_results(
+    data: Mapping[str, Any], wanted: WallSlice, dates: Callable[[], SeasonMap]
+) -> dict[str, Any]:
+    """A results dict of ``evaluate`` (one run or several) cut to the slice: every figure
+    recomputed from the per-wall ones of the walls kept (the metric's ``aggregate_*``), mean
+    and std over runs again, ``ci95`` and the seasons' intervals again with the results'
+    recorded resamples and seed (none when it had none), and ``slice`` recorded. A results
+    file already sliced is cut further (its walls are all it has).
+
+    Raises:
+        SliceError, SeasonDatesError: see :func:`chosen_seasons`; WoTe results.
+    """
+    from .runs import summarize_runs
+
+    runs = list(data["runs"]) if "runs" in data else [dict(data)]
+    if "per_wall" not in runs[0]:
+        raise _no_seasons(str(data.get("config")))
+    present = [int(w["season"]) for w in runs[0]["per_wall"]]
+    kept = set(chosen_seasons(present, wanted, dates))
+    cut = [_slice_run(run, kept) for run in runs]
+    record = slice_record(wanted, sorted(kept), cut[0]["n_walls"], len(present))
+    boot = data.get("bootstrap")
+    n, seed = (boot["resamples"], boot["seed"]) if isinstance(boot, Mapping) else (0, 0)
+    if "runs" not in data:
+        out = {**cut[0], "slice": record}
+        if n:
+            add_intervals(out, n, seed)
+        return out
+    summary = {k: v for k, v in data.items() if k not in ("ci95", "bootstrap", "by_season")}
+    summary.update(runs=cut, n_walls=cut[0]["n_walls"], human=cut[0]["human"], slice=record)
+    summary.update(summarize_runs(cut))
+    if n:
+        add_intervals(summary, n, seed)
+    return summary

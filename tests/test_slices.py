@@ -1,0 +1,196 @@
+"""Slices of walls by season and air date (``--seasons``, ``--aired-after``) on ``evaluate``,
+``compare`` and ``report``, and the intervals of ``by_season``.
+
+Fixtures: ``tests/data/ocw_dated/dataset`` (the OCW fixture's walls with a dated
+``season_to_walls_map``: seasons 1, 2, 3, 13 and 15 started 15/09/2008, 13/07/2009,
+06/09/2010, 17/07/2017 and 15/07/2019) and ``tests/data/herrings/predictions.json`` (five of the
+six test walls, b308e4 missing; its hand count is in ``tests/test_herrings.py``). The test split
+holds walls of seasons 1 (46fa44, 740d45, cb4d9e, 0436ff), 13 (654041) and 15 (b308e4).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from pathlib import Path
+
+import pytest
+from ocw_fixtures import DATA, OCW_FIXTURE, WOTE_FIXTURE
+from typer.testing import CliRunner
+
+from ocw_hub.cli import app
+from ocw_hub.errors import SeasonDatesError, SliceError
+from ocw_hub.scoring.intervals import run_intervals
+from ocw_hub.scoring.runs import evaluate_files
+from ocw_hub.scoring.slices import WallSlice, parse_seasons, slice_results, span_text
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+DATED = DATA / "ocw_dated" / "dataset"
+PREDICTIONS = DATA / "herrings" / "predictions.json"
+runner = CliRunner()
+
+
+def _score(data_dir: Path = DATED, walls_slice: WallSlice | None = None, **kw: object) -> dict:
+    return evaluate_files(
+        [PREDICTIONS], "default", "test", data_dir, verification_mode="no_checks",
+        allow_missing=True, bootstrap=300, bootstrap_seed=2, walls_slice=walls_slice, **kw,
+    )  # fmt: skip
+
+
+def test_parse_seasons_ranges_and_lists() -> None:
+    assert parse_seasons("1-5") == (1, 2, 3, 4, 5)
+    assert parse_seasons("7, 1-3,2") == (1, 2, 3, 7)
+    assert span_text([1, 2, 3, 7, 9, 10]) == "1-3, 7, 9-10"
+    for bad in ("", "0-3", "5-1", "a", "1-2-3", "1,,2"):
+        with pytest.raises(SliceError):
+            parse_seasons(bad)
+
+
+def test_seasons_slice_scores_only_those_walls() -> None:
+    full = _score()
+    cut = _score(walls_slice=WallSlice(seasons=(1, 2, 3)))
+    assert [w["wall_id"] for w in cut["per_wall"]] == ["46fa44", "740d45", "cb4d9e", "0436ff"]
+    assert cut["n_walls"] == 4 and cut["n_missing"] == 0
+    # the figures of the slice are the season's figures of the whole split
+    assert cut["grouping"] == full["by_season"]["1"]["grouping"]
+    assert cut["groups"] == full["by_season"]["1"]["groups"]
+    assert cut["groups"]["found_by_contestants_only"] == 4  # the hand count (season 1)
+    assert cut["human"] == full["by_season"]["1"]["human"]
+    assert cut["slice"]["seasons"] == [1]
+    assert (cut["slice"]["n_walls"], cut["slice"]["n_walls_unsliced"]) == (4, 6)
+    assert cut["slice"]["asked"] == {"seasons": [1, 2, 3], "aired_after": None}
+
+
+def test_aired_after_uses_the_season_start_dates() -> None:
+    cut = _score(walls_slice=WallSlice(aired_after=datetime.date(2017, 7, 17)))
+    assert cut["slice"]["seasons"] == [15]  # season 13 started on the day itself: left out
+    assert [w["wall_id"] for w in cut["per_wall"]] == ["b308e4"]
+    assert cut["n_missing"] == 1
+    both = _score(walls_slice=WallSlice(seasons=(1, 13), aired_after=datetime.date(2015, 1, 1)))
+    assert both["slice"]["seasons"] == [13]
+    assert [w["wall_id"] for w in both["per_wall"]] == ["654041"]
+    assert both["groups"]["misplaced_clues"] == 4
+
+
+def test_the_stand_in_has_no_dates_and_says_why() -> None:
+    with pytest.raises(SeasonDatesError) as err:
+        _score(OCW_FIXTURE, WallSlice(aired_after=datetime.date(2010, 1, 1)))
+    assert err.value.date == "2010-01-01" and "1, 13, 15" in err.value.reason
+    result = runner.invoke(app, [
+        "evaluate", str(PREDICTIONS), "--data-dir", str(OCW_FIXTURE), "--no-checks",
+        "--allow-missing", "--aired-after", "2010-01-01",
+    ])  # fmt: skip
+    assert result.exit_code == 1
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith("error: --aired-after 2010-01-01: ")
+
+
+def test_refusals(tmp_path: Path) -> None:
+    with pytest.raises(SliceError, match="seasons are 1, 13, 15"):
+        _score(walls_slice=WallSlice(seasons=(4, 5)))
+    spans = tmp_path / "spans.json"
+    questions = json.loads((WOTE_FIXTURE / "test.json").read_text(encoding="utf-8"))
+    ids = [f"{q['conversation_id']}/{q['question_id']}" for q in questions]
+    spans.write_text(json.dumps({i: "" for i in ids}), encoding="utf-8")
+    with pytest.raises(SliceError, match="has no seasons"):
+        evaluate_files([spans], "wote", "test", WOTE_FIXTURE, verification_mode="no_checks",
+                       walls_slice=WallSlice(seasons=(1,)))  # fmt: skip
+    result = runner.invoke(app, ["evaluate", str(PREDICTIONS), "--seasons", "3-1"])
+    assert result.exit_code == 1 and "--seasons '3-1'" in result.output
+
+
+def test_by_season_intervals_are_the_seasons_own(tmp_path: Path) -> None:
+    full = _score()
+    season = full["by_season"]["1"]
+    walls = [w for w in full["per_wall"] if w["season"] == 1]
+    own = run_intervals({**season, "per_wall": walls}, 300, 2)
+    assert season["ci95"] == own
+    low, high = season["ci95"]["grouping"]["ami"]
+    assert low <= season["grouping"]["ami"] <= high
+    assert "human" in season["ci95"] and "groups" in season["ci95"]
+    # several runs: the two-level interval of the mean per season, in the summary's by_season
+    again = tmp_path / "run-01.json"
+    again.write_bytes(PREDICTIONS.read_bytes())
+    runs = evaluate_files(
+        [PREDICTIONS, again], "default", "test", DATED, verification_mode="no_checks",
+        allow_missing=True, bootstrap=200, as_runs=True,
+    )  # fmt: skip
+    assert runs["by_season"]["13"]["n_walls"] == 1
+    assert runs["by_season"]["1"]["ci95"]["grouping"]["correct_groups_rate"][0] <= 0.625
+
+
+def test_slicing_a_results_file_equals_scoring_the_slice() -> None:
+    """``report`` and ``compare`` cut results files: the same figures and intervals as
+    ``evaluate`` on the slice."""
+    wanted = WallSlice(seasons=(1,))
+    cut = slice_results(_score(), wanted, dates=lambda: {})
+    scored = _score(walls_slice=wanted)
+    for key in ("grouping", "groups", "human", "by_season", "ci95", "slice", "n_walls"):
+        assert cut[key] == scored[key], key
+
+
+def test_cli_records_and_shows_the_slice(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    result = runner.invoke(app, [
+        "evaluate", str(PREDICTIONS), "--data-dir", str(DATED), "--no-checks",
+        "--allow-missing", "--aired-after", "2009-01-01", "--bootstrap", "100", "-o", str(out),
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["slice"]["seasons"] == [13, 15] and data["n_walls"] == 2
+    assert "slice: seasons aired after 2009-01-01" in result.output
+    # report: the results file cut again, shown in the headline's caption
+    page = tmp_path / "report.html"
+    result = runner.invoke(app, [
+        "report", str(out), "-o", str(page), "--seasons", "13", "--data-dir", str(DATED),
+        "--no-checks",
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    html = page.read_text(encoding="utf-8")
+    assert "slice: seasons 13 (1 of 2 walls)" in html
+    # compare: a results file and predictions, both on the slice
+    result = runner.invoke(app, [
+        "compare", str(out), str(PREDICTIONS), "--data-dir", str(DATED), "--no-checks",
+        "--allow-missing", "--seasons", "13", "--bootstrap", "200", "--format", "json",
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
+    assert shown["slice"].startswith("seasons 13 (1 of ")
+    values = {row["system"]: row["value"] for row in shown["systems"]}
+    assert values[str(out)] == values[str(PREDICTIONS)]  # the same walls, the same figure
+
+
+def test_a_play_log_is_not_sliced_silently(tmp_path: Path) -> None:
+    log = tmp_path / "play.jsonl"
+    log.write_text(json.dumps({"record": "play"}) + "\n", encoding="utf-8")  # a log's header
+    with pytest.raises(SliceError, match="play log"):
+        evaluate_files([log], "default", "test", DATED, walls_slice=WallSlice(seasons=(1,)))
+
+
+def test_compare_refuses_systems_on_different_seasons(tmp_path: Path) -> None:
+    whole, cut = tmp_path / "whole.json", tmp_path / "cut.json"
+    whole.write_text(json.dumps(_score()), encoding="utf-8")
+    cut.write_text(json.dumps(_score(walls_slice=WallSlice(seasons=(1,)))), encoding="utf-8")
+    result = runner.invoke(app, ["compare", str(whole), str(cut), "--bootstrap", "50"])
+    assert result.exit_code == 1 and "different configs, splits or sources" in result.output
+    # cut to the same seasons, they compare: the same walls, the same figure
+    result = runner.invoke(app, [
+        "compare", str(whole), str(cut), "--seasons", "1", "--bootstrap", "50", "--format", "json",
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["systems"]
+    assert len({row["value"] for row in rows if row["system"] != "contestants"}) == 1
+
+
+def test_aired_after_reads_the_dates_of_a_release_tarball(tmp_path: Path) -> None:
+    """The release as downloaded (``OCW.tar.gz`` holding ``dataset/``): the season map is read
+    from the archive, extracted as the builder extracts it."""
+    import tarfile
+
+    archive = tmp_path / "OCW.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(DATED, arcname="dataset")
+    cut = _score(archive, WallSlice(aired_after=datetime.date(2015, 1, 1)),
+                 cache_dir=tmp_path / "cache")  # fmt: skip
+    assert cut["slice"]["seasons"] == [13, 15]
+    assert [w["wall_id"] for w in cut["per_wall"]] == ["654041", "b308e4"]
