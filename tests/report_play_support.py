@@ -27,11 +27,11 @@ def cli(*args: str) -> None:
     assert result.exit_code == 0, result.output
 
 
-def write_human_log(path: Path, rows: list[dict[str, Any]]) -> None:
+def write_human_log(path: Path, rows: list[dict[str, Any]], config: str = "default") -> None:
     """A person ("ana", rules show): the even walls solved in 3 gold guesses with the first
     two connections named right; the odd ones one wrong guess, then given up."""
     head = {"record": "play", "version": 1, "rules": "show", "max_guesses": 20,
-            "max_invalid": 3, "config": "default", "split": "test", "player": "ana",
+            "max_invalid": 3, "config": config, "split": "test", "player": "ana",
             "player_kind": "human"}  # fmt: skip
     lines: list[dict[str, Any]] = [head]
     for index, wall in enumerate(rows):
@@ -53,14 +53,27 @@ def write_human_log(path: Path, rows: list[dict[str, Any]]) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
 
 
-def play_results(folder: Path) -> dict[str, Path]:
-    """Results files by name: ``play-show`` and ``play-nyt`` (model ``m`` against the
-    scripted contestant), ``play-ana`` (a person's log), ``oneshot`` (the random baseline,
-    2 runs); the play results with 95 % bootstrap intervals (50 resamples). The server is
-    reached with no proxy and no OpenAI variables (as ``local_only`` in conftest.py)."""
+def randomized_rows() -> list[dict[str, Any]]:
+    """The fixture's ``ocw_randomized`` test walls (rebuilt from groups of different walls)."""
+    import warnings
+
+    from ocw_hub.data.sources import load_rows
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return load_rows("ocw_randomized", "test", FIXTURE, verification_mode="no_checks").rows
+
+
+def play_results(folder: Path, config: str = "default") -> dict[str, Path]:
+    """Results files of ``config``'s fixture test walls by name: ``play-show`` and
+    ``play-nyt`` (model ``m`` against the scripted contestant), ``play-ana`` (a person's log),
+    ``oneshot`` (the random baseline, 2 runs); the play results with 95 % bootstrap intervals
+    (50 resamples). The server is reached with no proxy and no OpenAI variables (as
+    ``local_only`` in conftest.py)."""
     from chat_server import ChatServer
 
-    rows = fixture_rows()
+    rows = fixture_rows() if config == "default" else randomized_rows()
+    data = [*DATA, "--config", config]
     logs = {}
     with pytest.MonkeyPatch.context() as env:
         for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
@@ -73,17 +86,17 @@ def play_results(folder: Path) -> dict[str, Path]:
             for rules in ("show", "nyt"):
                 logs[f"play-{rules}"] = log = folder / f"play-{rules}.jsonl"
                 cli("play", "--base-url", server.url, "--model", "m", "--out", str(log),
-                    "--rules", rules, *DATA)  # fmt: skip
+                    "--rules", rules, *data)  # fmt: skip
         finally:
             server.close()
     logs["play-ana"] = folder / "play-ana.jsonl"
-    write_human_log(logs["play-ana"], rows)
+    write_human_log(logs["play-ana"], rows, config)
     out = {}
     for name, log in logs.items():
         out[name] = folder / f"{name}.json"
-        cli("evaluate", str(log), *DATA, "--out", str(out[name]), "--bootstrap", "50")
+        cli("evaluate", str(log), *data, "--out", str(out[name]), "--bootstrap", "50")
     predictions = folder / "random"
-    cli("predict", "-m", "random", "--runs", "2", "--out", str(predictions), *DATA)
+    cli("predict", "-m", "random", "--runs", "2", "--out", str(predictions), *data)
     out["oneshot"] = folder / "oneshot.json"
-    cli("evaluate", str(predictions), *DATA, "--out", str(out["oneshot"]))
+    cli("evaluate", str(predictions), *data, "--out", str(out["oneshot"]))
     return out

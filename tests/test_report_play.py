@@ -18,12 +18,14 @@ from ocw_hub.views.report import build_report
 from ocw_hub.views.report_data import read_results
 from ocw_hub.views.report_play import (
     AGREEMENT_LABELS,
+    NO_HUMAN_POINTS,
     computed_on,
     lives_keys,
     play_files,
     play_table,
     plot_play_agreement,
     plot_play_lives,
+    plot_play_seasons,
     season_figures,
 )
 
@@ -192,3 +194,24 @@ def test_a_broken_play_result_names_the_field(
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ReportError, match=re.escape(f"`{named}`")):
         read_results([path])
+
+
+def test_rebuilt_walls_have_no_contestants_points(tmp_path: Path) -> None:
+    """On ``ocw_randomized`` (walls rebuilt from groups of different walls) the contestants
+    found groups but never played the walls: their groups are drawn, their points are not."""
+    made = play_results(tmp_path, "ocw_randomized")
+    (show,) = play_files(read_results([made["play-show"]]))
+    assert show.data["human"]["play"]["points"] is None  # as play.scoring says for them
+    seasons = season_figures(show)
+    assert {s["human_points"] for s in seasons.values()} == {None}
+    total = sum(s["human_groups_found"] * s["n_walls"] for s in seasons.values())
+    assert total == pytest.approx(show.data["human"]["play"]["groups_found"])
+    header, rows = play_table([show])
+    table = {row[0]: row[1:] for row in rows}
+    assert table["points (0-10 a wall)"][-1] == "-"
+    assert _numbers(table["points (0-10 a wall)"][0])[0] == show.data["play"]["points"]
+    plot = plot_play_seasons([show])
+    groups_ax, points_ax = plot.figure.axes
+    assert NO_HUMAN_POINTS in [t.get_text() for t in points_ax.texts]
+    assert any(c.get_label() == "human (contestants)" for c in groups_ax.containers)
+    assert not any(c.get_label() == "human (contestants)" for c in points_ax.containers)

@@ -18,7 +18,7 @@ from functools import partial
 from typing import Any
 
 from ..provenance import STAND_IN
-from .plotting import Plot, figure_legend, file_bars, human_bars, new_figure
+from .plotting import HUMAN_COLOUR, Plot, figure_legend, file_bars, human_bars, new_figure
 from .report_data import ResultsFile
 
 #: The group-by-group counts of a play result (``play.agreement``) and their labels.
@@ -28,6 +28,10 @@ AGREEMENT_LABELS = (
     ("contestants_only", "contestants only"),
     ("neither", "neither"),
 )
+
+
+#: Said where the contestants' points would be for walls they never played as such.
+NO_HUMAN_POINTS = "contestants: no points (walls rebuilt from groups of different walls)"
 
 
 def play_files(files: Sequence[ResultsFile]) -> list[ResultsFile]:
@@ -138,6 +142,9 @@ def plot_play_seasons(files: Sequence[ResultsFile]) -> Plot:
         human = [figures[0][s][f"human_{name}"] for s in seasons]
         if None not in human:
             human_bars(ax, [p + (len(files) / 2) * width for p in x], human, width)
+        else:  # walls rebuilt from groups of different walls: never played as such
+            ax.text(0.5, 0.95, NO_HUMAN_POINTS, transform=ax.transAxes, ha="center", va="top",
+                    fontsize=8, color=HUMAN_COLOUR)  # fmt: skip
         ax.set_xticks(x, [f"{s}\n({figures[0][s]['n_walls']})" for s in seasons], fontsize=8)
         ax.set_xlabel("season (walls in the split)")
         ax.set_ylabel(label)
