@@ -215,3 +215,19 @@ def test_rebuilt_walls_have_no_contestants_points(tmp_path: Path) -> None:
     assert NO_HUMAN_POINTS in [t.get_text() for t in points_ax.texts]
     assert any(c.get_label() == "human (contestants)" for c in groups_ax.containers)
     assert not any(c.get_label() == "human (contestants)" for c in points_ax.containers)
+
+
+def test_a_play_result_is_not_sliced(made: dict[str, Path], tmp_path: Path) -> None:
+    """``report --seasons`` refuses a play result (its play figures are the whole log's, as
+    ``evaluate`` refuses to slice a play log) and writes nothing."""
+    from typer.testing import CliRunner
+
+    from ocw_hub.cli import app
+
+    out = tmp_path / "sliced.html"
+    args = ["report", str(made["play-show"]), "--out", str(out), "--seasons", "1", *DATA]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code != 0 and not out.exists()
+    assert "play-show.jsonl is a play result" in result.output
+    cli("report", str(made["oneshot"]), "--out", str(out), "--seasons", "1", *DATA)  # one-shot
+    assert out.is_file()
