@@ -231,3 +231,18 @@ def test_a_play_result_is_not_sliced(made: dict[str, Path], tmp_path: Path) -> N
     assert "play-show.jsonl is a play result" in result.output
     cli("report", str(made["oneshot"]), "--out", str(out), "--seasons", "1", *DATA)  # one-shot
     assert out.is_file()
+
+
+def test_a_player_name_is_escaped(made: dict[str, Path], tmp_path: Path) -> None:
+    """The player's name (from the log, a person's page or a server's model name) reaches
+    the page as text: escaped in HTML, ``$`` never math in matplotlib."""
+    data = _json(made["play-ana"])
+    data["play_log"]["player"] = "<script>alert(1)</script> $x^2$"
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    page = build_report(read_results([path]))
+    assert "<script>" not in page
+    assert "human &lt;script&gt;alert(1)&lt;/script&gt; $x^2$; stand-in" in page
+    (f,) = play_files(read_results([path]))
+    labels = [c.get_label() for c in plot_play_lives([f]).figure.axes[0].containers]
+    assert any(r"\$x^2\$" in label for label in labels)
