@@ -72,7 +72,7 @@ def test_dry_run_lists_exactly_the_export_files(export: Path) -> None:
     result = runner.invoke(app, ["publish", str(export), "--repo-id", "org/ocw", "--dry-run"])
     assert result.exit_code == 0, result.output
     files = _files(export)
-    assert len(files) == 7  # card + 2 configs x 3 splits
+    assert len(files) == 8  # card, eval.yaml + 2 configs x 3 splits
     assert {(f.path, f.size) for f in planned_files(export)} == set(files.items())
     for path, size in files.items():
         assert path in result.output and str(size) in result.output
@@ -82,7 +82,7 @@ def test_valid_export_passes_the_viewer_check(export: Path) -> None:
     report = inspect_export(export)
     assert report.problems == [] and report.differences == [] and report.prerelease == []
     result = runner.invoke(app, ["check", str(export)])
-    assert result.exit_code == 0 and "OK for the Hub viewer (7 files)" in result.output
+    assert result.exit_code == 0 and "OK for the Hub viewer (8 files)" in result.output
 
 
 def test_stray_py_at_root_is_refused(export: Path) -> None:

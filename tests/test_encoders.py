@@ -318,7 +318,8 @@ def test_predict_cli_with_a_vectors_file(tmp_path: Path, ocw_fixture_dir: Path) 
         app,
         ["predict", "--method", "embedding", "--vectors", str(vectors), "--data-dir",
          str(ocw_fixture_dir), "--cache-dir", str(tmp_path / "cache"), "--no-checks",
-         "--runs", "2", "--jobs", "1", "--keep-vectors", "--out", str(out)],
+         "--runs", "2", "--jobs", "1", "--keep-vectors", "--out", str(out),
+         "--min-coverage", "0"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     meta = json.loads((out / "embeddings.json").read_text(encoding="utf-8"))

@@ -48,7 +48,8 @@ def test_one_export_per_dataset(small_export: Path) -> None:
     named = re.compile(r"data/(\w+)/(\w+)-[0-9a-f]{12}\.parquet")  # <split>-<sha12>
     for export, configs in (("ocw", ["default", "ocw_wordnet"]), ("wote", ["wote"])):
         tree = _tree(small_export / export)
-        assert tree[0] == "README.md"
+        assert tree[0] == "README.md" and tree[-1] == "eval.yaml"  # the leaderboard's
+        tree = tree[:-1]
         found = [named.fullmatch(path) for path in tree[1:]]
         assert all(found), tree
         assert [m.groups() for m in found if m] == [
@@ -61,8 +62,8 @@ def test_one_export_per_dataset(small_export: Path) -> None:
         assert check_export(small_export / export) == []
     result = runner.invoke(app, ["check", str(small_export)])
     assert result.exit_code == 0, result.output
-    assert "ocw: OK for the Hub viewer (7 files)" in result.output
-    assert "wote: OK for the Hub viewer (4 files)" in result.output
+    assert "ocw: OK for the Hub viewer (8 files)" in result.output
+    assert "wote: OK for the Hub viewer (5 files)" in result.output
 
 
 def test_ocw_card_metadata(small_export: Path) -> None:
@@ -377,8 +378,8 @@ def test_export_layout_and_summary_table(export: tuple[Path, Path, str]) -> None
         f"data/{c}/{s}-<sha12>.parquet"
         for c in ("default", "ocw_randomized", "ocw_wordnet")
         for s in ("test", "train", "validation")
-    ]
-    assert len(_tree(out / "wote")) == 4
+    ] + ["eval.yaml"]
+    assert len(_tree(out / "wote")) == 5
     assert not list(out.rglob("*.py"))
     for config, split, rows in (("default", "test", 494), ("wote", "validation", 169)):
         assert re.search(rf"{config}\s*│\s*{split}\s*│\s*{rows}\s*│", output)

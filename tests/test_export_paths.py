@@ -60,7 +60,7 @@ def test_export_folder_symlink_updates_its_target(tmp_path: Path) -> None:
     result = _build_small(tmp_path / "hub", tmp_path / "c", "wote")
     assert result.exit_code == 0, result.output
     assert (tmp_path / "hub" / "wote").is_symlink()
-    assert _tree(elsewhere)[0] == "README.md" and len(_tree(elsewhere)) == 4
+    assert _tree(elsewhere)[0] == "README.md" and len(_tree(elsewhere)) == 5
     assert _hidden(tmp_path / "disk") == []
     # a dangling link is refused before any work
     shutil.rmtree(elsewhere)

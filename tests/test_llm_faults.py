@@ -335,7 +335,8 @@ def test_retry_after_and_backoff() -> None:
     later = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=30), usegmt=True)
     assert 25 <= retry_after({"retry-after": later}) <= 30
     assert retry_after({"retry-after": "soon"}) is None
-    assert retry_after({"retry-after": "3600"}) is None  # past the 60 s cap: our own backoff
+    assert retry_after({"retry-after": "3600"}) == 3600.0  # any length (issue 22): bounded
+    assert retry_after({"retry-after": "-5"}) is None  # by retry_wait, tests/test_llm_stuck_runs
     assert retry_after({}) is None
     for tries, ceiling in [(1, 0.5), (2, 1.0), (3, 2.0), (4, 4.0), (5, 8.0), (9, 8.0)]:
         assert 0.75 * ceiling <= backoff(tries) <= ceiling

@@ -307,16 +307,21 @@ def test_end_to_end_grouping(
     assert results["grouping"]["correct_groups_rate"] == correct_groups / 16
     assert "connections" not in results or results["connections"] is None
     # the protocol recorded by prompts, run-llm (its --model replaces the requests') and parse
-    assert results["protocol"] == {
+    protocol = dict(results["protocol"])
+    assert protocol.pop("usage")["requests"] == 4  # run-llm's usage (tests/test_usage.py)
+    assert protocol == {
         "method": "llm",
         "task": "grouping",
         "model": "fake",
         "prompt_style": "paper",
         "shots": 1,
         "seed": 42,
+        "profile": "paper",
+        "generation": {"max_tokens": 144, "temperature": 0.0, "top_p": 1.0, "n": 1,
+                       "stop": ["<|im_end|>"], "stream": False},  # stop sent as a list
         "parse_mode": mode,
         "package_version": ocw_hub.__version__,
-    }
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize(("mode", "exact"), [("robust", 4 + 0 + 4 + 2), ("paper", 4 + 0 + 0 + 1)])

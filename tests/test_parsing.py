@@ -206,8 +206,10 @@ def test_a_duplicate_is_never_a_look_alike() -> None:
     groups = [words[0:4], words[4:8], words[8:12], words[12:16]]
     text = lines(["Bean", "Bean", *groups[0][2:]], *groups[1:])
     assert parse_groups(text, words).reason == "duplicate"
-    text = lines(["Bean", "Bewm", *groups[0][2:]], *groups[1:])  # Bewm: 75 to both
-    assert parse_groups(text, words).reason == "unknown_item"
+    text = lines(["Bean", "Beax", *groups[0][2:]], *groups[1:])  # Beax: one edit from both
+    assert parse_groups(text, words).reason == "ambiguous_item"  # issue 22: the true reason
+    text = lines(["Bean", "Bewm", *groups[0][2:]], *groups[1:])  # Bewm: Beam 1 edit, Bean 2
+    assert parse_groups(text, words).groups[0][:2] == ["Bean", "Beam"]
     text = lines(["Beeam", "Bean", *groups[0][2:]], *groups[1:])  # Beeam: Beam 88.9, Bean 66.7
     result = parse_groups(text, words)
     assert result.groups == [["Beam", "Bean", *groups[0][2:]], *groups[1:]]

@@ -5,6 +5,7 @@ for ``ocw_randomized``."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -162,7 +163,9 @@ def test_protocol_records_chain_and_precedence(tmp_path: Path) -> None:
     requests = tmp_path / "requests.jsonl"
     requests.write_text("")
     write_protocol(requests, {"method": "llm", "model": "a", "shots": 3, "pooling": None})
-    assert json.loads((tmp_path / "requests.jsonl.protocol.json").read_text()) == {
+    raw = json.loads((tmp_path / "requests.jsonl.protocol.json").read_text())
+    assert raw["files_sha256"] == {"requests.jsonl": hashlib.sha256(b"").hexdigest()}
+    assert read_protocol(requests) == {
         "method": "llm",
         "model": "a",
         "shots": 3,

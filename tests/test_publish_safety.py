@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 from ocw_fixtures import OCW_FIXTURE
 from typer.testing import CliRunner
@@ -187,6 +188,9 @@ def test_republishing_without_a_config_deletes_its_old_files(export: Path, onlin
     start = text.index("- config_name: ocw_randomized\n  features:")
     end = text.index("- config_name: ocw_wordnet\n  features:")
     card.write_text(text[:start] + text[end:])
+    board = yaml.safe_load((export / "eval.yaml").read_text())  # its leaderboard tasks too
+    board["tasks"] = [t for t in board["tasks"] if t["config"] != "ocw_randomized"]
+    (export / "eval.yaml").write_text(yaml.safe_dump(board))
     assert check_export(export) == []
     api = FakeApi(before)
     publish(export, "org/ocw", revision="v2", api=api)
@@ -200,7 +204,7 @@ def test_republishing_without_a_config_deletes_its_old_files(export: Path, onlin
     ]
     assert added == ["README.md"] + [
         named[f"data/ocw_wordnet/{s}"] for s in ("test", "train", "validation")
-    ]
+    ] + ["eval.yaml"]
     commit = api.calls[3][1]
     assert commit["repo_type"] == "dataset" and commit["revision"] == "v2"
     assert ".gitattributes" not in deleted  # the Hub's LFS rules are kept
@@ -217,7 +221,7 @@ def test_publish_creates_the_repo_then_commits_once(export: Path, online: None) 
         "exist_ok": True,
     }
     deleted, added = api.operations()
-    assert deleted == [] and added == [f.path for f in files] and len(files) == 7
+    assert deleted == [] and added == [f.path for f in files] and len(files) == 8
     message = api.calls[2][1]["commit_message"]
     assert message == "Upload Only Connect Wall (OCW) with ocw-hub (mirror of the folder)"
 

@@ -160,9 +160,12 @@ def test_cot_end_to_end(tmp_path: Path, cache: Path, chat_server: Any) -> None:
     assert [w["status"] for w in report["walls"]] == ["clean", "unrecoverable", "clean", "clean"]
     assert results["grouping"]["full_wall"] == 2
     assert results["grouping"]["correct_groups"] == 4 + 0 + 0 + 4
-    assert results["protocol"] == {
+    protocol = dict(results["protocol"])
+    assert protocol.pop("usage")["requests"] == 4  # run-llm's (tests/test_usage.py)
+    assert protocol == {
         "method": "llm", "task": "grouping", "model": "fake", "prompt_style": "cot", "shots": 1,
         "seed": 42, "parse_mode": "robust", "package_version": ocw_hub.__version__,
+        "profile": "paper", "generation": {"max_tokens": 144, "temperature": 0},
     }  # fmt: skip
     responses = _run(tmp_path, server, "connections", ["--prompt-style", "cot"], cache)
     report, results = _parse_and_score(tmp_path, responses, "connections", cache)

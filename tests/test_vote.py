@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from ocw_hub.cli import app
 from ocw_hub.llm.responses import ParsedWall
 from ocw_hub.llm.vote import first_most_common, partition_key, vote_connections, vote_groups
-from ocw_hub.provenance import describe_protocol
+from ocw_hub.provenance import describe_protocol, rebind_protocol
 
 runner = CliRunner()
 FIXTURE = Path(__file__).parent / "data" / "llm" / "ocw"
@@ -154,6 +154,7 @@ def _sampled_responses(tmp_path: Path, cache: Path, task: str, repeat: bool = Fa
             for i in (1, 2, 3)
         ]  # fmt: skip
     requests.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    rebind_protocol(requests)  # edited on purpose: its record is bound to it anew (issue 22)
     server = SamplingServer(key=lambda body: f"{which_wall(body)[0]}#{body.get('seed')}")
     try:
         responses = tmp_path / f"{task}-resp.jsonl"

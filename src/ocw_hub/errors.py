@@ -131,6 +131,21 @@ class MissingExtraError(OCWHubError, ImportError):
         self.module = module
 
 
+class GenerationProfileError(OCWHubError, ValueError):
+    """Generation fields that cannot be sent together: an option the chosen profile does not
+    take (``--temperature`` with ``--profile reasoning``), a missing token budget, a value out
+    of range, an unknown profile or reasoning effort; the message names the option
+    (:mod:`ocw_hub.llm.profiles`).
+
+    Attributes:
+        option: the command-line option at fault (``--temperature``).
+    """
+
+    def __init__(self, message: str, *, option: str) -> None:
+        super().__init__(message)
+        self.option = option
+
+
 class SliceError(OCWHubError, ValueError):
     """A slice of walls (``seasons``, ``aired_after``) that cannot be taken: a config without
     seasons (WoTe), a malformed season list or date, or no wall of the split in the slice.

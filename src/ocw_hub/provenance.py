@@ -8,6 +8,13 @@ predictions, recorded by the commands that produce them and collected by ``ocw-h
   so the record of a predictions file holds the whole chain: ``method``, ``model``,
   ``encoder``, ``pooling``, ``prompt_style``, ``shots``, ``parse_mode``, ... and the
   ``package_version`` of each command (``ocw-hub`` version) that wrote it.
+* A record is **bound to its files** (:func:`bind_record`): ``files_sha256`` maps the name of
+  each file it describes (the run files of its folder; the file it sits beside) to that file's
+  SHA-256, and ``record_sha256`` is the SHA-256 of the record itself (canonical JSON, without
+  that field). :func:`read_protocol` checks both: a run copied into another folder, a run
+  changed after its record was written, or a hand-edited record is a
+  :class:`ProtocolMismatchError` (one line), never a record printed as true. A record written
+  before records were bound (no digests) is read as it is and labelled ``unverified``.
 * The **source** of a split (:func:`source_provenance`): which data the figures are on (the
   official release, the pre-release stand-in, a copy derived by ``ocw-hub derive``, an export,
   a Hub repo at a revision) and the SHA-256 of its content (``source_digest`` of
@@ -49,11 +56,97 @@ PROTOCOL_FIELDS = (
     "parse_mode",
     "aggregate",
     "samples",
+    "profile",
 )
+
+
+#: The fields that bind a record to its files (:func:`bind_record`): not protocol fields,
+#: never copied into the record of a command's output, left out of what :func:`read_protocol`
+#: returns.
+FILES_DIGESTS = "files_sha256"
+RECORD_DIGEST = "record_sha256"
+#: The field :func:`read_protocol` adds to a record it cannot check (no digests in it).
+UNVERIFIED = "unverified"
+_UNBOUND = "the record holds no digests of its files (written before records were bound)"
 
 
 class ProvenanceError(OCWHubError, ValueError):
     """A protocol or derived record that is not a JSON object (names the file)."""
+
+
+class ProtocolMismatchError(ProvenanceError):
+    """A protocol record that does not describe the file read: the file is not one it lists
+    (copied in from elsewhere), its content changed after the record was written, or the
+    record itself was edited (names the file and the record)."""
+
+
+def file_sha256(path: PathLike) -> str:
+    """The SHA-256 of a file's bytes (hex), read in 1 MiB blocks."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(2**20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _record_sha256(record: Mapping[str, Any]) -> str:
+    import hashlib
+    import json
+
+    kept = {k: v for k, v in record.items() if k != RECORD_DIGEST}
+    text = json.dumps(kept, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def bind_record(record: Mapping[str, Any], files: Iterable[PathLike]) -> dict[str, Any]:
+    """``record`` (as JSON reads it back) with ``files_sha256`` (each file's name -> its
+    SHA-256) and then ``record_sha256`` added."""
+    import json
+
+    bound = json.loads(json.dumps(dict(record), default=str))
+    bound[FILES_DIGESTS] = {Path(f).name: file_sha256(f) for f in files}
+    bound[RECORD_DIGEST] = _record_sha256(bound)
+    return bound
+
+
+def _checked(record: dict[str, Any], found: Path, output: Path) -> dict[str, Any]:
+    """The protocol fields of ``record`` (read from ``found``) for ``output``, checked against
+    its digests (see the module docstring).
+
+    Raises:
+        ProtocolMismatchError: see the class.
+    """
+    from .shown import inert
+
+    digests = record.get(FILES_DIGESTS)
+    if RECORD_DIGEST not in record and digests is None:
+        return {**record, UNVERIFIED: _UNBOUND}
+    where = inert(str(found))
+    if record.get(RECORD_DIGEST) != _record_sha256(record) or not isinstance(digests, dict):
+        raise ProtocolMismatchError(
+            f"{where}: the record was changed after it was written (its {RECORD_DIGEST} does "
+            "not match its content); a protocol record is written by the command that made the "
+            "files it describes, re-run it"
+        )
+    names = sorted(digests) if output.is_dir() else [output.name]
+    for name in names:
+        path = found.parent / name
+        if name not in digests:
+            raise ProtocolMismatchError(
+                f"{inert(str(output))}: not one of the files its protocol record {where} "
+                f"describes ({len(digests)} files): copied in from elsewhere? Keep each run in "
+                "the folder its command wrote"
+            )
+        if not path.is_file() or file_sha256(path) != digests[name]:
+            raise ProtocolMismatchError(
+                f"{inert(str(path))}: its content is not what its protocol record {where} "
+                "describes (the file changed, or another file took its name, after the "
+                "record was written; a log cut by a killed run-llm: run it again to finish "
+                "the log and its record)"
+            )
+    return {k: v for k, v in record.items() if k not in (FILES_DIGESTS, RECORD_DIGEST)}
 
 
 def package_version() -> str:
@@ -79,13 +172,15 @@ def _read_record(path: Path) -> dict[str, Any]:
 
 def read_protocol(output: PathLike) -> dict[str, Any] | None:
     """The protocol record of a command's output (a predictions file: its own record, else
-    its folder's), or None when none was written.
+    its folder's), checked against its digests (:func:`bind_record`) and returned without
+    them; ``unverified`` added to a record that has none; None when none was written.
 
     Raises:
         ProvenanceError: a record that is not a JSON object.
+        ProtocolMismatchError: a record that does not describe ``output`` (see the class).
     """
     found = next((c for c in record_candidates(output) if c.is_file()), None)
-    return None if found is None else _read_record(found)
+    return None if found is None else _checked(_read_record(found), found, Path(output))
 
 
 def record_candidates(output: PathLike) -> list[Path]:
@@ -108,15 +203,48 @@ def protocol_record(fields: Mapping[str, Any], inputs: Iterable[PathLike | None]
 
 
 def write_protocol(
-    output: PathLike, fields: Mapping[str, Any], inputs: Iterable[PathLike | None] = ()
+    output: PathLike,
+    fields: Mapping[str, Any],
+    inputs: Iterable[PathLike | None] = (),
+    files: Iterable[PathLike] | None = None,
 ) -> Path:
-    """Write :func:`protocol_record` beside ``output`` (see :func:`record_path`); returns the
-    record's path. The output is written first, so a folder of runs exists."""
+    """Write :func:`protocol_record` beside ``output`` (see :func:`record_path`), bound to
+    ``files`` (:func:`bind_record`; default: ``output`` itself, or for a folder its ``.json``
+    files); returns the record's path. The output is written first, so its files exist."""
     from .outputs import write_json
 
     path = record_path(output)
-    write_json(path, protocol_record(fields, inputs))
+    files = _described_files(output) if files is None else files
+    write_json(path, bind_record(protocol_record(fields, inputs), files))
     return path
+
+
+def rebind_protocol(output: PathLike, files: Iterable[PathLike] | None = None) -> Path:
+    """Bind the record of ``output`` anew to its files as they now are (after a deliberate
+    edit of the files, e.g. a field added to every request by hand), keeping its fields;
+    ``files`` as :func:`write_protocol`. Returns the record's path.
+
+    Raises:
+        ProvenanceError: no record, or one that is not a JSON object.
+    """
+    from .outputs import write_json
+
+    path = record_path(output)
+    if not path.is_file():
+        raise ProvenanceError(f"{path}: no protocol record to bind")
+    record = _read_record(path)
+    kept = {k: v for k, v in record.items() if k not in (FILES_DIGESTS, RECORD_DIGEST)}
+    write_json(path, bind_record(kept, _described_files(output) if files is None else files))
+    return path
+
+
+def _described_files(output: PathLike) -> list[Path]:
+    """The files a record of ``output`` describes by default: ``output`` itself, or for a
+    folder its ``.json`` files but the record."""
+    folder = Path(output)
+    if not folder.is_dir():
+        return [folder]
+    return sorted(p for p in folder.glob("*.json") if p.name != FOLDER_RECORD)
 
 
 def describe_protocol(protocol: Mapping[str, Any] | None) -> str:
@@ -124,16 +252,24 @@ def describe_protocol(protocol: Mapping[str, Any] | None) -> str:
     not recorded`` for None."""
     if not protocol:
         return "protocol not recorded"
-    parts = [f"{k.replace('_', ' ')} {protocol[k]}" for k in PROTOCOL_FIELDS if k in protocol]
+    shown = dict(protocol)
+    if "profile" in protocol:  # with the fields it sends (llm/profiles.py)
+        from .llm.profiles import describe_generation
+
+        shown["profile"] = describe_generation(protocol["profile"], protocol.get("generation"))
+    parts = [f"{k.replace('_', ' ')} {shown[k]}" for k in PROTOCOL_FIELDS if k in shown]
     if "package_version" in protocol:
         parts.append(f"ocw-hub {protocol['package_version']}")
+    if UNVERIFIED in protocol:
+        parts.append(f"unverified ({protocol[UNVERIFIED]})")
     return ", ".join(parts)
 
 
 #: Fields of a protocol record that differ between runs of one protocol (a run's seed, the
-#: number of runs in a folder, the ocw-hub version that wrote it): ignored when records of
-#: several predictions files are compared (:func:`protocol_key`).
-RUN_FIELDS = ("seed", "runs", "package_version")
+#: number of runs in a folder, the ocw-hub version that wrote it, its token counts and
+#: latency): ignored when records of several predictions files are compared
+#: (:func:`protocol_key`); so is the sampling ``seed`` among the ``generation`` fields sent.
+RUN_FIELDS = ("seed", "runs", "package_version", "usage")
 
 
 def protocol_key(protocol: Mapping[str, Any]) -> str:
@@ -142,6 +278,8 @@ def protocol_key(protocol: Mapping[str, Any]) -> str:
     import json
 
     kept = {k: v for k, v in protocol.items() if k not in RUN_FIELDS}
+    if isinstance(kept.get("generation"), Mapping):  # every other field sent counts
+        kept["generation"] = {k: v for k, v in kept["generation"].items() if k != "seed"}
     return json.dumps(kept, sort_keys=True, ensure_ascii=True, default=str)
 
 

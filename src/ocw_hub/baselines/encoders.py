@@ -232,10 +232,12 @@ def make_encoder(
     pooling: str = "cls",
     contextual: bool = False,
     vectors: str | Path | None = None,
+    min_coverage: float | None = None,
 ) -> Encoder:
     """The encoder of the embedding baseline.
 
-    * ``vectors`` (a word-vectors file): :class:`ocw_hub.baselines.vectors.WordVectorsEncoder`;
+    * ``vectors`` (a word-vectors file): :class:`ocw_hub.baselines.vectors.WordVectorsEncoder`
+      (``min_coverage``: its floor, default ``DEFAULT_MIN_COVERAGE``);
     * ``model`` with ``encoder="transformers"`` (the default, the paper's path):
       :class:`ocw_hub.baselines.transformer.TransformerEncoder` with ``pooling`` and
       ``contextual``; with ``encoder="sentence-transformers"``:
@@ -255,7 +257,9 @@ def make_encoder(
             raise ValueError("a model and a vectors file exclude each other")
         from .vectors import WordVectorsEncoder
 
-        return WordVectorsEncoder(vectors)
+        if min_coverage is None:
+            return WordVectorsEncoder(vectors)
+        return WordVectorsEncoder(vectors, min_coverage)
     if model is None:
         return TfidfEncoder()
     if encoder == "sentence-transformers":

@@ -122,7 +122,7 @@ def write_baseline(result: BaselineResult, out: PathLike, *, keep_vectors: bool 
         files[folder / VECTORS_JSON] = json_text(meta, indent=1).encode("utf-8")
     write_files_atomic(files)  # all or none: never a folder of runs half old, half new
     written = list(files)
-    written.append(write_protocol(folder, baseline_protocol(result)))
+    written.append(write_protocol(folder, baseline_protocol(result), files=written))
     return written
 
 

@@ -27,10 +27,17 @@ vectors of the words the split needs are parsed and kept: a 2M-word FastText cra
 take 2.4 GB in memory whole. Those vectors must be finite float32 numbers, and a needed word
 listed twice must have the same vector both times (gensim, which flair used, kept the first
 silently; here the file is refused, as it is ambiguous).
+
+**Coverage**: a clue is covered when one of its words has a vector in the file (else its
+vector is zero, and the clustering of its wall is partly at chance). The share of the split's
+distinct clues covered is recorded in the encoder's protocol (``coverage``) and shown by
+``predict``; below a floor (:data:`DEFAULT_MIN_COVERAGE`, ``--min-coverage``) the file is
+refused before any clustering, as the wrong file for these clues.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -49,11 +56,17 @@ _DIGIT = re.compile(r"\d")
 MAX_LINE_CHARS = 2**20
 
 
+#: The least share of a split's distinct clues a vectors file must cover (see the module
+#: docstring): a general English file covers most OCW clues; a file of another language or
+#: a toy file covers a few, and its figures would be near chance.
+DEFAULT_MIN_COVERAGE = 0.5
+
+
 class VectorsFileError(OCWHubError, ValueError):
     """A word-vectors file that cannot be read: missing, empty, a line longer than
     :data:`MAX_LINE_CHARS`, a line with the wrong number of fields, a field that is not a
     finite float32 number, a word listed twice with different vectors; the message names the
-    file and the line."""
+    file and the line. Its subclass :class:`VectorsCoverageError`: too few clues covered."""
 
 
 def lookup_forms(word: str) -> list[str]:
@@ -115,6 +128,18 @@ def file_dimension(path: str | Path) -> int:
             raise VectorsFileError(f"{path}: line {number}: a word without a vector")
         return len(fields) - 1
     raise VectorsFileError(f"{path}: empty")
+
+
+class VectorsCoverageError(VectorsFileError):
+    """A vectors file that covers fewer of the split's clues than the floor asked for (the
+    message gives the counts, the share and the floor)."""
+
+
+def coverage(words: dict[str, list[str]], table: dict[str, np.ndarray]) -> tuple[int, int]:
+    """(clues covered, clues) of ``words`` (clue -> its words): a clue is covered when one of
+    its words has a vector in ``table`` in one of its :func:`lookup_forms`."""
+    covered = sum(any(f in table for w in ws for f in lookup_forms(w)) for ws in words.values())
+    return covered, len(words)
 
 
 def read_vectors(path: str | Path, words: set[str]) -> tuple[int, dict[str, np.ndarray]]:
@@ -192,10 +217,15 @@ class WordVectorsEncoder:
 
     kind = "word-vectors"
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, min_coverage: float = DEFAULT_MIN_COVERAGE) -> None:
+        if not 0.0 <= min_coverage <= 1.0:
+            raise ValueError(f"min_coverage {min_coverage}: expected a share from 0 to 1")
         self.path = Path(path)
         self.model = str(path)
         self.dim = file_dimension(self.path)
+        self.min_coverage = min_coverage
+        #: ``{"covered", "clues", "share"}`` of the last :meth:`encode_walls`, else None.
+        self.coverage: dict[str, Any] | None = None
 
     def describe(self) -> dict[str, Any]:
         """The encoder's protocol, for a results file's provenance."""
@@ -208,6 +238,7 @@ class WordVectorsEncoder:
             "its BytePairEmbeddings half",
             "lowercase": True,
             "normalised": False,
+            **({"coverage": self.coverage} if self.coverage is not None else {}),
         }
 
     def encode_walls(self, walls: Sequence[Sequence[str]]) -> list[np.ndarray]:
@@ -218,5 +249,15 @@ class WordVectorsEncoder:
         words = {clue: sentence_tokens(clue) for clue in clues}
         needed = {form for ws in words.values() for w in ws for form in lookup_forms(w)}
         dim, table = read_vectors(self.path, needed)
+        covered, total = coverage(words, table)
+        share = covered / total
+        self.coverage = {"covered": covered, "clues": total, "share": round(share, 4)}
+        if share < self.min_coverage:
+            raise VectorsCoverageError(
+                f"{self.path}: covers {covered} of the {total} distinct clues of the split "
+                f"({share:.1%}; a clue is covered when one of its words has a vector), below "
+                f"the floor of {self.min_coverage:.0%}: is it the right file for these clues? "
+                f"Pass --min-coverage {math.floor(share * 100) / 100:g} to run on it anyway"
+            )
         matrix = np.stack([clue_vector(words[clue], table, dim) for clue in clues])
         return [matrix[rows] for rows in rows_of(walls, clues)]

@@ -4,12 +4,15 @@ The core raises :class:`~ocw_hub.errors.OCWHubError` subclasses that carry the c
 or the argument at fault; :func:`user_message` writes them in CLI words (``--data-dir`` for
 ``data_dir``), and :func:`reported` (wrapped around every command by the ``ocw-hub`` group)
 prints them and exits with the error's ``exit_code``. The loading scripts' format errors and the
-``datasets`` errors a user can fix are messages too; anything else keeps its traceback (a bug).
+``datasets`` errors a user can fix are messages too, and so are the file system's errors about a
+named path (a read-only cache, a file where a folder is expected); anything else keeps its
+traceback (a bug).
 No module is imported to tell: a class is looked up only when its module is loaded.
 """
 
 from __future__ import annotations
 
+import errno
 import sys
 import warnings
 from collections.abc import Callable, Iterator
@@ -72,6 +75,30 @@ def _datasets_message(err: BaseException) -> str | None:
     return None
 
 
+#: Errors of the file system a user fixes by changing a folder or its permissions (a
+#: read-only ``--cache-dir`` or ``HF_HOME``, a file where a folder is expected, a full disk).
+_FILESYSTEM_ERRNOS = frozenset(
+    getattr(errno, name)
+    for name in ("EACCES", "EPERM", "EROFS", "ENOTDIR", "EEXIST", "EISDIR", "ENOSPC", "EDQUOT")
+    if hasattr(errno, name)
+)
+
+
+def _filesystem_message(err: BaseException) -> str | None:
+    """The message of an ``OSError`` about a named path (:data:`_FILESYSTEM_ERRNOS`), also as
+    the cause of another error (``datasets`` wraps some), else None."""
+    from ..shown import inert
+
+    for cause in (err, err.__cause__, err.__context__):
+        if isinstance(cause, OSError) and cause.errno in _FILESYSTEM_ERRNOS and cause.filename:
+            return (
+                f"{inert(str(cause.filename))}: {cause.strerror}: every folder ocw-hub writes "
+                "(--cache-dir, HF_HOME or HF_DATASETS_CACHE, --out) must be a folder you can "
+                "write to"
+            )
+    return None
+
+
 def user_message(err: BaseException) -> str | None:
     """The one-line message of an error a user can fix, in CLI words; None for a bug.
 
@@ -89,7 +116,7 @@ def user_message(err: BaseException) -> str | None:
         return str(err)
     if isinstance(err, loaded_format_errors()):
         return f"{type(err).__name__}: {err}"
-    return _datasets_message(err)
+    return _datasets_message(err) or _filesystem_message(err)
 
 
 @contextmanager

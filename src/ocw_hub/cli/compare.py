@@ -51,6 +51,14 @@ def _cells(row: dict[str, Any], digits: int) -> list[str]:
     ]
 
 
+def _usage_column(header: list[str], body: list[list[str]], rows: list[dict[str, Any]]) -> None:
+    """A ``usage`` column (tokens, latency, cost per solved wall) when a system has one."""
+    if any(row.get("usage") for row in rows):  # runs of run-llm
+        header.append("usage")
+        for cells, row in zip(body, rows, strict=True):
+            cells.append(inert(row.get("usage") or "-"))
+
+
 def _markdown(header: list[str], body: list[list[str]]) -> str:
     def line(cells: list[str]) -> str:
         return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
@@ -164,6 +172,7 @@ def compare(
     digits = _digits(table["figure"], table["task"])
     body = [[inert(c) for c in _cells(row, digits)] for row in table["systems"]]
     header = list(COLUMNS)
+    _usage_column(header, body, table["systems"])
     header[2] = table["figure"] + (" (lower is better)" if table["lower_is_better"] else "")
     if table["task"] == "spans":  # WoTe: questions, never walls
         header[6] = "questions in common"

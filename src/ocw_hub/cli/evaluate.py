@@ -70,6 +70,28 @@ def evaluate(
     ] = False,
     seasons: Seasons = None,
     aired_after: AiredAfter = None,
+    eval_results: Annotated[
+        Path | None,
+        typer.Option(
+            "--eval-results",
+            metavar="DIR",
+            help="Also write the Hub leaderboard entries, DIR/.eval_results/<task>.yaml (one "
+            "per headline figure; test split), for the model repo --model-id.",
+        ),
+    ] = None,
+    model_id: Annotated[
+        str | None,
+        typer.Option("--model-id", metavar="ORG/NAME", help="The model repo of --eval-results."),
+    ] = None,
+    dataset_id: Annotated[
+        str | None,
+        typer.Option(
+            "--dataset-id",
+            metavar="ORG/NAME",
+            help="The benchmark's dataset repo of --eval-results (default: the Hub repo "
+            "--data-dir names).",
+        ),
+    ] = None,
 ) -> None:
     """Score predictions exactly as the paper did; print a table, optionally write JSON.
 
@@ -78,6 +100,7 @@ def evaluate(
     (see --as-runs). The paper's figures are unchanged; intervals are defined in
     docs/statistics.md.
     """
+    from ..llm.usage import cost_line
     from ..outputs import check_output_file, write_json
     from ..provenance import provenance_lines, record_candidates
     from ..scoring.runs import evaluate_files
@@ -89,9 +112,13 @@ def evaluate(
     source = data_dir_of(data_dir, config)
     if bertscore:
         require("bertscore", "evaluate --bertscore")
+    records = [r for p in predictions for r in record_candidates(p)]
     if out is not None:
-        records = [r for p in predictions for r in record_candidates(p)]
         out = check_output_file(out, [*predictions, *records, source])
+    board = _board_target(
+        eval_results, model_id, dataset_id, (config, split, source), [*predictions, *records, out],
+        sliced=walls_slice is not None,
+    )  # fmt: skip
     with quiet_datasets(), progress() as bar:
         task = bar.add_task("scoring", total=None)
         results = evaluate_files(
@@ -114,6 +141,8 @@ def evaluate(
     columns = ("task", "figure", "model") + (("human",) if config_spec(config).human else ())
     shown = ", ".join(map(str, predictions))
     lines = [f"{config} / {split}: {inert(shown)}", *map(inert, provenance_lines(results))]
+    if (cost := cost_line(results)) is not None:  # runs of run-llm: tokens, latency, cost
+        lines.append(f"usage: {inert(cost)}")
     if results.get("slice"):
         lines.append(f"slice: {results['slice']['label']}")
     table = Table(title=Text("\n".join(lines)))
@@ -125,3 +154,52 @@ def evaluate(
     if out is not None:
         write_json(out, results)
         console.print(f"results written to {out}")
+    if board is not None and model_id is not None:
+        from ..data.eval_results import eval_result_entries, write_eval_results
+
+        entries = eval_result_entries(results, model_id=model_id, dataset_id=dataset_id)
+        written = write_eval_results(board, entries, [*predictions, *records, source, out])
+        console.print(f"{len(written)} leaderboard results written to {board}/.eval_results")
+
+
+def _board_target(
+    eval_results: Path | None,
+    model_id: str | None,
+    dataset_id: str | None,
+    scored: tuple[str, str, str | None],
+    inputs: list[Path | None],
+    sliced: bool = False,
+) -> Path | None:
+    """``--eval-results`` checked before any scoring: with ``--model-id``, a writable folder,
+    the test split (whole: no slice of seasons), a benchmark repo (``--dataset-id``, or a Hub
+    repo as ``--data-dir``)."""
+    from ..errors import OptionError, SliceError
+    from ..outputs import check_output_dir
+
+    if (eval_results is None) != (model_id is None):
+        raise OptionError("--eval-results DIR and --model-id ORG/NAME go together")
+    if eval_results is None:
+        return None
+    if sliced:
+        raise SliceError(
+            "--eval-results: a leaderboard entry is a figure of the whole split, not of "
+            "a slice; drop --seasons / --aired-after"
+        )
+    from ..data.leaderboard import BOARD_SPLIT
+    from ..data.publish import validate_repo_id
+    from ..data.sources import find_source
+
+    config, split, source = scored
+    validate_repo_id(str(model_id))
+    if dataset_id is not None:
+        validate_repo_id(dataset_id)
+    elif find_source(config, source).kind != "hub":
+        raise OptionError(
+            "--eval-results: name the benchmark's dataset repo, --dataset-id ORG/NAME"
+        )
+    if split != BOARD_SPLIT:
+        raise OptionError(f"--eval-results: the leaderboard tasks are on --split {BOARD_SPLIT}")
+    from ..data.eval_results import RESULTS_FOLDER
+
+    folder = eval_results / RESULTS_FOLDER  # DIR may hold the inputs (a model repo's clone)
+    return check_output_dir(folder, [*inputs, source], option="--eval-results").parent

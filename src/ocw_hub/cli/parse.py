@@ -64,6 +64,22 @@ def _parse_wote(
     return parse_wote_responses(answers, rows, allow_truncated=allow_truncated, source=source)
 
 
+def _usage(responses: Path, price_per_mtok: str | None) -> dict[str, Any]:
+    """The run's requests, tokens, latency (and cost at --price-per-mtok, else at run-llm's)
+    from the responses (:func:`ocw_hub.llm.usage.log_usage`; lines without ``usage``: not
+    reported)."""
+    from ..llm.usage import log_usage, parse_price
+    from ..provenance import read_protocol
+
+    if price_per_mtok is not None:
+        return log_usage(responses, parse_price(price_per_mtok))
+    recorded = (read_protocol(responses) or {}).get("usage")
+    price = recorded.get("price_per_mtok") if isinstance(recorded, dict) else None
+    if isinstance(price, list) and len(price) == 2:
+        return log_usage(responses, (float(price[0]), float(price[1])))
+    return log_usage(responses)
+
+
 def _prompt_style(responses: Path, given: str | None, mode: str) -> str:
     """The prompt style of the answers: ``--prompt-style``, else the one the responses'
     protocol record names (``prompts`` writes it, ``run-llm`` copies it), else ``paper``.
@@ -173,6 +189,15 @@ def parse(
             "unrecoverable.",
         ),
     ] = False,
+    price_per_mtok: Annotated[
+        str | None,
+        typer.Option(
+            "--price-per-mtok",
+            metavar="IN,OUT",
+            help="Price per million prompt and completion tokens for the cost in the report "
+            "(default: the one given to run-llm, if any); tokens as the responses' usage says.",
+        ),
+    ] = None,
     prompt_style: Annotated[
         str | None,
         typer.Option(
@@ -208,6 +233,7 @@ def parse(
     """
     from ..llm.prompts import TASKS
     from ..llm.responses import MODES, read_responses
+    from ..llm.usage import usage_line
     from ..outputs import check_output_file, write_json
     from ..provenance import write_protocol
 
@@ -240,12 +266,15 @@ def parse(
             answers, rows, task, mode, allow_truncated, str(responses), style
         )
     report = {"responses": str(responses), "config": config, "split": split, **report}
+    report["usage"] = _usage(responses, price_per_mtok)
     write_json(out, predictions)
     write_json(sidecar, report)
     task_done = task if task in spec.tasks else spec.tasks[0]  # WoTe: its one task
-    fields = {"task": task_done, "parse_mode": mode, "prompt_style": prompt_style, **voted}
+    fields = {"task": task_done, "parse_mode": mode, "prompt_style": prompt_style, **voted,
+              "usage": report["usage"]}  # fmt: skip
     write_protocol(out, fields, inputs=[responses])
     console.print(_parse_table(report))
+    console.print(f"usage: {escape(usage_line(report['usage']))}", highlight=False, soft_wrap=True)
     if report["missing"]:
         print_warning(
             f"{len(report['missing'])} {spec.units} of {config}/{split} have no response "

@@ -106,6 +106,16 @@ def predict(
     pooling: Annotated[str | None, typer.Option("--pooling", help=POOLING_HELP)] = None,
     contextual: Annotated[bool, typer.Option("--contextual", help=CONTEXTUAL_HELP)] = False,
     vectors: Annotated[Path | None, typer.Option("--vectors", help=VECTORS_HELP)] = None,
+    min_coverage: Annotated[
+        float | None,
+        typer.Option(
+            "--min-coverage",
+            min=0.0,
+            max=1.0,
+            help="--vectors: the least share of the split's distinct clues the file must cover "
+            "(a clue is covered when one of its words has a vector); default 0.5.",
+        ),
+    ] = None,
     runs: Runs = 16,
     seed: Annotated[
         int,
@@ -129,9 +139,13 @@ def predict(
     from ..baselines.run_files import check_predictions_dir, write_baseline
     from ..outputs import exclusive
 
-    options = {"model": model, "encoder": encoder, "pooling": pooling,
+    options: dict[str, Any] = {"model": model, "encoder": encoder, "pooling": pooling,
                "contextual": contextual, "vectors": vectors}  # fmt: skip
     _check_options(method, keep_vectors, options)
+    if min_coverage is not None:
+        if vectors is None:
+            raise OptionError("--min-coverage applies to --vectors only")
+        options["min_coverage"] = min_coverage
     jobs = worker_count(jobs)
     if method == "embedding":
         _require_extras(model, encoder)
@@ -158,7 +172,13 @@ def predict(
 def _protocol_line(protocol: dict[str, Any]) -> str:
     """The encoder's protocol in one line: ``transformers NAME, first token, last layer, ...``."""
     keys = ("encoder", "model", "context", "pooling")
-    return ", ".join(str(protocol[k]) for k in keys if protocol.get(k) is not None)
+    line = ", ".join(str(protocol[k]) for k in keys if protocol.get(k) is not None)
+    covered = protocol.get("coverage")
+    if isinstance(covered, dict):
+        line += (
+            f", {covered['covered']} of {covered['clues']} clues covered ({covered['share']:.1%})"
+        )
+    return line
 
 
 def _run(method: str, walls: list, encoder: Any, runs: int, seed: int, jobs: int) -> Any:

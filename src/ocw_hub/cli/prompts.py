@@ -20,6 +20,17 @@ from ._common import (
     load_split_rows,
     local_path,
 )
+from .generation import (
+    PROFILE_HELP,
+    Choices,
+    MaxTokens,
+    ReasoningEffort,
+    SamplingSeed,
+    Stop,
+    Temperature,
+    TopP,
+    generation_of,
+)
 from .options import TASK_HELP, CacheDir, Config, DataDir, NoChecks, Split
 
 
@@ -45,6 +56,7 @@ def _wote_prompts(
     model: str,
     out: Path,
     *,
+    generation: Any,
     source: str | None,
     cache_dir: Path | None,
     no_checks: bool,
@@ -69,12 +81,21 @@ def _wote_prompts(
         raise OptionError(f"--response-format {options['response_format']}: WoTe answers a span")
     out = check_output_file(out, inputs=[local_path(source)])
     rows = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
-    requests = build_wote_requests(rows, model=model)
+    requests = build_wote_requests(rows, model=model, generation=generation)
     write_text_atomic(out, requests_jsonl(requests))
-    write_protocol(
-        out, {"method": "llm", "task": "spans", "model": model, "prompt_style": "ours", "shots": 0}
-    )
+    fields = {"method": "llm", "task": "spans", "model": model, "prompt_style": "ours", "shots": 0}
+    write_protocol(out, {**fields, **_generation_record(generation, requests)})
     _report(len(requests), f"{config} requests ({config}/{split}, our extractive prompt)", out)
+
+
+def _generation_record(generation: Any, requests: list[dict[str, Any]]) -> dict[str, Any]:
+    """The protocol fields of the generation: the profile and every field the bodies send."""
+    from ..llm.profiles import common_fields
+
+    return {
+        "profile": generation.profile,
+        "generation": common_fields([r["body"] for r in requests]),
+    }
 
 
 def _response_format(style: str, given: str | None) -> str | None:
@@ -133,6 +154,14 @@ def prompts(
             "checked against a schema. See --list-styles. WoTe: ours only.",
         ),
     ] = None,
+    profile: Annotated[str, typer.Option("--profile", help=PROFILE_HELP)] = "paper",
+    max_tokens: MaxTokens = None,
+    reasoning_effort: ReasoningEffort = None,
+    temperature: Temperature = None,
+    top_p: TopP = None,
+    stop: Stop = None,
+    sampling_seed: SamplingSeed = None,
+    n: Choices = None,
     response_format: Annotated[
         str | None,
         typer.Option(
@@ -157,7 +186,8 @@ def prompts(
 ) -> None:
     """Write the paper's few-shot chat-completion requests, one per wall (OpenAI batch JSONL).
 
-    Temperature 0, at most 144 new tokens; the in-context examples are
+    Temperature 0, at most 144 new tokens (the paper profile; --profile reasoning or custom
+    sends other generation fields, recorded in the protocol record); the in-context examples are
     random.Random(seed).sample(train walls, K), written one group per line with its
     connection. With --split train a wall is never its own example: its draw is made from
     the other train walls. --prompt-style ours is our own wording, not the paper's; cot and
@@ -172,14 +202,18 @@ def prompts(
     from ..outputs import check_output_file, write_text_atomic
     from ..provenance import write_protocol
 
+    generation = generation_of(
+        profile, max_tokens=max_tokens, reasoning_effort=reasoning_effort,
+        temperature=temperature, top_p=top_p, stop=stop, seed=sampling_seed, n=n,
+    )  # fmt: skip
     config = check_config(config)
     source = data_dir_of(data_dir, config)
     other = _OTHER_PROMPTS.get(config_spec(config).dataset)
     if other is not None:
         options = {"task": task, "shots": shots, "prompt_style": prompt_style,
                    "response_format": response_format}  # fmt: skip
-        other(config, split, options, model, out, source=source, cache_dir=cache_dir,
-              no_checks=no_checks)  # fmt: skip
+        other(config, split, options, model, out, generation=generation, source=source,
+              cache_dir=cache_dir, no_checks=no_checks)  # fmt: skip
         return
     if task is None or shots is None:
         raise OptionError(f"--config {config}: --task and --shots are required")
@@ -194,13 +228,17 @@ def prompts(
         train = load_split_rows(config, "train", source, cache_dir=cache_dir, no_checks=no_checks)
     requests = build_requests(
         walls, train, task=task, shots=shots, seed=seed, model=model, style=prompt_style,
-        response_format=response_format or "schema",
+        response_format=response_format or "schema", generation=generation,
     )  # fmt: skip
     write_text_atomic(out, requests_jsonl(requests))
     write_protocol(
         out,
         {"method": "llm", "task": task, "model": model, "prompt_style": prompt_style,
-         "response_format": response_format, "shots": shots, "seed": seed},
+         "response_format": response_format, "shots": shots, "seed": seed,
+         **_generation_record(generation, requests)},
     )  # fmt: skip
-    what = f"{task} requests ({config}/{split}, {shots} shots, seed {seed}, {prompt_style} prompts)"
+    what = (
+        f"{task} requests ({config}/{split}, {shots} shots, seed {seed}, {prompt_style} "
+        f"prompts, {profile} profile)"
+    )
     _report(len(requests), what, out)

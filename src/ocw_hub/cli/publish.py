@@ -34,20 +34,43 @@ def publish(
     force: Annotated[
         bool, typer.Option("--force", help="Publish an export of the pre-release stand-in anyway.")
     ] = False,
+    eval_results: Annotated[
+        bool,
+        typer.Option(
+            "--eval-results",
+            help="Add FOLDER's .eval_results/*.yaml (evaluate --eval-results) to the model "
+            "repo --repo-id; nothing else of it is touched.",
+        ),
+    ] = False,
+    pr: Annotated[
+        bool, typer.Option("--pr", help="With --eval-results: open a pull request instead.")
+    ] = False,
 ) -> None:
     """Make a Hub repository mirror an export (or the metric Space) in one commit: files added
-    or updated, files the folder no longer has deleted. Token from HF_TOKEN or the login."""
+    or updated, files the folder no longer has deleted; or, with --eval-results, add a model's
+    leaderboard results to its model repo. Token from HF_TOKEN or the login."""
     from ..data.publish import publish as do_publish
+    from ..data.publish import publish_eval_results
+    from ..errors import OptionError
 
-    files = do_publish(
-        folder,
-        repo_id,
-        revision=revision,
-        private=private,
-        dry_run=dry_run,
-        space=space,
-        force=force,
-    )
+    if eval_results:
+        if space or private or force:
+            raise OptionError("--eval-results: not with --space, --private or --force")
+        files = publish_eval_results(
+            folder, repo_id, revision=revision, create_pr=pr, dry_run=dry_run
+        )
+    elif pr:
+        raise OptionError("--pr: only with --eval-results")
+    else:
+        files = do_publish(
+            folder,
+            repo_id,
+            revision=revision,
+            private=private,
+            dry_run=dry_run,
+            space=space,
+            force=force,
+        )
     table = Table(title=("Would upload" if dry_run else "Uploaded") + f" to {repo_id}")
     table.add_column("file")
     table.add_column("bytes", justify="right")

@@ -38,17 +38,20 @@ def report(
     aired_after: AiredAfter = None,
 ) -> None:
     """Write one self-contained HTML report (headline table, plots, the hardest walls) of
-    results files; it opens offline (inline SVG, no script, no web font)."""
+    results files; it opens offline (inline SVG, no script, no web font). The walls are read
+    from the source each results file records (path or Hub id, checked by its sha256):
+    --data-dir is needed only when that source is gone or changed."""
     from ..outputs import check_output_file, write_text_atomic
     from ..scoring.slices import WallSlice
     from ..views.report import build_report
     from ..views.report_data import load_walls, read_results
+    from ..views.report_source import recorded_inputs
 
     dirs = data_dirs(data_dir)
     with quiet_datasets():
         require("report", "report")
-        target = check_output_file(out, [*results, *dirs.values()])
         files = read_results(results)
+        target = check_output_file(out, [*results, *dirs.values(), *recorded_inputs(files)])
         walls_slice = WallSlice.parse(seasons, aired_after)
         if walls_slice is not None:  # every figure again on the walls of the slice
             files = [_sliced(f, walls_slice, dirs, cache_dir) for f in files]

@@ -15,6 +15,16 @@ from ..extras import require
 from ..llm.client import CLIENT_ERRORS_TO_STOP
 from ..shown import inert
 from ._common import MESSAGE_LINE_CHARS, console, err_console, progress
+from .generation import (
+    Choices,
+    MaxTokens,
+    ReasoningEffort,
+    SamplingSeed,
+    Stop,
+    Temperature,
+    TopP,
+    generation_of,
+)
 
 
 def _shown(text: object) -> str:
@@ -38,7 +48,24 @@ def _check_base_url(base_url: str) -> None:
         )
 
 
+def _report_failed_for_good(summary: Any) -> None:
+    """The requests a re-run skipped: each failed before for a reason of its own."""
+    skipped = summary.failed_for_good
+    if not skipped:
+        return
+    for custom_id, message in skipped[:5]:
+        err_console.print(f"  {_shown(custom_id)}: {_shown(message)}", highlight=False)
+    err_console.print(
+        f"[yellow]warning:[/] {len(skipped)} requests were not sent: each failed before for a "
+        "reason of its own that a new try would meet alike (above; logged in full); "
+        "--retry-failed sends them again",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
 def _report_run(summary: Any, out: Path) -> None:
+    _report_failed_for_good(summary)
     console.print(
         f"{summary.succeeded} of {summary.sent} requests sent were answered; "
         f"{summary.already_done} of {summary.total} were already answered in "
@@ -54,10 +81,23 @@ def _report_run(summary: Any, out: Path) -> None:
             err_console.print(
                 f"  {_shown(custom_id)}: {_shown(message)}", highlight=False, soft_wrap=True
             )
+        own = sum(1 for _, message in summary.failures if _is_request_specific(message))
+        later = (
+            f"; {own} of them failed for a reason of their own (e.g. a prompt too long for the "
+            "model's context): a re-run sends them again only with --retry-failed"
+            if own
+            else ""
+        )
         raise OCWHubError(
             f"{len(summary.failures)} requests failed (logged with their error); run the same "
-            "command again to send them again"
+            f"command again to send them again{later}"
         )
+
+
+def _is_request_specific(message: str) -> bool:
+    from ..llm.transport import REQUEST_SPECIFIC
+
+    return REQUEST_SPECIFIC.search(message) is not None
 
 
 #: After the help: timeouts and retries.
@@ -65,15 +105,18 @@ EPILOG = f"""
 Each try of a request must bring its whole answer within --timeout seconds (a deadline, not a
 per-read window). A try that meets a passing fault (the connection closed before the whole
 answer, the deadline passed, 408, 409, 429, 5xx) is tried again up to --max-retries times,
-after 0.5 s doubling up to 8 s (less up to 25 % jitter) or the server's Retry-After: a hung
-server costs at most (1 + max retries) x timeout per request. A 200 that is no usable chat
-completion (not JSON, no choices, an error body, a finish_reason other than stop and length,
-content that is not text, another model than --model or a dated snapshot of it) and a 4xx (400,
-401, 403, 404, 422) are logged as failures at once, and {CLIENT_ERRORS_TO_STOP} such 4xx in a
-row stop the run. A server that refuses the connection is left alone for the same backoff while
-the others take its requests; after 1 + --max-retries refusals in a row it is given up, and
-when every server is, the run stops. Failed requests are logged with their error and sent again
-by a re-run.
+after 0.5 s doubling up to 8 s (less up to 25 % jitter) or the server's Retry-After, honoured
+up to --timeout (a longer one is waited for --timeout seconds, and a request that then fails
+says so in the log): a hung server costs at most (1 + max retries) x timeout per request. A 200
+that is no usable chat completion (not JSON, no choices, an error body, a finish_reason other
+than stop and length, content that is not text, another model than --model or a dated snapshot
+of it) and a 4xx (400, 401, 403, 404, 422) are logged as failures at once, and
+{CLIENT_ERRORS_TO_STOP} such 4xx in a row stop the run. A 4xx about one request alone (its prompt
+too long for the model's context) is that request's failure: it never stops the run, and a
+re-run does not send it again unless --retry-failed. A server that refuses the connection is
+left alone for the same backoff while the others take its requests; after 1 + --max-retries
+refusals in a row it is given up, and when every server is, the run stops. Other failed
+requests are logged with their error and sent again by a re-run.
 """
 
 
@@ -97,6 +140,61 @@ def _server_failure(err: Any, out: Path) -> OptionError:
         option, value = "--base-url", err.base_url
     kept = f"answers so far are kept in {out}" if out.exists() else f"{out} not written"
     return OptionError(f"{option} {value}: {inert(err.reason)} ({kept})")  # one line
+
+
+def _profile_of(profile: str | None, options: dict[str, Any]) -> Any:
+    """The ``Generation`` that replaces the requests' fields, or None (send them as written).
+
+    Raises:
+        OptionError: a field option without --profile.
+        GenerationProfileError: options the profile does not take.
+    """
+    from ..llm.profiles import OPTIONS
+
+    if profile is not None:
+        return generation_of(profile, **options)
+    given = next((k for k, v in options.items() if v is not None), None)
+    if given is not None:
+        raise OptionError(f"{OPTIONS[given]}: give --profile custom or reasoning with it")
+    return None
+
+
+def _write_record(
+    out: Path,
+    requests: Path,
+    model: str,
+    sent: dict[str, Any],
+    price: tuple[float, float] | None,
+) -> None:
+    """The log's protocol record: the requests' own, the model asked and the one that
+    answered, the generation fields sent and the run's usage (:mod:`ocw_hub.llm.usage`)."""
+    from ..llm.client import answered_models
+    from ..llm.usage import log_usage
+    from ..provenance import write_protocol
+
+    answered = answered_models(out)  # a snapshot's name (gpt-4o-2024-08-06), if named
+    shown = ", ".join(answered) if answered and answered != [model] else None
+    fields = {"model": model, "answered_model": shown, **sent, "usage": log_usage(out, price)}
+    write_protocol(out, fields, inputs=[requests])
+
+
+def _generation_record(
+    loaded: list[dict[str, Any]],
+    model: str,
+    generation: Any,
+    field: str | None,
+) -> dict[str, Any]:
+    """The protocol fields of what was sent: the profile (when --profile replaced the
+    requests' own) and the generation fields of the bodies as sent (a stop string as a list,
+    the token limit under the name sent)."""
+    from ..llm.client import sent_body
+    from ..llm.profiles import common_fields
+
+    bodies = [sent_body(r, model, field) for r in loaded]
+    record: dict[str, Any] = {"generation": common_fields(bodies)}
+    if generation is not None:
+        record["profile"] = generation.profile
+    return record
 
 
 def run_llm(
@@ -149,16 +247,58 @@ def run_llm(
             "the server answers 400 asking for the other name.",
         ),
     ] = None,
+    retry_failed: Annotated[
+        bool,
+        typer.Option(
+            "--retry-failed",
+            help="Also send again the requests whose last try failed for a reason of their "
+            "own (a prompt too long for the model's context): by default a re-run skips them.",
+        ),
+    ] = False,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            "--profile",
+            help="Replace the generation fields of every request: reasoning "
+            "(max_completion_tokens = --max-tokens, --reasoning-effort; no temperature, top_p, "
+            "n or stop) or custom (exactly the fields given). Default: the requests' own "
+            "(written by prompts --profile). A stop string is always sent as a list.",
+        ),
+    ] = None,
+    max_tokens: MaxTokens = None,
+    reasoning_effort: ReasoningEffort = None,
+    temperature: Temperature = None,
+    top_p: TopP = None,
+    stop: Stop = None,
+    sampling_seed: SamplingSeed = None,
+    n: Choices = None,
+    price_per_mtok: Annotated[
+        str | None,
+        typer.Option(
+            "--price-per-mtok",
+            metavar="IN,OUT",
+            help="Price per million prompt and completion tokens (e.g. 2.5,10): the run's "
+            "cost is recorded with its token counts and latency, and evaluate shows the cost "
+            "per solved wall.",
+        ),
+    ] = None,
 ) -> None:
     """Send the requests to OpenAI-compatible servers; append each answer to the log.
 
     The key comes from OPENAI_API_KEY (a dummy for local servers when unset). A re-run with
-    the same --out sends only the requests the log has no answer to.
+    the same --out sends only the requests the log has no answer to. The protocol record
+    beside the log holds the generation fields sent and the run's usage: requests, tokens
+    (as the servers report them), latency percentiles and, with --price-per-mtok, the cost.
     """
-    from ..llm.client import LLMServerError, answered_models, read_requests, run_requests
+    from ..llm.client import LLMServerError, read_requests, run_requests
+    from ..llm.usage import parse_price
     from ..outputs import check_output_file
-    from ..provenance import write_protocol
 
+    options = {"max_tokens": max_tokens, "reasoning_effort": reasoning_effort,
+               "temperature": temperature, "top_p": top_p, "stop": stop, "seed": sampling_seed,
+               "n": n}  # fmt: skip
+    generation = _profile_of(profile, options)
+    price = None if price_per_mtok is None else parse_price(price_per_mtok)
     for url in base_url:
         _check_base_url(url)
     if len(set(base_url)) != len(base_url):
@@ -166,7 +306,12 @@ def run_llm(
     require("llm", "run-llm")
     out = check_output_file(out, inputs=[requests])
     loaded = read_requests(requests)
+    if generation is not None:
+        from ..llm.profiles import with_generation
+
+        loaded = [with_generation(r, generation) for r in loaded]
     server_error: LLMServerError | None = None
+    summary: Any = None
     with progress() as bar:
         state: dict[str, Any] = {}
 
@@ -188,13 +333,17 @@ def run_llm(
                 max_tokens_field=None if max_tokens_field is None else max_tokens_field.value,
                 on_start=on_start,
                 on_result=on_result,
+                retry_failed=retry_failed,
             )
         except LLMServerError as err:
             server_error = err
-    if out.exists():  # a run that answered nothing leaves no file, nor a record of one
-        answered = answered_models(out)  # a snapshot's name (gpt-4o-2024-08-06), if named
-        shown = ", ".join(answered) if answered and answered != [model] else None
-        write_protocol(out, {"model": model, "answered_model": shown}, inputs=[requests])
+        finally:  # Ctrl-C too: the record always describes the log as it now is
+            if out.exists():  # a run that answered nothing leaves no file, nor a record
+                sent_field = None if max_tokens_field is None else max_tokens_field.value
+                if sent_field is None and summary is not None:  # switched on a server's 400
+                    sent_field = summary.max_tokens_field
+                sent = _generation_record(loaded, model, generation, sent_field)
+                _write_record(out, requests, model, sent, price)
     if server_error is not None:
         raise _server_failure(server_error, out) from server_error
     _report_switch(summary)

@@ -1,6 +1,7 @@
 """``ocw-hub build``: prepare configs and write one Parquet export per dataset, with its card.
 
-The layout is :mod:`ocw_hub.data.layout`'s, the card :mod:`ocw_hub.data.card`'s, and the
+The layout is :mod:`ocw_hub.data.layout`'s, the card :mod:`ocw_hub.data.card`'s, the
+leaderboard's ``eval.yaml`` :mod:`ocw_hub.data.leaderboard`'s, and the
 destination is checked and replaced whole by :mod:`ocw_hub.data.staging`. Rows and features are
 exactly those of the builders; the features are written in the notation ``datasets`` 3.x reads
 (:func:`ocw_hub.data.infos.legacy_features`), both in each Parquet file's ``huggingface`` schema
@@ -21,6 +22,7 @@ import datasets
 from ..configs import PathLike, config_spec
 from .builders import prepare
 from .card import (
+    DATASET_CARDS,
     is_prerelease,
     provenance_markdown,
     provenance_notice,
@@ -30,6 +32,7 @@ from .card import (
     wote_counts_markdown,
 )
 from .layout import SPLITS, answers_located, export_folder, write_split
+from .leaderboard import EVAL_FILE, eval_yaml_text
 from .staging import ExportPathError, plan_export, staging
 
 __all__ = ["ExportPathError", "ExportedSplit", "SPLITS", "build_export", "plan_export"]
@@ -218,4 +221,6 @@ def build_export(
             sections = [*export.sections, provenance_markdown(export.sources)]
             card = render_card(folder, export.infos, sections, notice, files=export.files)
             card.save(staged[folder] / "README.md")
+            board = eval_yaml_text(DATASET_CARDS[folder].title, export.infos)
+            (staged[folder] / EVAL_FILE).write_text(board, encoding="utf-8")
     return written

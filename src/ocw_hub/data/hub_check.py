@@ -26,6 +26,7 @@ from huggingface_hub import DatasetCard, RepoCard
 from ..configs import PathLike
 from .card import are_prerelease_ids
 from .hub_files import PlannedFile, link_problems, planned_files
+from .leaderboard import EVAL_FILE, eval_yaml_problems
 
 #: What reading a card's YAML metadata can raise: bad YAML, a non-mapping block, malformed
 #: ``configs`` / ``dataset_info`` entries.
@@ -303,7 +304,7 @@ def _unnamed_file_findings(root: Path, files: list[PlannedFile], named: set[Path
     besides the card a difference (uploaded as is)."""
     problems, differences = [], []
     for item in files:
-        if item.path == "README.md" or (root / item.path).resolve() in named:
+        if item.path in ("README.md", EVAL_FILE) or (root / item.path).resolve() in named:
             continue
         if item.path.endswith(".parquet"):
             problems.append(f"{item.path}: a Parquet file no config of the card names")
@@ -320,8 +321,10 @@ def inspect_export(folder: PathLike) -> ExportReport:
     ``dataset_info``; ``data_dir`` / ``data_files`` outside the folder or naming no file; a
     file ``pyarrow`` cannot read; feature metadata ``datasets`` 3.x cannot read; Arrow types
     that do not cast to the card's features; split sizes that differ from the card; a Parquet
-    file no config names. Differences: Arrow types that cast to the card's; files outside the
-    configs. The files examined are exactly :func:`planned_files`.
+    file no config names; an ``eval.yaml`` that does not register the card's configs
+    (:func:`ocw_hub.data.leaderboard.eval_yaml_problems`). Differences: Arrow types that
+    cast to the card's; files outside the configs. The files examined are exactly
+    :func:`planned_files`.
     """
     if not Path(folder).is_dir():
         return ExportReport(problems=[f"{folder}: not a folder"])
@@ -343,9 +346,17 @@ def inspect_export(folder: PathLike) -> ExportReport:
     for name, params in configs.items():
         named |= _check_config(root, name, params, infos.get(name), report)
     problems, differences = _unnamed_file_findings(root, report.files, named)
-    report.problems += problems
+    report.problems += problems + eval_yaml_problems(root, _card_splits(configs, infos))
     report.differences += differences
     return report
+
+
+def _card_splits(configs: Mapping[str, Any], infos: Mapping[str, Any]) -> dict[str, list[str]]:
+    """config -> its splits, as the card's ``dataset_info`` lists them."""
+    return {
+        name: list(infos[name].splits) if name in infos and infos[name].splits else []
+        for name in configs
+    }
 
 
 def check_export(folder: PathLike) -> list[str]:

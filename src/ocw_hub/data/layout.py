@@ -133,8 +133,8 @@ def exports_in(folder: PathLike) -> list[Path]:
 
 def holds_only_export_files(folder: Path) -> bool:
     """Whether ``folder`` holds only what :func:`build_export` writes in one export
-    (``README.md``, ``data/**.parquet``, no symbolic link): only such a folder, or an empty
-    one, is replaced by a new export."""
+    (``README.md``, ``eval.yaml``, ``data/**.parquet``, no symbolic link): only such a folder,
+    or an empty one, is replaced by a new export."""
     for path in folder.rglob("*"):
         rel = path.relative_to(folder)
         if path.is_symlink():
@@ -142,7 +142,7 @@ def holds_only_export_files(folder: Path) -> bool:
         if path.is_dir():
             if rel.parts[0] != "data":
                 return False
-        elif rel.as_posix() != "README.md" and not (
+        elif rel.as_posix() not in ("README.md", "eval.yaml") and not (
             rel.parts[0] == "data" and path.suffix == ".parquet"
         ):
             return False

@@ -233,3 +233,61 @@ def publish(
         message = f"Upload {what} with ocw-hub (mirror of the folder)"
         _mirror_commit(api, root, repo_id, files, repo_type, revision, message)
     return files
+
+
+def publish_eval_results(
+    folder: PathLike,
+    repo_id: str,
+    *,
+    revision: str | None = None,
+    create_pr: bool = False,
+    dry_run: bool = False,
+    api: HfApi | None = None,
+) -> list[PlannedFile]:
+    """Add a folder's ``.eval_results/*.yaml`` files (``ocw-hub evaluate --eval-results``) to
+    a model repo in one commit; nothing else of the repo is touched.
+
+    Args:
+        folder: the model repo folder holding ``.eval_results`` (or that folder itself).
+        repo_id: the model repo, ``ORG/NAME``; it must exist.
+        revision: branch to commit to; ``create_pr``: open a pull request instead (results
+            for a model that is not yours show as community-provided).
+        dry_run: check and list the files only; nothing touches the network.
+
+    Returns:
+        The files uploaded (path in the repo, bytes), or with ``dry_run`` that would be.
+
+    Raises:
+        ExportError: a malformed repo id; the folder fails
+            :func:`ocw_hub.data.eval_results.eval_results_problems` (every problem listed);
+            offline; no token; the Hub refused or could not be reached.
+    """
+    from huggingface_hub import CommitOperationAdd
+
+    from .eval_results import RESULTS_FOLDER, eval_results_problems, result_files
+
+    validate_repo_id(repo_id)
+    problems = eval_results_problems(folder)
+    if problems:
+        listed = problems[0] if len(problems) == 1 else "\n- " + "\n- ".join(problems)
+        raise ExportError(f"{folder}: not publishable eval results: {listed}")
+    paths = result_files(folder)
+    files = [PlannedFile(f"{RESULTS_FOLDER}/{p.name}", p.stat().st_size) for p in paths]
+    if dry_run:
+        return files
+    api = api or HfApi()
+    _require_hub(api)
+    operations = [
+        CommitOperationAdd(path_in_repo=f.path, path_or_fileobj=str(p))
+        for f, p in zip(files, paths, strict=True)
+    ]
+    with hub_errors(repo_id):
+        api.create_commit(
+            repo_id,
+            operations=operations,
+            commit_message=f"Add {len(files)} eval result(s) with ocw-hub",
+            repo_type="model",
+            revision=revision,
+            create_pr=create_pr,
+        )
+    return files

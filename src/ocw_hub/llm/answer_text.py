@@ -21,7 +21,10 @@ __all__ = [
     "split_lines",
 ]
 
-_THINK_TAG = re.compile(r"<(/?)think>", re.IGNORECASE)
+#: A reasoning tag, whole (``<think>``, ``</think>``) or a fragment of one as models and
+#: servers leave them (``/think>``, ``think>``, ``</think`` and ``<think`` without their
+#: ``>``; not ``<thinking>``): a closing tag when it has ``/`` or lacks its ``<``.
+_THINK_TAG = re.compile(r"<(/?)think\b>?|(/)think>|\b(think)>", re.IGNORECASE)
 
 #: The ``finish_reason`` of a complete answer (OpenAI's, vLLM's, TGI's, SGLang's, Ollama's).
 COMPLETE = "stop"
@@ -74,11 +77,12 @@ def drop_reasoning(text: str) -> tuple[str, str | None, bool]:
     """The answer without its ``<think>…</think>`` blocks (any case), a problem, and
     whether a block was dropped. An unclosed ``<think>`` leaves no answer (problem
     ``unclosed_reasoning``); text before a lone ``</think>`` is reasoning too; a
-    ``<think>`` inside a block is part of it. One pass over the tags, offsets in ``text``."""
+    ``<think>`` inside a block is part of it; a fragment of a tag (:data:`_THINK_TAG`) is a
+    tag. One pass over the tags, offsets in ``text``."""
     kept: list[str] = []
     start, inside, dropped = 0, False, False
     for tag in _THINK_TAG.finditer(text):
-        if tag.group(1):  # </think>
+        if tag.group(1) or tag.group(2) or tag.group(3):  # </think>, /think>, think>
             if not inside:
                 kept = []  # all before a lone closing tag is thought
             start, inside, dropped = tag.end(), False, True

@@ -8,12 +8,20 @@ each, and decides what each outcome means:
 * an answer (status 200, a chat completion) is logged; a re-run does not send it again;
 * a passing fault (the connection closed before the whole answer, no whole answer within the
   deadline, 408, 409, 429, 5xx) is tried again up to ``max_retries`` times, after 0.5 s
-  doubling up to 8 s (less up to 25 % jitter) or the server's ``Retry-After``; then it is
-  logged as a failure;
+  doubling up to 8 s (less up to 25 % jitter) or the server's ``Retry-After`` (however long,
+  up to ``timeout`` seconds: a longer one is cut to ``timeout``); then it is logged as a
+  failure;
 * a 200 that is no chat completion (not JSON, not an object, no ``choices``, an ``error``
   body) and a deterministic 4xx (400, 401, 403, 404, 422, ...) are logged as failures at once;
   after :data:`CLIENT_ERRORS_TO_STOP` 4xx in a row the run stops: the key, the model or the
   request is wrong for every request;
+* a 4xx about one request alone (its prompt too long for the model's context:
+  :data:`~.transport.REQUEST_FAILED`) is that request's failure, logged with the server's
+  reason and ``"scope": "request"``; it does not count toward stopping the run, and a re-run
+  does not send it again unless ``retry_failed`` (it would fail alike, and a run that sent the
+  same failing requests first each time could never get past them);
+* a server's ``Retry-After`` is honoured up to the deadline of a try (``timeout``); a longer
+  one is waited for that long, and said in the request's failure if it fails;
 * a 400 asking for ``max_completion_tokens`` instead of ``max_tokens`` switches the name for
   that request and every later one (recorded in each line sent so; see
   :func:`~ocw_hub.llm.log.renamed_field`), unless the name was given;
@@ -22,8 +30,8 @@ each, and decides what each outcome means:
   after 1 + ``max_retries`` refusals in a row it is given up, and when every server is given up
   the run stops (:class:`LLMServerError`).
 
-A failed request is logged with its error and sent again by a re-run; lines logged before a
-stop stay in the log. One log is written by one run at a time
+A failed request is logged with its error and sent again by a re-run (but a request-specific
+one, see above); lines logged before a stop stay in the log. One log is written by one run at a time
 (:func:`~ocw_hub.llm.log.exclusive_log`), and it is created only when the first line is
 written. The key comes from ``OPENAI_API_KEY``; local servers get a dummy key when it is unset.
 """
@@ -49,6 +57,7 @@ from .log import (
     check_log_matches,
     exclusive_log,
     is_success,
+    json_records,
     logged_field,
     output_line,
     partial_tail,
@@ -68,6 +77,7 @@ __all__ = [
     "RunSummary",
     "answered_models",
     "body_digest",
+    "failed_for_good",
     "is_success",
     "output_line",
     "partial_tail",
@@ -123,6 +133,8 @@ class RunSummary:
         max_tokens_field: the token-limit name sent last when it was not the requests' own
             (switched on a server's 400, given, or taken from the log), else None.
         switched_max_tokens_field: whether a server's 400 made this run switch it.
+        failed_for_good: ``(custom_id, message)`` of the requests not sent because their last
+            line in the log is a request-specific failure (without ``retry_failed``).
     """
 
     total: int
@@ -134,6 +146,7 @@ class RunSummary:
     answered_by: Counter[str] = field(default_factory=Counter)
     max_tokens_field: str | None = None
     switched_max_tokens_field: bool = False
+    failed_for_good: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -152,6 +165,7 @@ class _Server:
 class _Job:
     request: Mapping[str, Any]
     tries: int = 0  # failed tries so far (passing faults)
+    waited: str | None = None  # why a server's Retry-After was not waited for in full
 
 
 @dataclass(frozen=True)
@@ -210,7 +224,9 @@ class _Run:
     async def _send(self, server: _Server, job: _Job) -> None:
         settings, used = self.settings, self.field
         body = sent_body(job.request, settings.model, used)
+        started = asyncio.get_running_loop().time()
         outcome = await transport.attempt(server.client, body, settings.timeout)
+        latency = asyncio.get_running_loop().time() - started
         if outcome.kind == transport.REFUSED:
             self._refused(server, outcome)
             self.queue.put_nowait(job)
@@ -222,10 +238,12 @@ class _Run:
             return
         if outcome.kind == transport.RETRY and job.tries < settings.max_retries:
             job.tries += 1
-            await asyncio.sleep(outcome.retry_after or transport.backoff(job.tries))
+            wait, cut = transport.retry_wait(outcome.retry_after, job.tries, settings.timeout)
+            job.waited = cut or job.waited
+            await asyncio.sleep(wait)
             self.queue.put_nowait(job)
             return
-        self._finish(server, job, outcome, used)
+        self._finish(server, job, outcome, used, latency)
 
     def _switch_field(self, used: str | None, body: Mapping[str, Any]) -> bool:
         """Send the token limit under its other name from now on; False when this run
@@ -261,17 +279,27 @@ class _Run:
         return LLMServerError(reason, base_url=", ".join(urls), model=self.settings.model)
 
     def _finish(
-        self, server: _Server, job: _Job, outcome: transport.Outcome, used: str | None
+        self,
+        server: _Server,
+        job: _Job,
+        outcome: transport.Outcome,
+        used: str | None,
+        latency: float | None = None,
     ) -> None:
-        """Log the request's outcome; stop after too many client errors in a row."""
+        """Log the request's outcome (with the seconds its last try took); stop after too
+        many client errors in a row."""
         request = job.request
+        error = outcome.error
+        if error is not None and job.waited is not None:
+            error = {**error, "message": f"{error.get('message', '')} ({job.waited})"}
         line = output_line(
             request["custom_id"],
             status_code=outcome.status_code,
             body=outcome.body,
-            error=outcome.error,
+            error=error,
             digest=body_digest(sent_body(request, self.settings.model, used)),
             max_tokens_field=renamed_field(request, used),
+            latency_s=latency,
         )
         self.record(line, server.base_url)
         self.left -= 1
@@ -330,6 +358,28 @@ def answered_models(log_path: str | os.PathLike[str]) -> list[str]:
     return sorted(names)
 
 
+def failed_for_good(log_path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
+    """The requests of a response log whose last line is a request-specific failure
+    (``error.scope == "request"``, :data:`~.transport.REQUEST_FAILED`): ``{custom_id: line}``.
+    A missing log has none."""
+    path = Path(log_path)
+    if not path.exists():
+        return {}
+    import warnings
+
+    last: dict[str, dict[str, Any]] = {}
+    with warnings.catch_warnings():  # a cut last line: read_log has warned of it already
+        warnings.simplefilter("ignore")
+        for _number, record in json_records(path, LLMInputError):
+            if isinstance(record.get("custom_id"), str):
+                last[record["custom_id"]] = record
+    return {
+        cid: line
+        for cid, line in last.items()
+        if isinstance(line.get("error"), dict) and line["error"].get("scope") == "request"
+    }
+
+
 def _check_arguments(
     base_urls: Sequence[str], concurrency: int, max_retries: int, max_tokens_field: str | None
 ) -> None:
@@ -354,6 +404,7 @@ def run_requests(
     api_key: str | None = None,
     on_result: Callable[[dict[str, Any]], None] | None = None,
     on_start: Callable[[int], None] | None = None,
+    retry_failed: bool = False,
 ) -> RunSummary:
     """Send the requests not yet answered in the log at ``log_path`` and append each outcome.
 
@@ -373,6 +424,9 @@ def run_requests(
         api_key: the key; default ``OPENAI_API_KEY``, else a dummy for local servers.
         on_result: called with each logged line, as it is written (a progress bar).
         on_start: called once with the number of requests to send.
+        retry_failed: send again the requests whose last line is a request-specific failure
+            (:func:`failed_for_good`); by default they are not sent and are listed in the
+            summary's ``failed_for_good``.
 
     Returns:
         A :class:`RunSummary`.
@@ -397,6 +451,8 @@ def run_requests(
                 handle.truncate(cut)
         pending = [r for r in requests if r["custom_id"] not in done]
         summary = RunSummary(total=len(requests), already_done=len(requests) - len(pending))
+        if not retry_failed:
+            pending = _skip_failed_for_good(pending, log_path, summary)
         summary.dropped_partial_line = cut is not None
         settings = _Settings(
             model=model,
@@ -413,6 +469,25 @@ def run_requests(
                 pending, log_path, base_urls, settings, concurrency, key, summary, on_result
             )
     return summary
+
+
+def _skip_failed_for_good(
+    pending: list[Mapping[str, Any]], log_path: Path, summary: RunSummary
+) -> list[Mapping[str, Any]]:
+    """``pending`` without the requests :func:`failed_for_good` names (listed in
+    ``summary.failed_for_good``)."""
+    given_up = failed_for_good(log_path)
+    summary.failed_for_good = [
+        (r["custom_id"], _line_message(given_up[r["custom_id"]]))
+        for r in pending
+        if r["custom_id"] in given_up
+    ]
+    return [r for r in pending if r["custom_id"] not in given_up]
+
+
+def _line_message(line: Mapping[str, Any]) -> str:
+    error = line.get("error") or {}
+    return f"{error.get('code', '?')}: {error.get('message', '')}".strip()
 
 
 def _send_pending(
@@ -434,9 +509,7 @@ def _send_pending(
                 summary.succeeded += 1
                 summary.answered_by[base_url] += 1
             else:
-                error = line.get("error") or {}
-                message = f"{error.get('code', '?')}: {error.get('message', '')}".strip()
-                summary.failures.append((line["custom_id"], message))
+                summary.failures.append((line["custom_id"], _line_message(line)))
             if on_result is not None:
                 on_result(line)
 

@@ -12,7 +12,9 @@ A failed request is logged as ``{"custom_id", "response": {"status_code", "body"
 body as sent (the model included; canonical JSON), so a log is never resumed with other prompts
 or another model by mistake. When the token limit was sent under another name than the
 request's own (``max_completion_tokens`` for ``max_tokens``, or the reverse), the line says so
-in ``max_tokens_field`` and its digest is that of the body as sent.
+in ``max_tokens_field`` and its digest is that of the body as sent. ``latency_s`` (optional:
+logs of older runs and of other producers lack it) is the wall-clock time in seconds of the
+try that was logged, from sending the request to its whole answer.
 
 Every JSON Lines file of the package (the requests, the log, ``parse``'s responses) is read by
 :func:`json_records`, with one rule: lines end at ``\\n`` only (an answer may hold U+2028 and
@@ -167,9 +169,13 @@ def read_requests(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 def sent_body(
     request: Mapping[str, Any], model: str, max_tokens_field: str | None = None
 ) -> dict[str, Any]:
-    """The JSON body sent for ``request``: its ``body`` with ``model`` set and, when
-    ``max_tokens_field`` is given, its token limit (either name) under that name."""
+    """The JSON body sent for ``request``: its ``body`` with ``model`` set, a ``stop`` string
+    as a list of one (the OpenAI API takes both; TGI and other servers only a list, and answer
+    422 to a string) and, when ``max_tokens_field`` is given, its token limit (either name)
+    under that name."""
     body = {**request["body"], "model": model}
+    if isinstance(body.get("stop"), str):
+        body["stop"] = [body["stop"]]
     if max_tokens_field is not None:
         for name in MAX_TOKENS_FIELDS:
             if name in body and name != max_tokens_field:
@@ -267,13 +273,23 @@ def check_log_matches(
         for cid, record in done.items()
         if record.get("body_sha256") is not None
         and record["body_sha256"]
-        != body_digest(sent_body(requests[cid], model, record.get("max_tokens_field")))
+        not in _digests(requests[cid], model, record.get("max_tokens_field"))
     ]
     if changed:
         raise LLMInputError(
             f"{log_path}: its answer to {changed[0]!r} was for another request body (other "
             f"prompts or another model; {len(changed)} such lines): write to another file"
         )
+
+
+def _digests(request: Mapping[str, Any], model: str, max_tokens_field: str | None) -> set[str]:
+    """The digests an answer to ``request`` may record: of the body as sent now, and as runs
+    before ``stop`` was sent as a list sent it (a string), so their logs resume."""
+    body = sent_body(request, model, max_tokens_field)
+    found = {body_digest(body)}
+    if isinstance(request["body"].get("stop"), str):
+        found.add(body_digest({**body, "stop": request["body"]["stop"]}))
+    return found
 
 
 def output_line(
@@ -284,12 +300,21 @@ def output_line(
     error: Mapping[str, Any] | None,
     digest: str,
     max_tokens_field: str | None = None,
+    latency_s: float | None = None,
 ) -> dict[str, Any]:
-    """One line of the response log in the batch output shape (see the module docstring)."""
+    """One line of the response log in the batch output shape (see the module docstring),
+    with ``latency_s`` (wall-clock seconds of the try logged, when timed)."""
     response = None if status_code is None else {"status_code": status_code, "body": body}
-    line = {"custom_id": custom_id, "response": response, "error": error, "body_sha256": digest}
+    line: dict[str, Any] = {
+        "custom_id": custom_id,
+        "response": response,
+        "error": error,
+        "body_sha256": digest,
+    }
     if max_tokens_field is not None:
         line["max_tokens_field"] = max_tokens_field
+    if latency_s is not None:
+        line["latency_s"] = round(latency_s, 6)
     return line
 
 

@@ -6,13 +6,17 @@ The law (``ocw-hub parse``, robust mode): a wall's parse is
   spells it, in one of the layouts below;
 * ``repaired``: the same, after repairs that cannot change the partition, each recorded:
   ``quotes``, ``case_spacing`` (case, spacing or punctuation differ), ``explanation_dropped``
-  (``Nuts (as in crazy)``), ``spelling`` (one clue of the wall, and only one, within
-  :data:`FUZZY_THRESHOLD` of the item, that no other item names), ``echo_ignored`` (a line
-  repeating 8 or more clues besides the 4 groups), ``reasoning_dropped``;
+  (``Nuts (as in crazy)``), ``spelling`` (the item's one nearest look-alike clue, that no
+  other item names: see :func:`look_alikes`), ``echo_ignored`` (a line repeating 8 or more
+  clues besides the 4 groups), ``reasoning_dropped``;
 * ``unrecoverable``, with a ``reason`` and a ``detail``: anything else (fewer or more than
   4 groups, a group not of 4, a clue named twice, an item that is no clue of the wall, an
-  unclosed reasoning block, a refusal). No group is guessed: the prediction is 4 groups of
-  4 empty strings, which score as wrong.
+  item as near two clues (``ambiguous_item``), an unclosed reasoning block, a refusal). No
+  group is guessed: the prediction is 4 groups of 4 empty strings, which score as wrong.
+
+A line of items counts as a group when 2 or more of its items name a clue or are a clue's
+look-alike (a line of four clues each with a typo, ``Suothpaw, Manciin, Gauhce, Lfet``, is a
+group whose items are then spelled, not prose).
 
 Layouts read: one group per line with clues separated by commas, semicolons, pipes, tabs
 or slashes (``and`` before the last clue allowed), behind bullets, numbers, ``Group N:``
@@ -43,6 +47,9 @@ from .answer_text import drop_reasoning, json_string_lists, split_lines
 GROUP_SIZE, N_GROUPS = load_sibling("ocw_walls").GROUP_SIZE, load_sibling("ocw_walls").N_GROUPS
 #: Least ``rapidfuzz.fuzz.ratio`` (0-100, on normalised text) of a misspelt item to its clue.
 FUZZY_THRESHOLD = 80.0
+#: Characters of a clue per edit a look-alike may have (optimal string alignment distance:
+#: a transposition ``Suothpaw`` is one edit), at least one edit.
+CHARS_PER_EDIT = 4
 #: The repairs a ``repaired`` parse may record.
 REPAIR_KINDS = (
     "quotes", "case_spacing", "explanation_dropped", "spelling", "echo_ignored",
@@ -51,8 +58,8 @@ REPAIR_KINDS = (
 #: Reasons of an ``unrecoverable`` parse.
 REASONS = (
     "no_answer", "refusal", "reasoning_only", "unclosed_reasoning", "truncated",
-    "group_count", "group_size", "duplicate", "unknown_item", "incomplete",
-    "no_final_answer", "invalid_json", "schema_mismatch", "no_valid_sample",
+    "group_count", "group_size", "duplicate", "unknown_item", "ambiguous_item",
+    "incomplete", "no_final_answer", "invalid_json", "schema_mismatch", "no_valid_sample",
 )  # fmt: skip
 EMPTY_GROUPS = [[""] * GROUP_SIZE for _ in range(N_GROUPS)]
 
@@ -290,6 +297,11 @@ def _named(items: Sequence[str], clues: _Clues) -> int:
     return sum(clues.match(i)[0] is not None for i in items)
 
 
+def _named_or_alike(items: Sequence[str], clues: _Clues) -> int:
+    """Items that name a clue or are a clue's look-alike (:func:`look_alikes`)."""
+    return sum(clues.match(i)[0] is not None or bool(look_alikes(i, clues)) for i in items)
+
+
 def _line_items(raw: str, clues: _Clues) -> list[list[str]]:
     """The item lists of a line, one per group it writes."""
     found = []
@@ -337,7 +349,7 @@ def candidate_groups(text: str, clues: _Clues) -> tuple[list[list[str]], str]:
                 block.append(items[0])
                 continue
             close_block()
-            if len(items) >= 2 and named >= 2:
+            if len(items) >= 2 and (named >= 2 or _named_or_alike(items, clues) >= 2):
                 groups.append(items)
                 layouts.add("table" if is_table else "lines")
     close_block()
@@ -349,21 +361,37 @@ def candidate_groups(text: str, clues: _Clues) -> tuple[list[list[str]], str]:
 # --------------------------------------------------------------------------------------
 
 
-def _fuzzy(item: str, clues: _Clues, named: set[str]) -> tuple[str | None, float]:
-    """The one clue within the threshold of a misspelt item, if it is unique and no other
-    item names it."""
+def look_alikes(item: str, clues: _Clues) -> list[tuple[int, float, str]]:
+    """The clues a misspelt item may be, nearest first: ``(edits, ratio, clue)`` of each clue
+    within :data:`FUZZY_THRESHOLD` (``fuzz.ratio``) of it or within one edit per
+    :data:`CHARS_PER_EDIT` characters (``rapidfuzz.distance.OSA``: a transposition is one
+    edit), on normalised text, sorted by edits then by ratio (highest first)."""
     from rapidfuzz import fuzz
+    from rapidfuzz.distance import OSA
 
     target = normalise(item)
-    scores = sorted(
-        ((fuzz.ratio(target, norm), clue) for norm, clue in clues.by_norm.items()), reverse=True
-    )
-    if not scores or scores[0][0] < FUZZY_THRESHOLD:
-        return None, 0.0
-    if len(scores) > 1 and scores[1][0] >= FUZZY_THRESHOLD:
-        return None, 0.0
-    score, clue = scores[0]
-    return (None, 0.0) if clue in named else (clue, round(float(score), 1))
+    found = []
+    for norm, clue in clues.by_norm.items():
+        edits, ratio = OSA.distance(target, norm), fuzz.ratio(target, norm)
+        if ratio >= FUZZY_THRESHOLD or edits <= max(1, len(norm) // CHARS_PER_EDIT):
+            found.append((edits, -ratio, clue))
+    return [(edits, -negative, clue) for edits, negative, clue in sorted(found)]
+
+
+def _fuzzy(item: str, clues: _Clues, named: Counter[str]) -> tuple[str | None, float, str]:
+    """(the clue, its ratio, "") of a misspelt item: its one nearest look-alike
+    (:func:`look_alikes`: fewest edits, then highest ratio), which other items do not name
+    as often as the wall holds it; else (None, 0, the reason: ``unknown_item``,
+    ``ambiguous_item``, ``duplicate``)."""
+    found = look_alikes(item, clues)
+    if not found:
+        return None, 0.0, "unknown_item"
+    if len(found) > 1 and found[0][:2] == found[1][:2]:
+        return None, 0.0, "ambiguous_item"
+    _edits, score, clue = found[0]
+    if named[clue] >= clues.count[clue]:
+        return None, 0.0, "duplicate"
+    return clue, round(float(score), 1), ""
 
 
 def _echo_free(groups: list[list[str]], clues: _Clues) -> tuple[list[list[str]], bool]:
@@ -385,23 +413,34 @@ def _shape_problem(groups: list[list[str]], complete: bool) -> tuple[str, str] |
     return None
 
 
+def _spelling_detail(item: str, reason: str, clues: _Clues) -> str:
+    """Why ``item`` could not be spelled as a clue, in words."""
+    if reason == "unknown_item":
+        return f"{item!r} is not a clue of the wall"
+    nearest = look_alikes(item, clues)
+    if reason == "ambiguous_item":
+        tied = [c for e, r, c in nearest if (e, r) == nearest[0][:2]]
+        return f"{item!r} is as near {' as '.join(repr(c) for c in tied)}"
+    return f"{item!r} reads as {nearest[0][2]!r}, which another item names"
+
+
 def _spell(
     matched: list[list[str | None]],
     groups: list[list[str]],
     clues: _Clues,
     repairs: list[dict[str, Any]],
-) -> str | None:
+) -> tuple[str, str] | None:
     """Unmatched items set to their one look-alike clue that no item names (``spelling``
-    repairs); the first item without one, else None."""
-    named = {c for row in matched for c in row if c is not None}
+    repairs); (reason, detail) of the first item without one, else None."""
+    named = Counter(c for row in matched for c in row if c is not None)
     for row, group in zip(matched, groups, strict=True):
         for position, item in enumerate(group):
             if row[position] is not None:
                 continue
-            clue, score = _fuzzy(item, clues, named)
+            clue, score, reason = _fuzzy(item, clues, named)
             if clue is None:
-                return item
-            named.add(clue)
+                return reason, _spelling_detail(item, reason, clues)
+            named[clue] += 1
             row[position] = clue
             repairs.append({"kind": "spelling", "item": item, "clue": clue, "score": score})
     return None
@@ -423,7 +462,7 @@ def _match_groups(
         matched.append(row)
     unknown = _spell(matched, groups, clues, repairs)
     if unknown is not None:
-        return "unknown_item", f"{unknown!r} is not a clue of the wall"
+        return unknown
     used = Counter(str(c) for row in matched for c in row)  # every item matched by now
     for clue, count in used.items():
         if count > clues.count[clue]:

@@ -12,7 +12,8 @@ The protocol, as the paper ran it (facts from the upstream notebook ``run_openai
   K in 0, 1, 3, 5, 10). Each example is written one line per group in gold group order as
   ``clue, clue, clue, clue. Connection: X``. A wall is never its own example: for a wall
   of the pool itself (``--split train``) the same draw is made from the pool without it.
-* **Decoding**: temperature 0, at most 144 new tokens.
+* **Decoding**: temperature 0, at most 144 new tokens (the ``paper`` generation profile; the
+  others, and where each body's generation fields come from: :mod:`ocw_hub.llm.profiles`).
 * **Model**: the paper ran ``gpt-4-0314`` and ``gpt-3.5-turbo-0301``.
 
 Prompt styles (``style``), their text in template files (``prompt_styles/``, :mod:`.styles`):
@@ -42,6 +43,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import OCWHubError
+from .profiles import Generation, check_generation, generation_fields
 from .styles import RESPONSE_FORMATS, STYLE_NAMES, StyleError, load_style, user_message
 from .styles import response_format as schema_response_format
 
@@ -255,6 +257,15 @@ def connections_messages(
     return _messages("connections", examples, {"groups": groups}, style, response_format)
 
 
+def style_fields(style: str) -> dict[str, Any]:
+    """The generation fields a prompt style sends under the paper profile, in body order:
+    the notebook's for ``paper`` (``max_tokens`` 144 then :data:`PAPER_PARAMETERS`), else
+    ``max_tokens`` 144 and temperature 0."""
+    if style == "paper":
+        return {"max_tokens": MAX_TOKENS, **PAPER_PARAMETERS}
+    return {"max_tokens": MAX_TOKENS, "temperature": TEMPERATURE}
+
+
 def make_request(
     wall: Mapping[str, Any],
     task: str,
@@ -262,13 +273,17 @@ def make_request(
     model: str = DEFAULT_MODEL,
     style: str = "paper",
     response_format: str = "schema",
+    generation: Generation | None = None,
 ) -> dict[str, Any]:
     """One request in the OpenAI batch input shape (see the module docstring), ``custom_id``
     the wall id; a ``json`` style's body carries its schema as ``response_format`` unless
-    ``response_format="prompt"`` (then the schema is in the user message).
+    ``response_format="prompt"`` (then the schema is in the user message). The other
+    generation fields are those of ``generation``'s profile (:mod:`ocw_hub.llm.profiles`;
+    None: the paper profile, :func:`style_fields`).
 
     Raises:
         PromptError: unknown ``task``, ``style`` or ``response_format``; a malformed wall.
+        GenerationProfileError: options the profile does not take.
     """
     if task == "grouping":
         messages = grouping_messages(wall, examples, style, response_format)
@@ -276,11 +291,8 @@ def make_request(
         messages = connections_messages(wall, examples, style, response_format)
     else:
         raise PromptError(f"unknown task {task!r}; expected one of {list(TASKS)}")
-    body: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": MAX_TOKENS}
-    if style == "paper":
-        body.update(PAPER_PARAMETERS)
-    else:
-        body["temperature"] = TEMPERATURE
+    body: dict[str, Any] = {"model": model, "messages": messages}
+    body.update(generation_fields(generation, style_fields(style)))
     if load_style(style).answer == "json" and response_format == "schema":
         body["response_format"] = schema_response_format(load_style(style), task)
     return {
@@ -301,6 +313,7 @@ def build_requests(
     model: str = DEFAULT_MODEL,
     style: str = "paper",
     response_format: str = "schema",
+    generation: Generation | None = None,
 ) -> list[dict[str, Any]]:
     """One request per wall of ``walls`` (in order), with the same ``shots`` in-context
     examples drawn from ``train_walls`` (:func:`sample_examples`). A wall that is itself in
@@ -310,10 +323,13 @@ def build_requests(
     Raises:
         PromptError: unknown task or style, too many shots for the train split (or for the
             train split less the wall asked), a malformed wall.
+        GenerationProfileError: options the profile does not take (before any wall).
     """
     if task not in TASKS:
         raise PromptError(f"unknown task {task!r}; expected one of {list(TASKS)}")
     _check_style(style)
+    if generation is not None:
+        check_generation(generation)
     pool_ids = [str(w["wall_id"]) for w in train_walls]
     shared: list[Mapping[str, Any]] | None = None
     requests = []
@@ -330,7 +346,9 @@ def build_requests(
         else:
             shared = sample_examples(train_walls, shots, seed) if shared is None else shared
             examples = shared
-        requests.append(make_request(wall, task, examples, model, style, response_format))
+        requests.append(
+            make_request(wall, task, examples, model, style, response_format, generation)
+        )
     return requests
 
 

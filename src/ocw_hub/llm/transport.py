@@ -38,11 +38,27 @@ REFUSED = "refused"
 CLIENT_ERROR = "client_error"
 #: A 400 asking for the token limit under its other name (``max_completion_tokens``).
 WRONG_FIELD = "wrong_field"
+#: A deterministic 4xx about this request alone (its prompt too long for the model's
+#: context, :data:`REQUEST_SPECIFIC`): that request's failure, which says nothing of the
+#: others (never counted toward stopping the run) and which a re-run does not send again
+#: unless asked. Its logged error has ``"scope": "request"``.
+REQUEST_FAILED = "request_failed"
+#: The statuses a request-specific error comes with (TGI answers 422, some proxies 413).
+REQUEST_SPECIFIC_STATUSES = (400, 413, 422)
+#: How servers say a request is too long for the model's context (OpenAI's and LiteLLM's
+#: codes; vLLM's, SGLang's, TGI's, llama.cpp's, Ollama's and Anthropic's messages).
+REQUEST_SPECIFIC = re.compile(
+    r"context[ _-]?(length|window|size)|maximum model length|max_model_len|"
+    r"prompt is too long|is too long|too many tokens|longer than the|"
+    r"tokens \+ `?max_new_tokens`? must be|exceeds? (the )?(limit|available context)",
+    re.IGNORECASE,
+)
 
 #: 4xx statuses that are passing faults (request timeout, conflict, rate limit).
 RETRIED_4XX = (408, 409, 429)
-#: Backoff between tries of one request: the first wait, its cap, the longest Retry-After.
-INITIAL_BACKOFF, MAX_BACKOFF, MAX_RETRY_AFTER = 0.5, 8.0, 60.0
+#: Backoff between tries of one request: the first wait, its cap. A server's Retry-After is
+#: honoured up to the deadline of a try (``--timeout``, :func:`retry_wait`).
+INITIAL_BACKOFF, MAX_BACKOFF = 0.5, 8.0
 _CONNECT_ERRORS = ("ConnectError", "ConnectTimeout", "ConnectionRefusedError")
 
 
@@ -80,7 +96,7 @@ def backoff(tries: int) -> float:
 
 def retry_after(headers: Mapping[str, str]) -> float | None:
     """The wait a server asked for (``retry-after-ms``, or ``Retry-After`` in seconds or as an
-    HTTP date), if any and at most 60 s."""
+    HTTP date), if any and not negative (any length: :func:`retry_wait` bounds it)."""
     value: float | None = None
     try:
         if "retry-after-ms" in headers:
@@ -94,7 +110,22 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
                 value = when.timestamp() - time.time()
     except (TypeError, ValueError, OverflowError):
         return None
-    return value if value is not None and 0 <= value <= MAX_RETRY_AFTER else None
+    return value if value is not None and 0 <= value < float("inf") else None
+
+
+def retry_wait(asked: float | None, tries: int, deadline: float) -> tuple[float, str | None]:
+    """Seconds to wait before try ``tries + 1`` and, when the server's wait was cut, why:
+    the server's Retry-After (``asked``) honoured up to ``deadline`` (the deadline of one try,
+    ``--timeout``: a server asking for more is waited for that long, and the request's
+    failure, if it fails, says so), else :func:`backoff`."""
+    if asked is None:
+        return backoff(tries), None
+    if asked <= deadline:
+        return asked, None
+    return deadline, (
+        f"the server asked to wait {asked:g} s (Retry-After); waited {deadline:g} s, the "
+        "deadline of a try (--timeout)"
+    )
 
 
 def _cannot_connect(err: BaseException) -> BaseException | None:
@@ -131,15 +162,28 @@ def _status_outcome(err: Any, body: Mapping[str, Any]) -> Outcome:
     """The outcome of an HTTP error status (4xx or 5xx)."""
     status, message = err.status_code, _server_message(err)
     kind = RETRY if status >= 500 or status in RETRIED_4XX else CLIENT_ERROR
+    answer = _response_json(err.response)
+    error = {"code": str(status), "message": message}
     if status == 400 and _asks_other_field(message, body):
         kind = WRONG_FIELD
+    elif status in REQUEST_SPECIFIC_STATUSES and _request_specific(message, answer):
+        kind, error["scope"] = REQUEST_FAILED, "request"
     return Outcome(
         kind,
         status,
-        _response_json(err.response),
-        {"code": str(status), "message": message},
+        answer,
+        error,
         retry_after(err.response.headers) if kind == RETRY else None,
     )
+
+
+def _request_specific(message: str, answer: Any) -> bool:
+    """Whether a 4xx says the request itself cannot be served (:data:`REQUEST_SPECIFIC`)."""
+    inner = answer.get("error") if isinstance(answer, dict) else None
+    code = inner.get("code") if isinstance(inner, dict) else None
+    if code in ("context_length_exceeded", "string_above_max_length"):
+        return True
+    return REQUEST_SPECIFIC.search(message) is not None
 
 
 def _asks_other_field(message: str, body: Mapping[str, Any]) -> bool:

@@ -44,6 +44,7 @@ from typing import Any
 from ..errors import PredictionsError
 from ..shown import capped
 from .answer_text import drop_reasoning, incomplete
+from .profiles import Generation, check_generation, generation_fields
 from .prompts import CHAT_COMPLETIONS_URL, DEFAULT_MODEL, PromptError, one_line
 
 __all__ = [
@@ -159,27 +160,33 @@ def wote_messages(row: Mapping[str, Any]) -> list[dict[str, str]]:
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n\n".join(parts)}]
 
 
-def wote_request(row: Mapping[str, Any], model: str = DEFAULT_MODEL) -> dict[str, Any]:
-    """One request in the OpenAI batch input shape, ``custom_id`` the question ``id``.
+def wote_request(
+    row: Mapping[str, Any], model: str = DEFAULT_MODEL, generation: Generation | None = None
+) -> dict[str, Any]:
+    """One request in the OpenAI batch input shape, ``custom_id`` the question ``id``; its
+    generation fields those of ``generation``'s profile (None, ``paper``: temperature 0, at
+    most :data:`MAX_TOKENS`; :mod:`ocw_hub.llm.profiles`).
 
     Raises:
         PromptError: a malformed row (see :func:`wote_messages`), no string ``id``.
+        GenerationProfileError: options the profile does not take.
     """
     question_id = _text_field(row, "id")
-    body = {
-        "model": model,
-        "messages": wote_messages(row),
-        "temperature": TEMPERATURE,
-        "max_tokens": MAX_TOKENS,
-    }
+    body = {"model": model, "messages": wote_messages(row)}
+    paper = {"temperature": TEMPERATURE, "max_tokens": MAX_TOKENS}
+    body.update(generation_fields(generation, paper))
     return {"custom_id": question_id, "method": "POST", "url": CHAT_COMPLETIONS_URL, "body": body}
 
 
 def build_wote_requests(
-    rows: Sequence[Mapping[str, Any]], model: str = DEFAULT_MODEL
+    rows: Sequence[Mapping[str, Any]],
+    model: str = DEFAULT_MODEL,
+    generation: Generation | None = None,
 ) -> list[dict[str, Any]]:
     """One request per question row, in order (:func:`wote_request`)."""
-    return [wote_request(row, model) for row in rows]
+    if generation is not None:
+        check_generation(generation)
+    return [wote_request(row, model, generation) for row in rows]
 
 
 @dataclass

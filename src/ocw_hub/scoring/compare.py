@@ -267,7 +267,10 @@ def rows(systems: Sequence[System]) -> list[dict[str, Any]]:
     """One JSON-ready row per system: rank, system, config, split, value, std (several runs),
     ci95, difference and p_value against the best (None for the best), in_common (walls, or
     WoTe questions, shared with the best), scored, missing (scored as wrong), unscored (no
-    prediction for the task)."""
+    prediction for the task), usage (the runs' tokens, latency and cost per solved wall:
+    :func:`ocw_hub.llm.usage.cost_line`; None without a run-llm usage record)."""
+    from ..llm.usage import cost_line
+
     return [
         {
             "rank": s.rank,
@@ -284,6 +287,7 @@ def rows(systems: Sequence[System]) -> list[dict[str, Any]]:
             "scored": len(s.per_wall),
             "missing": s.n_missing,
             "unscored": s.n_unscored,
+            "usage": cost_line(s.results) if s.label != CONTESTANTS else None,
         }
         for s in systems
     ]

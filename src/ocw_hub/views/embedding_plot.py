@@ -152,14 +152,47 @@ def _wall_ami(run: Mapping[str, Any], wall_id: str) -> float:
     return math.inf
 
 
+#: The budget of an ``embeddings.npz``, checked on its zip directory before any array is
+#: read: members (a wall each: OCW has 618 walls), and the bytes of the one array read (16
+#: clues x 65,536 dimensions in float64 is 8 MiB).
+MAX_NPZ_MEMBERS = 10_000
+MAX_WALL_VECTORS_BYTES = 16 * 2**20
+
+
+def _over_budget(npz: Path) -> str | None:
+    """Why ``npz`` is over its budget, else None (:data:`MAX_NPZ_MEMBERS`,
+    :data:`MAX_WALL_VECTORS_BYTES`: ``zipfile`` never inflates a member past the size its
+    directory states)."""
+    import zipfile
+
+    with zipfile.ZipFile(npz) as archive:
+        infos = archive.infolist()
+    if len(infos) > MAX_NPZ_MEMBERS:
+        return f"more than {MAX_NPZ_MEMBERS} members"
+    big = next((i for i in infos if i.file_size > MAX_WALL_VECTORS_BYTES), None)
+    if big is not None:
+        return (
+            f"member {big.filename!r} inflates to {big.file_size} bytes, more than the "
+            f"{MAX_WALL_VECTORS_BYTES} of one wall's vectors (MAX_WALL_VECTORS_BYTES)"
+        )
+    return None
+
+
 def _npz_keys(npz: Path) -> set[str]:
-    """The wall ids of an ``embeddings.npz``; empty when it cannot be read as one (a report
-    never fails on a sidecar file)."""
+    """The wall ids of an ``embeddings.npz``; empty when it cannot be read as one or is over
+    its budget (:func:`_over_budget`, a warning): a report never fails on a sidecar file."""
+    import warnings
     import zipfile
 
     import numpy as np
 
+    from ..shown import inert
+
     try:
+        problem = _over_budget(npz)
+        if problem is not None:
+            warnings.warn(f"{inert(str(npz))}: not read ({problem})", UserWarning, stacklevel=2)
+            return set()
         with np.load(npz, allow_pickle=False) as archive:
             return set(archive.files)
     except (OSError, ValueError, zipfile.BadZipFile):

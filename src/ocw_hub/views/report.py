@@ -128,7 +128,11 @@ ul.legend .symbol{margin-right:0.35em}.note{color:#555;font-size:0.9em}
 
 
 def _provenance_cells(f: ResultsFile) -> str:
+    from ..llm.usage import cost_line
+
     source, protocol = (line.split(": ", 1)[1] for line in provenance_lines(f.data))
+    if (cost := cost_line(f.data)) is not None:  # runs of run-llm: tokens, latency, cost
+        protocol += f"; usage: {cost}"
     mark = f' data-stand-in="true"><strong>{STAND_IN}</strong>: ' if f.stand_in else ">"
     return f'<td class="source"{mark}{html.escape(source)}</td><td>{html.escape(protocol)}</td>'
 

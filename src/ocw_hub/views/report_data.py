@@ -11,6 +11,7 @@ from typing import Any
 from .. import jsonio
 from ..configs import CONFIGS, ConfigSpec, PathLike, config_spec
 from ..errors import OCWHubError
+from ..scoring.ranges import check_figures
 from ..shown import preview
 
 _JSON_NAMES: dict[type, str] = {dict: "object", list: "list", str: "string"}
@@ -242,6 +243,10 @@ def _read_one(path: Path) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
     if config not in CONFIGS:
         raise ReportError(f"{path}: unknown `config` {config!r}; expected one of {list(CONFIGS)}")
     _require(path, data, "split", str)
+    spans = "spans" in config_spec(config).tasks
+    check_figures(
+        data, lambda field, why: ReportError(f"{path}: field `{field}`: {why}"), spans=spans
+    )
     if "runs" in data:
         runs = _require(path, data, "runs", list)
         if not runs:
@@ -344,18 +349,20 @@ def load_walls(
 ) -> dict[tuple[str, str], list[dict[str, Any]]]:
     """The gold walls of every OCW (config, split) of the files: from ``data_dirs[config]``
     (or ``data_dirs["*"]``, allowed when the files hold one OCW config only) when given
-    (:func:`ocw_hub.data.sources.load_split`), else from the ``datasets`` cache when the split was
-    prepared there (never a download).
+    (:func:`ocw_hub.data.sources.load_split`), else from the source the files record, when it
+    is unchanged (:func:`ocw_hub.views.report_source.recorded_split`), else (results that record
+    none) from the ``datasets`` cache when the split was prepared there (never a download).
 
     Raises:
         ReportError: ``data_dirs["*"]`` with files of several OCW configs (``default`` and
-            ``ocw_randomized`` hold different test walls: each needs its own folder).
+            ``ocw_randomized`` hold different test walls: each needs its own folder); files of
+            one (config, split) that record different sources, without ``data_dirs``.
+        RecordedSourceError: the recorded source is gone or changed (without ``data_dirs``).
         SourceUnavailableError, UnknownSplitError, format errors: a given data folder cannot be
             read.
     """
-    from ..data.sources import load_split, prepared_split
-
-    keys = list(by_key(f for f in files if not f.is_wote))
+    groups = by_key(f for f in files if not f.is_wote)
+    keys = list(groups)
     unnamed = sorted({c for c, _ in keys if c not in data_dirs})
     if "*" in data_dirs and len({c for c, _ in keys}) > 1 and unnamed:
         raise ReportError(
@@ -363,16 +370,58 @@ def load_walls(
             f"its data as CONFIG=DIR (missing: {', '.join(unnamed)}); their walls differ"
         )
     out: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for config, split in keys:
-        data_dir = data_dirs.get(config, data_dirs.get("*"))
-        if data_dir is not None:
-            dataset = load_split(
-                config, split, data_dir, cache_dir=cache_dir, verification_mode=verification_mode
-            )
-        else:
-            dataset = prepared_split(
-                config, split, cache_dir=cache_dir, verification_mode=verification_mode
-            )
+    for key, group in groups.items():
+        data_dir = data_dirs.get(key[0], data_dirs.get("*"))
+        dataset = _split_walls(group, data_dir, cache_dir, verification_mode)
         if dataset is not None:
-            out[(config, split)] = dataset.to_list()
+            out[key] = dataset.to_list()
     return out
+
+
+def _split_walls(
+    files: Sequence[ResultsFile],
+    data_dir: PathLike | None,
+    cache_dir: PathLike | None,
+    verification_mode: str | None,
+) -> Any:
+    """The walls of one (config, split) of :func:`load_walls` (a ``datasets.Dataset``, or
+    None): from ``data_dir``, else the recorded source, else the prepared cache."""
+    from ..data.sources import load_split, prepared_split
+
+    config, split = files[0].key
+    if data_dir is not None:
+        return load_split(
+            config, split, data_dir, cache_dir=cache_dir, verification_mode=verification_mode
+        )
+    dataset = _recorded_walls(files, cache_dir, verification_mode)
+    if dataset is None:  # results that record no source: the prepared cache
+        dataset = prepared_split(
+            config, split, cache_dir=cache_dir, verification_mode=verification_mode
+        )
+    return dataset
+
+
+def _recorded_walls(
+    files: Sequence[ResultsFile], cache_dir: PathLike | None, verification_mode: str | None
+) -> Any:
+    """The split the files of one (config, split) were scored on, from the source they record
+    (None when none records one).
+
+    Raises:
+        ReportError: two files record sources of different content.
+        RecordedSourceError: that source is gone or changed.
+    """
+    from .report_source import recorded_source, recorded_split
+
+    recorded = [(f, s) for f in files if (s := recorded_source(f)) is not None]
+    if not recorded:
+        return None
+    first, source = recorded[0]
+    other = next(((f, s) for f, s in recorded if s["sha256"] != source["sha256"]), None)
+    if other is not None:
+        raise ReportError(
+            f"{first.path} and {other[0].path} ({first.config}/{first.split}) were scored on "
+            f"sources of different content (sha256 {source['sha256'][:12]} and "
+            f"{other[1]['sha256'][:12]}); give the walls to draw: --data-dir {first.config}=DIR"
+        )
+    return recorded_split(first, cache_dir=cache_dir, verification_mode=verification_mode)

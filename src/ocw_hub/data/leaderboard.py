@@ -1,0 +1,208 @@
+"""The Hub's benchmark leaderboard: the ``eval.yaml`` an export registers its benchmark with.
+
+The Hub turns a dataset repo into a benchmark when an ``eval.yaml`` at its root names it, the
+framework that computes its scores and its tasks (``id``, ``config``, ``split``; format:
+https://huggingface.co/docs/hub/eval-results); model repos then publish one score per task as
+``.eval_results/*.yaml`` (:mod:`ocw_hub.data.eval_results`). Here one task is one headline
+figure of one config on its test split, in the order of :data:`BOARD_FIGURES` for each task of
+the config (``ConfigSpec.tasks``): ``default-grouping-ami``, ``wote-spans-f1``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..configs import ConfigSpec, config_spec
+
+#: The file at a dataset repo's root that registers it as a benchmark.
+EVAL_FILE = "eval.yaml"
+#: The ``evaluation_framework`` of every task: scores come from ``ocw-hub evaluate``.
+FRAMEWORK = "ocw-hub"
+#: The split every leaderboard task is scored on.
+BOARD_SPLIT = "test"
+#: A task id (also the file name of its ``.eval_results`` entry, without ``.yaml``).
+TASK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+#: The headline figures of each metric task (``ConfigSpec.tasks``): ``(figure, what it is)``;
+#: ``figure`` is the key in the results JSON (``results[task][figure]``, or ``mean[task]``
+#: over runs). Totals (``full_wall``, ``correct_groups``) are left out: their rates are the
+#: same figure on a scale that does not depend on the split's size.
+BOARD_FIGURES: dict[str, tuple[tuple[str, str], ...]] = {
+    "grouping": (
+        ("ami", "adjusted mutual information of the predicted groups (0-1, higher is better)"),
+        ("ari", "adjusted Rand index of the predicted groups (0-1, higher is better)"),
+        ("fms", "Fowlkes-Mallows score of the predicted groups (0-1, higher is better)"),
+        ("wd", "Wasserstein distance to the gold grouping (0-1, lower is better)"),
+        ("correct_groups_rate", "share of gold groups found exactly (0-1, higher is better)"),
+        ("full_wall_rate", "share of walls solved whole (0-1, higher is better)"),
+    ),
+    "connections": (
+        ("exact_match", "exact match of the named connections (0-1, higher is better)"),
+        ("rouge1", "ROUGE-1 F of the named connections (0-1, higher is better)"),
+        ("bertscore_f1", "BERTScore F1 of the named connections (0-1, higher is better)"),
+    ),
+    "spans": (
+        ("exact_match", "SQuAD v1.1 exact match of the answer spans (0-100, higher is better)"),
+        ("f1", "SQuAD v1.1 token F1 of the answer spans (0-100, higher is better)"),
+    ),
+}
+
+#: The metric task of each of ``ocw_hub.scoring``'s task names, for the descriptions.
+_TASK_NAMES = {
+    "grouping": "task 1, grouping the 16 clues",
+    "connections": "task 2, naming the connections",
+    "spans": "extractive QA",
+}
+
+
+@dataclass(frozen=True)
+class BoardTask:
+    """One leaderboard task: one headline figure of one config on :data:`BOARD_SPLIT`.
+
+    Attributes:
+        id: the task id (``<config>-<task>-<figure>``).
+        config, split: what it is scored on.
+        task: the metric task (``grouping``, ``connections``, ``spans``).
+        figure: the figure's key in the results JSON.
+        about: what the figure is, one line.
+    """
+
+    id: str
+    config: str
+    split: str
+    task: str
+    figure: str
+    about: str
+
+
+def config_tasks(spec: ConfigSpec) -> list[BoardTask]:
+    """The leaderboard tasks of one config: each headline figure of each of its tasks."""
+    return [
+        BoardTask(f"{spec.name}-{task}-{figure}", spec.name, BOARD_SPLIT, task, figure, about)
+        for task in spec.tasks
+        for figure, about in BOARD_FIGURES[task]
+    ]
+
+
+def board_tasks(configs: Iterable[str]) -> list[BoardTask]:
+    """The leaderboard tasks of several configs, in config order.
+
+    Raises:
+        ValueError: an unknown config.
+    """
+    return [t for name in configs for t in config_tasks(config_spec(name))]
+
+
+def eval_yaml(title: str, configs: Iterable[str]) -> dict[str, Any]:
+    """The ``eval.yaml`` of an export holding ``configs``: its ``name`` (the card's title), a
+    ``description`` that says what each task id measures, ``evaluation_framework`` and
+    ``tasks`` (``id``, ``config``, ``split``)."""
+    tasks = board_tasks(configs)
+    lines = [
+        f"{title}: each task is one headline figure that `ocw-hub evaluate` computes on one "
+        "config's test split; each result's notes give its 95 % bootstrap interval.",
+        *(f"{t.id}: {t.about}, {_TASK_NAMES[t.task]}, config {t.config}." for t in tasks),
+    ]
+    return {
+        "name": title,
+        "description": "\n".join(lines) + "\n",
+        "evaluation_framework": FRAMEWORK,
+        "tasks": [{"id": t.id, "config": t.config, "split": t.split} for t in tasks],
+    }
+
+
+def eval_yaml_text(title: str, configs: Iterable[str]) -> str:
+    """:func:`eval_yaml` as YAML text (keys in the documented order, the description as a
+    literal block)."""
+    import yaml
+
+    class _Dumper(yaml.SafeDumper):
+        pass
+
+    def _text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+        style = "|" if "\n" in value else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    _Dumper.add_representer(str, _text)
+    data = eval_yaml(title, configs)
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+def read_eval_yaml(path: Path) -> tuple[dict[str, Any] | None, list[str]]:
+    """``(eval.yaml as a mapping or None, problems)``: problems when it is not YAML or not a
+    mapping with a ``name``, an ``evaluation_framework`` and a non-empty list of ``tasks``,
+    each with a unique ``id`` (a file name: letters, digits, ``_.-``), a ``config`` and a
+    ``split`` (strings)."""
+    import yaml
+
+    where = path.name
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+        return None, [f"{where}: not readable as YAML ({' '.join(str(err).split())})"]
+    if not isinstance(data, dict):
+        return None, [f"{where}: must be a YAML mapping (name, evaluation_framework, tasks)"]
+    problems = [
+        f"{where}: `{key}` must be a non-empty string"
+        for key in ("name", "evaluation_framework")
+        if not isinstance(data.get(key), str) or not data[key].strip()
+    ]
+    tasks = data.get("tasks")
+    if not isinstance(tasks, list) or not tasks:
+        return data, [*problems, f"{where}: `tasks` must be a non-empty list"]
+    seen: set[str] = set()
+    for i, task in enumerate(tasks):
+        problems += _task_problems(where, i, task, seen)
+    return data, problems
+
+
+def _task_problems(where: str, index: int, task: Any, seen: set[str]) -> list[str]:
+    at = f"{where}: tasks[{index}]"
+    if not isinstance(task, dict):
+        return [f"{at}: must be a mapping with id, config and split"]
+    problems = [
+        f"{at}: `{key}` must be a non-empty string"
+        for key in ("id", "config", "split")
+        if not isinstance(task.get(key), str) or not task[key].strip()
+    ]
+    task_id = task.get("id")
+    if isinstance(task_id, str) and task_id:
+        if not TASK_ID.match(task_id):
+            problems.append(f"{at}: id {task_id!r} is not a plain name (letters, digits, _.-)")
+        if task_id in seen:
+            problems.append(f"{at}: id {task_id!r} is given twice")
+        seen.add(task_id)
+    return problems
+
+
+def eval_yaml_problems(root: Path, splits: Mapping[str, Iterable[str]]) -> list[str]:
+    """What is wrong with the ``eval.yaml`` of an export whose card's configs resolve to
+    ``splits`` (config -> its splits): :func:`read_eval_yaml`'s problems, and tasks naming
+    a config the card lacks or a split that config lacks. A missing file is no problem."""
+    path = root / EVAL_FILE
+    if not path.exists() and not path.is_symlink():
+        return []
+    if path.is_symlink() or not path.is_file():
+        return [f"{EVAL_FILE}: must be a regular file"]
+    data, problems = read_eval_yaml(path)
+    if data is None or not isinstance(data.get("tasks"), list):
+        return problems
+    for i, task in enumerate(data["tasks"]):
+        if not isinstance(task, dict):
+            continue
+        config, split = task.get("config"), task.get("split")
+        if isinstance(config, str) and config not in splits:
+            problems.append(
+                f"{EVAL_FILE}: tasks[{i}] ({task.get('id')}): config {config!r} is not a config "
+                f"of the card ({', '.join(splits) or 'none'})"
+            )
+        elif isinstance(split, str) and isinstance(config, str) and split not in splits[config]:
+            problems.append(
+                f"{EVAL_FILE}: tasks[{i}] ({task.get('id')}): config {config!r} has no split "
+                f"{split!r} ({', '.join(splits[config])})"
+            )
+    return problems

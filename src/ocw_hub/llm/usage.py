@@ -1,0 +1,228 @@
+"""Cost and latency of a run, from its response log (``run-llm``'s protocol record, the parse
+report, the ``evaluate`` table).
+
+* **Requests**: the log's lines (one per request logged: an answer or a failure; a request
+  failed and sent again by a re-run is two lines, both billed).
+* **Tokens**: summed from each line's ``response.body.usage`` (the server's count):
+  ``prompt_tokens``, ``completion_tokens`` and ``completion_tokens_details.reasoning_tokens``
+  (OpenAI counts reasoning tokens inside ``completion_tokens``; so does the cost). A figure no
+  line reports is None ("not reported"); ``usage_reported`` says how many lines had a
+  ``usage`` object.
+* **Latency**: the wall-clock seconds of each logged try (the log's ``latency_s``, written by
+  ``run-llm`` since this field exists), as percentiles (NumPy's default, linear
+  interpolation); None when no line is timed.
+* **Cost**: with a price per million tokens ``(in, out)``: ``prompt_tokens * in / 1e6 +
+  completion_tokens * out / 1e6``, in the price's currency (US dollars for OpenAI's list).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..errors import OCWHubError
+from .log import LLMInputError, is_success, json_records
+
+#: The latency percentiles reported.
+PERCENTILES = (50, 90, 95, 99)
+#: What a figure no server reported is shown as.
+NOT_REPORTED = "not reported"
+_TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "reasoning_tokens")
+
+
+class PriceError(OCWHubError, ValueError):
+    """A ``--price-per-mtok`` that is not two non-negative numbers ``IN,OUT``."""
+
+
+def parse_price(text: str) -> tuple[float, float]:
+    """``"2.5,10"`` -> ``(2.5, 10.0)``: the price per million prompt and completion tokens.
+
+    Raises:
+        PriceError: not two comma-separated finite non-negative numbers.
+    """
+    import math
+
+    parts = text.split(",")
+    try:
+        values = tuple(float(p) for p in parts)
+    except ValueError:
+        values = ()
+    if len(values) != 2 or not all(math.isfinite(v) and v >= 0 for v in values):
+        raise PriceError(
+            f"--price-per-mtok {text}: expected IN,OUT, the price per million prompt and "
+            "completion tokens (two non-negative numbers, e.g. 2.5,10)"
+        )
+    return values[0], values[1]
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _line_usage(line: Mapping[str, Any]) -> dict[str, int | None] | None:
+    """The token counts of one log line, or None when its answer has no ``usage`` object."""
+    response = line.get("response")
+    body = response.get("body") if isinstance(response, Mapping) else None
+    usage = body.get("usage") if isinstance(body, Mapping) else None
+    if not isinstance(usage, Mapping):
+        return None
+    details = usage.get("completion_tokens_details")
+    reasoning = details.get("reasoning_tokens") if isinstance(details, Mapping) else None
+    return {
+        "prompt_tokens": _count(usage.get("prompt_tokens")),
+        "completion_tokens": _count(usage.get("completion_tokens")),
+        "reasoning_tokens": _count(reasoning),
+    }
+
+
+def latency_percentiles(seconds: Sequence[float]) -> dict[str, float] | None:
+    """``{"p50", "p90", "p95", "p99", "mean", "max", "timed"}`` of latencies in seconds
+    (NumPy's linear percentiles), or None for none."""
+    if not seconds:
+        return None
+    import numpy as np
+
+    values = np.asarray(seconds, dtype=float)
+    found = {f"p{q}": round(float(np.percentile(values, q)), 6) for q in PERCENTILES}
+    found.update(mean=round(float(values.mean()), 6), max=float(values.max()))
+    return {**found, "timed": len(values)}
+
+
+def usage_of(
+    lines: Iterable[Mapping[str, Any]], price: tuple[float, float] | None = None
+) -> dict[str, Any]:
+    """The usage of the log lines (see the module docstring).
+
+    Returns:
+        ``{requests, answered, usage_reported, prompt_tokens, completion_tokens,
+        reasoning_tokens, total_tokens, latency_s, price_per_mtok, cost}``; a token figure
+        no line reports, the latency of an untimed log and the cost without a price (or
+        without both token counts) are None.
+    """
+    requests = answered = reported = 0
+    sums: dict[str, int | None] = dict.fromkeys(_TOKEN_FIELDS)
+    latencies: list[float] = []
+    for line in lines:
+        requests += 1
+        answered += is_success(line)
+        latency = line.get("latency_s")
+        if isinstance(latency, int | float) and not isinstance(latency, bool) and latency >= 0:
+            latencies.append(float(latency))
+        counts = _line_usage(line)
+        if counts is None:
+            continue
+        reported += 1
+        for name, value in counts.items():
+            if value is not None:
+                sums[name] = (sums[name] or 0) + value
+    prompt, completion = sums["prompt_tokens"], sums["completion_tokens"]
+    total = None if prompt is None or completion is None else prompt + completion
+    cost = None
+    if price is not None and prompt is not None and completion is not None:
+        cost = prompt * price[0] / 1e6 + completion * price[1] / 1e6
+    return {
+        "requests": requests,
+        "answered": answered,
+        "usage_reported": reported,
+        **sums,
+        "total_tokens": total,
+        "latency_s": latency_percentiles(latencies),
+        "price_per_mtok": None if price is None else list(price),
+        "cost": cost,
+    }
+
+
+def log_usage(
+    path: str | os.PathLike[str], price: tuple[float, float] | None = None
+) -> dict[str, Any]:
+    """:func:`usage_of` the lines of a response log (read by
+    :func:`~ocw_hub.llm.log.json_records`; lines of other producers without ``response``
+    count as requests whose usage is not reported).
+
+    Raises:
+        LLMInputError: no such file, a line that is not a JSON object.
+    """
+    return usage_of((record for _, record in json_records(path, LLMInputError)), price)
+
+
+def _tokens(value: Any) -> str:
+    return NOT_REPORTED if value is None else f"{value:,}"
+
+
+def usage_line(usage: Mapping[str, Any]) -> str:
+    """One line: ``62 requests; tokens in 12,345, out 3,456 (reasoning 2,000); latency p50
+    1.20 s, p90 …; cost 0.0123``."""
+    line = (
+        f"{usage.get('requests', 0)} requests; tokens in {_tokens(usage.get('prompt_tokens'))}, "
+        f"out {_tokens(usage.get('completion_tokens'))} "
+        f"(reasoning {_tokens(usage.get('reasoning_tokens'))})"
+    )
+    reported, requests = usage.get("usage_reported"), usage.get("requests")
+    if isinstance(reported, int) and isinstance(requests, int) and 0 < reported < requests:
+        line += f", usage reported for {reported} of {requests} requests"
+    latency = usage.get("latency_s")
+    if isinstance(latency, Mapping):
+        shown = ", ".join(f"p{q} {latency[f'p{q}']:.2f} s" for q in PERCENTILES)
+        line += f"; latency {shown}"
+    elif latency != "by run":
+        line += f"; latency {NOT_REPORTED}"
+    if usage.get("cost") is not None:
+        line += f"; cost {usage['cost']:.4f}"
+    return line
+
+
+def _runs(results: Mapping[str, Any]) -> list[Any]:
+    runs = results.get("runs")
+    return runs if isinstance(runs, list) else [results]
+
+
+def _run_usages(results: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
+    """The usage record of each run of a results dict, or None when a run has none."""
+    runs = _runs(results)
+    found = []
+    for run in runs:
+        protocol = run.get("protocol") if isinstance(run, Mapping) else None
+        usage = protocol.get("usage") if isinstance(protocol, Mapping) else None
+        if not isinstance(usage, Mapping):
+            return None
+        found.append(usage)
+    return found or None
+
+
+def _summed(usages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The usage of several runs: counts, tokens and cost summed (None when a run lacks
+    one); latency percentiles do not add up, so several runs' are left to the results JSON."""
+    summed: dict[str, Any] = {
+        name: sum(int(u.get(name) or 0) for u in usages) for name in ("requests", "usage_reported")
+    }
+    for name in (*_TOKEN_FIELDS, "cost"):
+        values = [u.get(name) for u in usages]
+        summed[name] = None if any(v is None for v in values) else sum(values)
+    summed["latency_s"] = usages[0].get("latency_s") if len(usages) == 1 else "by run"
+    return summed
+
+
+def _per_solved(results: Mapping[str, Any], cost: float) -> str:
+    """``; per solved wall 0.0060; per correct group 0.0015`` (grouping runs), else ``""``."""
+    shown = ""
+    runs = _runs(results)
+    for figure, what in (("full_wall", "solved wall"), ("correct_groups", "correct group")):
+        totals = [(r.get("grouping") or {}).get(figure) for r in runs]
+        counts = [t for t in totals if isinstance(t, int)]
+        if len(counts) == len(totals):
+            solved: int = sum(counts)
+            shown += f"; per {what} " + (f"{cost / solved:.4f}" if solved else "none solved")
+    return shown
+
+
+def cost_line(results: Mapping[str, Any]) -> str | None:
+    """The usage of the runs scored (summed over runs) and, with a price, the cost per solved
+    wall and per correct group (total cost over the totals of every run; grouping runs);
+    None when a run has no usage record (a run not made by ``run-llm``, an older one)."""
+    usages = _run_usages(results)
+    if usages is None:
+        return None
+    summed = _summed(usages)
+    line = usage_line(summed)
+    return line if summed["cost"] is None else line + _per_solved(results, summed["cost"])

@@ -1,0 +1,104 @@
+"""The valid range of each figure of a results file, stated once, and the check that every
+reader of results (``ocw-hub report``, ``compare``) applies to each figure it reads.
+
+A figure outside its range (``full_wall_rate: 7.5``), not finite (``ami: NaN``, ``Infinity``:
+Python's ``json`` reads both) or a count that is negative or not whole is refused with one
+line naming the file and the field. Figures not named here are checked only for being finite.
+
+Ranges (the metric's and the scoring's own, :mod:`ocw_hub.scoring.runs`):
+
+* ``ami``, ``ari``: -1 to 1 (chance-adjusted: below 0 is worse than chance);
+* ``wd``, ``fms``, the rates (``full_wall_rate``, ``correct_groups_rate``,
+  ``connections_correct_rate``), the connections' ``exact_match``, ``rouge1``,
+  ``bertscore_f1`` (as ``evaluate``'s BERTScore gives it, unrescaled): 0 to 1;
+* in a WoTe file (``spans``), ``exact_match`` and ``f1`` (SQuAD v1.1's): 0 to 100;
+* counts (``full_wall``, ``correct_groups``, ``n_walls``, ``n_questions``, ``n_missing``,
+  ``n_runs``, ``season``, ``episode``): whole numbers, 0 or more; of one wall
+  (``per_wall[i]``), ``correct_groups`` is at most 4 and ``full_wall`` at most 1.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["COUNTS", "RANGES", "SPAN_RANGES", "check_figures", "figure_problem"]
+
+#: Figures on a closed interval, by name.
+RANGES: dict[str, tuple[float, float]] = {
+    "ami": (-1.0, 1.0),
+    "ari": (-1.0, 1.0),
+    "wd": (0.0, 1.0),
+    "fms": (0.0, 1.0),
+    "full_wall_rate": (0.0, 1.0),
+    "correct_groups_rate": (0.0, 1.0),
+    "connections_correct_rate": (0.0, 1.0),
+    "exact_match": (0.0, 1.0),
+    "rouge1": (0.0, 1.0),
+    "bertscore_f1": (0.0, 1.0),
+}
+#: WoTe's span figures (SQuAD v1.1 on 0-100), anywhere in a WoTe results file.
+SPAN_RANGES: dict[str, tuple[float, float]] = {"exact_match": (0.0, 100.0), "f1": (0.0, 100.0)}
+#: Counts: whole numbers, 0 or more.
+COUNTS = frozenset(
+    {"full_wall", "correct_groups", "n_walls", "n_questions", "n_missing", "n_runs", "season"}
+    | {"episode"}
+)
+#: The most a count may be for one wall (``per_wall[i].grouping``).
+WALL_COUNTS = {"correct_groups": 4, "full_wall": 1}
+
+_INDEX = re.compile(r"\[\d+\]")
+#: Objects whose counts are summaries over runs or resamples (whole numbers not required).
+_SUMMARIES = frozenset({"mean", "std", "ci95"})
+
+
+def _parts(field: str) -> list[str]:
+    return [p for p in _INDEX.sub("", field).split(".") if p]
+
+
+def _count_problem(name: str, parts: list[str], value: float) -> str | None:
+    if value < 0:
+        return f"{value} is not a count (0 or more)"
+    if _SUMMARIES.isdisjoint(parts) and float(value) != int(value):
+        return f"{value} is not a count (a whole number)"
+    most = WALL_COUNTS.get(name) if "per_wall" in parts else None
+    if most is not None and value > most:
+        return f"{value} is more than a wall can have ({most})"
+    return None
+
+
+def figure_problem(field: str, value: Any, *, spans: bool = False) -> str | None:
+    """Why the figure at ``field`` (a results file's dotted path,
+    ``runs[0].per_wall[3].grouping.ami``) cannot hold ``value``, else None. Booleans (one
+    wall's ``full_wall``) and non-numbers are left to the shape check. ``spans``: the file is
+    WoTe's (extractive QA), whose ``exact_match`` and ``f1`` are on 0-100 everywhere."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if not math.isfinite(value):
+        return f"{value} is not a number a figure can be"
+    parts = _parts(field)
+    name = parts[-1] if parts else field
+    if name in COUNTS:
+        return _count_problem(name, parts, value)
+    bounds = (spans and SPAN_RANGES.get(name)) or RANGES.get(name)
+    if bounds is not None and not bounds[0] <= value <= bounds[1]:
+        return f"{value} is outside the range of {name} ({bounds[0]:g} to {bounds[1]:g})"
+    return None
+
+
+def check_figures(
+    data: Any, error: Callable[[str, str], Exception], *, spans: bool = False
+) -> None:
+    """Check every number in a results file's ``data`` (iteratively, any depth) with
+    :func:`figure_problem`; raise ``error(field, problem)`` for the first that fails."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        field, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((f"{field}.{k}" if field else str(k), v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((f"{field}[{i}]", v) for i, v in enumerate(value))
+        elif (problem := figure_problem(field, value, spans=spans)) is not None:
+            raise error(field, problem)
