@@ -27,6 +27,7 @@ from ocw_hub.views.report_play import (
     plot_play_lives,
     plot_play_seasons,
     season_figures,
+    season_table,
 )
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -112,6 +113,15 @@ def test_play_section_data_equals_the_results(made: dict[str, Path]) -> None:
             assert sum(p * s["n_walls"] for p, s in zip(points, seasons.values(), strict=True)) == (
                 pytest.approx(f.data["play"]["points"])
             )
+    # the by-season table shows those means
+    season_header, season_rows = season_table(plays)
+    assert season_header[1:] == header[1:]
+    for row in season_rows:
+        season = row[0].split(" ")[0]
+        for column, f in enumerate(plays):
+            means = season_figures(f)[season]
+            expected = [v for v in (means["groups_found"], means["points"]) if v is not None]
+            assert _numbers(row[1 + column]) == pytest.approx(expected, abs=0.005)
     # lives lost: show loses at most 3 (740d45 frozen), nyt 4 (its fourth mistake)
     assert lives_keys(plays) == ["0", "1", "2", "3", "4"]
     assert plays[1].data["play"]["lives_lost_distribution"]["4"] == 1

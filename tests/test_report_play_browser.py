@@ -44,10 +44,12 @@ def _play_tables(report: Path) -> list[dict[str, Any]]:
             page.goto(report.resolve().as_uri(), wait_until="load")
             return page.eval_on_selector_all(  # type: ignore[no-any-return]
                 "section.play",
-                "ss => ss.map(s => ({title: s.querySelector('h3').textContent,"
-                " header: [...s.querySelectorAll('table.play thead th')].map(c => c.textContent),"
-                " rows: [...s.querySelectorAll('table.play tbody tr')].map("
-                "r => [...r.children].map(c => c.textContent))}))",
+                "ss => ss.map(s => { const read = (t) => ({"
+                " header: [...s.querySelectorAll(t + ' thead th')].map(c => c.textContent),"
+                " rows: [...s.querySelectorAll(t + ' tbody tr')].map("
+                "r => [...r.children].map(c => c.textContent))});"
+                " return {title: s.querySelector('h3').textContent, ...read('table.play'),"
+                " seasons: read('table.play-seasons')}; })",
             )
         finally:
             browser.close()
@@ -101,3 +103,19 @@ def test_play_report_in_chromium(tmp_path: Path) -> None:
     assert checked == 3 * (1 + len(TOTAL_ROWS) + 4 + 1)
     nyt = header.index(next(h for h in header if h.startswith("play-nyt "))) - 1
     assert rows["points (0-10 a wall)"][nyt] == "-"  # nyt: no connection round, no points
+    # by season: the means a wall of per_wall[*].play and per_wall[*].human.play
+    seasons = section["seasons"]
+    by_row = {r[0]: r[1:] for r in seasons["rows"]}
+    for name in NAMES[1:]:
+        data = results[name]
+        column = [h.split(" (")[0] for h in seasons["header"]].index(name) - 1
+        for season in {str(w["season"]) for w in data["per_wall"]}:
+            walls = [w for w in data["per_wall"] if str(w["season"]) == season]
+            row = by_row[f"{season} ({len(walls)})"]
+            groups = sum(w["play"]["groups_found"] for w in walls) / len(walls)
+            points = sum(w["play"]["points"] or 0 for w in walls) / len(walls)
+            expected = [groups] if data["play"]["points"] is None else [groups, points]
+            assert _numbers(row[column]) == pytest.approx(expected, abs=0.005), (name, season)
+            human = [w["human"]["play"] for w in walls]
+            theirs = [sum(h[k] for h in human) / len(walls) for k in ("groups_found", "points")]
+            assert _numbers(row[-1]) == pytest.approx(theirs, abs=0.005), season

@@ -107,8 +107,8 @@ margin:1.5em auto;max-width:75em;padding:0 1em;color:#222;line-height:1.4}
 h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ccc}h3{font-size:1.1em}
 table{border-collapse:collapse;margin:0.8em 0}
 table.headline td,table.headline th,table.hardest td,table.hardest th,table.inputs td,
-table.inputs th,table.play td,table.play th{border:1px solid #ccc;padding:0.25em 0.6em}
-table.headline thead th,table.hardest thead th,table.inputs thead th,table.play thead th{
+table.inputs th,section.play td,section.play th{border:1px solid #ccc;padding:0.25em 0.6em}
+table.headline thead th,table.hardest thead th,table.inputs thead th,section.play thead th{
 background:#f0f0f0}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 caption{text-align:left;font-weight:bold;margin-bottom:0.3em}

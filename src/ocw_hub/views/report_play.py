@@ -226,7 +226,28 @@ def plot_play_agreement(files: Sequence[ResultsFile]) -> Plot:
     )
 
 
-def _table_html(config: str, split: str, header: list[str], rows: list[list[str]]) -> str:
+def season_table(files: Sequence[ResultsFile]) -> tuple[list[str], list[list[str]]]:
+    """:func:`season_figures` of ``files`` as text: header (season, one column per file,
+    contestants) and a row per season, each cell ``groups G, points P`` (means a wall, 2
+    decimals; ``-`` where a mean does not exist)."""
+
+    def cell(groups: float | None, points: float | None) -> str:
+        shown = ["-" if v is None else f"{v:.2f}" for v in (groups, points)]
+        return f"groups {shown[0]}, points {shown[1]}"
+
+    figures = [season_figures(f) for f in files]
+    header = ["season (walls)", *(_column(f) for f in files), "contestants"]
+    rows = []
+    for season, first in figures[0].items():
+        cells = [cell(by[season]["groups_found"], by[season]["points"]) for by in figures]
+        cells.append(cell(first["human_groups_found"], first["human_points"]))
+        rows.append([f"{season} ({first['n_walls']})", *cells])
+    return header, rows
+
+
+def _table_html(
+    kind: str, caption: str, key: tuple[str, str], header: list[str], rows: list[list[str]]
+) -> str:
     head = "".join(f'<th scope="col">{html.escape(h)}</th>' for h in header)
     body = []
     for row in rows:
@@ -237,12 +258,20 @@ def _table_html(config: str, split: str, header: list[str], rows: list[list[str]
         ]
         body.append(f'<tr data-figure="{html.escape(row[0])}">{"".join(cells)}</tr>')
     return (
-        f'<table class="play" data-config="{html.escape(config)}" '
-        f'data-split="{html.escape(split)}"><caption>The play figures of <code>ocw-hub '
-        "evaluate</code> beside the contestants' (totals over the split, the mean a wall in "
-        "parentheses with its 95 % interval when computed)</caption>"
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        f'<div class="scroll"><table class="{kind}" data-config="{html.escape(key[0])}" '
+        f'data-split="{html.escape(key[1])}"><caption>{caption}</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
     )
+
+
+_PLAY_CAPTION = (
+    "The play figures of <code>ocw-hub evaluate</code> beside the contestants' (totals over "
+    "the split, the mean a wall in parentheses with its 95 % interval when computed)"
+)
+_SEASON_CAPTION = (
+    "By season: the mean a wall of the groups found (0-4) and the show's points (0-10), a "
+    "wall not played counting 0"
+)
 
 
 def play_section(group: Sequence[ResultsFile]) -> str:
@@ -256,8 +285,10 @@ def play_section(group: Sequence[ResultsFile]) -> str:
     parts = [
         f'<section class="play" id="play-{html.escape(config)}-{html.escape(split)}">'
         f"<h3>{html.escape(title)}</h3>",
-        f'<div class="scroll">{_table_html(config, split, header, rows)}</div>',
+        _table_html("play", _PLAY_CAPTION, (config, split), header, rows),
+        plot_play_seasons(files).html(),
+        _table_html("play-seasons", _SEASON_CAPTION, (config, split), *season_table(files)),
+        plot_play_lives(files).html(),
+        plot_play_agreement(files).html(),
     ]
-    parts += [plot(files).html() for plot in (plot_play_seasons, plot_play_lives,
-                                              plot_play_agreement)]  # fmt: skip
     return "".join(parts) + "</section>"
