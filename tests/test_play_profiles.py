@@ -95,3 +95,22 @@ def test_the_paper_profile_takes_no_generation_option(chat_server, tmp_path: Pat
     result = _play(server.url, log, "--max-tokens", "32")
     assert result.exit_code == 1
     assert not log.exists() and not server.bodies
+
+
+def test_a_log_from_before_profiles_resumes_under_the_paper_profile(
+    chat_server, tmp_path: Path
+) -> None:
+    """A header without ``profile``/``generation`` (play before profiles) is read as the
+    paper's fields with its ``max_tokens`` and ``seed``: the same run resumes it, another
+    profile is refused."""
+    server = chat_server(answer=Contestant(fixture_rows()))
+    log = tmp_path / "play.jsonl"
+    assert _play(server.url, log, "--seed", "3").exit_code == 0
+    lines = log.read_text(encoding="utf-8").splitlines()
+    head = json.loads(lines[0])
+    del head["profile"], head["generation"]
+    log.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n", encoding="utf-8")
+    before, sent = log.read_bytes(), len(server.bodies)
+    assert _play(server.url, log, "--seed", "3").exit_code == 0  # finished: nothing sent
+    assert _play(server.url, log).exit_code == 1  # another seed: another run
+    assert log.read_bytes() == before and len(server.bodies) == sent

@@ -36,6 +36,17 @@ def play_fields(generation: Generation, seed: int | None = None) -> dict[str, An
     return fields
 
 
+def with_implied_fields(header: Mapping[str, Any]) -> dict[str, Any]:
+    """A log header with ``profile`` and ``generation``: those of a log written before play
+    had profiles are implied (``paper``: its ``max_tokens``, temperature 0, its ``seed``)."""
+    if "profile" in header or not isinstance(header.get("max_tokens"), int):
+        return dict(header)
+    fields: dict[str, Any] = {"max_tokens": header["max_tokens"], "temperature": 0}
+    if header.get("seed") is not None:
+        fields["seed"] = header["seed"]
+    return {**header, "profile": "paper", "generation": fields}
+
+
 def token_budget(fields: Mapping[str, Any]) -> int | None:
     """The token limit among ``fields`` (either name), None when there is none."""
     for name in ("max_tokens", "max_completion_tokens"):

@@ -69,6 +69,9 @@ def _header(header: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _check_resumed(path: Path, logged: Mapping[str, Any], header: Mapping[str, Any]) -> None:
+    from .generation import with_implied_fields
+
+    logged = with_implied_fields(logged)  # a log from before profiles: the paper's fields
     for name in SAME_RUN:
         if logged.get(name) != header.get(name):
             raise PlayLogError(
