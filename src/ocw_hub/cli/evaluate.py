@@ -54,7 +54,7 @@ def evaluate(
             min=0,
             metavar="N",
             help="Resamples of walls (questions) for the 95 % percentile bootstrap interval "
-            "of every figure, shown as value [low, high] and written as ci95 (0: none).",
+            "of every figure, shown as value \\[low, high] and written as ci95 (0: none).",
         ),
     ] = 1000,
     bootstrap_seed: Annotated[
