@@ -67,8 +67,10 @@ def read_json(path: PathLike, error: type[OCWHubError], what: str = "JSON file")
             the path.
     """
     path = Path(path)
+    text = ""
     try:
-        return loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        return loads(text)
     except FileNotFoundError:
         raise error(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -78,7 +80,32 @@ def read_json(path: PathLike, error: type[OCWHubError], what: str = "JSON file")
     except DuplicateKeyError as err:
         raise error(f"{path}: {err}") from None
     except (ValueError, RecursionError) as err:  # JSONDecodeError is a ValueError
+        lines = _json_lines(text, what)
+        if lines is not None:
+            raise error(f"{path}: {lines}") from None
         raise error(f"{path}: not valid JSON ({err})") from None
+
+
+def _json_lines(text: str, what: str) -> str | None:
+    """What a text that is not one JSON document is when it is JSON Lines (its first line a
+    JSON object, more lines after it): a play log of ``ocw-hub play`` (its header, ``record:
+    play``) or another JSON Lines file, and what to do; None otherwise."""
+    first, _, rest = text.partition("\n")
+    try:
+        head = json.loads(first)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(head, dict) or not rest.strip():
+        return None
+    if head.get("record") == "play":
+        return (
+            f"a play log of `ocw-hub play` (JSON Lines), not a {what}; score it first "
+            "(`ocw-hub evaluate LOG --out results.json`) and give results.json"
+        )
+    return (
+        f"a JSON Lines file, not a {what}, nor a play log (a play log's line 1 is its header, "
+        '{"record": "play", ...})'
+    )
 
 
 def load_line(path: PathLike, number: int, line: str, error: type[OCWHubError]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import os
 import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -295,7 +295,7 @@ def exclusive(folder: PathLike, *, option: str = "--out") -> Iterator[None]:
     folder fails at once instead of mixing its files with this one's. The lock is an
     ``fcntl.flock`` on ``folder/.ocw-hub.lock`` (released when the process ends, even killed);
     the file is removed on exit, and the folder too when this call made it and it stayed
-    empty (a failed or interrupted run leaves nothing).
+    empty, with the parent folders made for it (a failed or interrupted run leaves nothing).
 
     Raises:
         OutputPathError: another process holds the folder.
@@ -303,7 +303,7 @@ def exclusive(folder: PathLike, *, option: str = "--out") -> Iterator[None]:
     import fcntl
 
     folder = Path(folder)
-    created = not folder.exists()
+    existing = _nearest_existing_parent(folder.absolute() / "_")  # folder itself, if it exists
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -334,8 +334,17 @@ def exclusive(folder: PathLike, *, option: str = "--out") -> Iterator[None]:
             yield
         finally:
             lock.unlink(missing_ok=True)
-            if created:
-                with suppress(OSError):  # left only when the block wrote nothing into it
-                    folder.rmdir()
+            _remove_empty(folder.absolute(), existing)
     finally:
         handle.close()
+
+
+def _remove_empty(folder: Path, existing: Path) -> None:
+    """Remove ``folder`` and its parents below ``existing`` (the folders a call made), each
+    only when empty (left when a run wrote into it)."""
+    while folder != existing and folder.is_relative_to(existing):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent

@@ -71,7 +71,7 @@ def _datasets_message(err: BaseException) -> str | None:
     if isinstance(err, exceptions.DatasetGenerationError):
         cause = err.__cause__
         if isinstance(cause, loaded_format_errors()):
-            return f"{type(cause).__name__}: {cause}"
+            return str(cause)
     return None
 
 
@@ -112,10 +112,8 @@ def user_message(err: BaseException) -> str | None:
         module = sys.modules.get(module_name)
         if module is not None and isinstance(err, getattr(module, class_name)):
             return message(err)
-    if isinstance(err, OCWHubError):
+    if isinstance(err, (OCWHubError, *loaded_format_errors())):  # the message, no class name
         return str(err)
-    if isinstance(err, loaded_format_errors()):
-        return f"{type(err).__name__}: {err}"
     return _datasets_message(err) or _filesystem_message(err)
 
 

@@ -109,6 +109,10 @@ def evaluate(
     from ..scoring.summary import summary_rows
 
     config = check_config(config)
+    if split not in config_spec(config).splits:  # before any file is read
+        from ..errors import UnknownSplitError
+
+        raise UnknownSplitError(config, split, config_spec(config).splits)
     walls_slice = WallSlice.parse(seasons, aired_after)
     source = data_dir_of(data_dir, config)
     if bertscore:
@@ -139,6 +143,11 @@ def evaluate(
             as_runs=as_runs,
             walls_slice=walls_slice,
         )
+    entries = None
+    if board is not None and model_id is not None:  # refused (the stand-in) before any output
+        from ..data.eval_results import eval_result_entries
+
+        entries = eval_result_entries(results, model_id=model_id, dataset_id=dataset_id)
     columns = ("task", "figure", "model") + (("human",) if config_spec(config).human else ())
     shown = ", ".join(map(str, predictions))
     lines = [f"{config} / {split}: {inert(shown)}", *map(inert, provenance_lines(results))]
@@ -156,10 +165,9 @@ def evaluate(
     if out is not None:
         write_json(out, results)
         console.print(f"results written to {out}")
-    if board is not None and model_id is not None:
-        from ..data.eval_results import eval_result_entries, write_eval_results
+    if board is not None and entries is not None:
+        from ..data.eval_results import write_eval_results
 
-        entries = eval_result_entries(results, model_id=model_id, dataset_id=dataset_id)
         written = write_eval_results(board, entries, [*predictions, *records, source, out])
         console.print(f"{len(written)} leaderboard results written to {board}/.eval_results")
 

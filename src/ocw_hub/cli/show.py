@@ -70,6 +70,10 @@ def show(
 
     config = check_config(config)
     source = data_dir_of(data_dir, config)
+    if play is not None:  # the log read and checked before the wall is drawn
+        from ..play.log import read_play_log
+
+        log = read_play_log(play)
     load = partial(load_split_rows, config, data_dir=source, cache_dir=cache_dir)
     row, split = _find(item_id, config, split, partial(load, no_checks=no_checks))
     prediction = (
@@ -84,7 +88,7 @@ def show(
     if play is not None:
         from ..play.view import play_table
 
-        console.print(play_table(play, row))
+        console.print(play_table(log, row))
 
 
 def _wall_view(row: dict, prediction: Any, config: str, split: str, predictions: Any) -> Any:

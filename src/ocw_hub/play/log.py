@@ -121,10 +121,16 @@ def read_play_log(path: str | os.PathLike[str]) -> PlayLog:
     replayed: :func:`replay`). A last line cut short by a crash is skipped.
 
     Raises:
-        PlayLogError: a malformed header or record, a record of a wall after its end, a
-            ``connections`` record twice.
+        PlayLogError: no such file; line 1 is no play log header (not a play log); a
+            malformed header or record, a record of a wall after its end, a ``connections``
+            record twice.
     """
     path = Path(path)
+    if path.is_file() and path.stat().st_size and not is_play_log(path):
+        raise PlayLogError(
+            f"{path}: not a play log (its line 1 is no play log header, "
+            '{"record": "play", ...}: give a log that `ocw-hub play` wrote)'
+        )
     records = json_records(path, PlayLogError)
     first = next(records, None)
     if first is None:

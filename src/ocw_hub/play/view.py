@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import PlayLogError
 from ..shown import inert
-from .log import read_play_log, replay, start_state
+from .log import PlayLog, read_play_log, replay, start_state
 
 _SHOWN_CHARS = 120
 
@@ -20,17 +20,19 @@ def _cell(value: object) -> Any:
     return Text(inert(value, limit=_SHOWN_CHARS))
 
 
-def play_table(path: Path, wall: Mapping[str, Any]) -> Any:
+def play_table(path: Path | PlayLog, wall: Mapping[str, Any]) -> Any:
     """A ``rich`` table of the wall's turns in the play log at ``path``: each answer (the
     guess, or why it was invalid), its verdict as the rules give it, groups found and lives
-    left after it; then how the wall ended and the connection round.
+    left after it; then how the wall ended and the connection round. ``path`` may be the log
+    read already (:func:`~ocw_hub.play.log.read_play_log`).
 
     Raises:
         PlayLogError: the log has no record of the wall, or its replay disagrees.
     """
     from rich.table import Table
 
-    log = read_play_log(path)
+    log = path if isinstance(path, PlayLog) else read_play_log(path)
+    path = log.path
     wall_id = str(wall["wall_id"])
     records = log.walls.get(wall_id)
     if records is None:

@@ -14,7 +14,11 @@ Ranges (the metric's and the scoring's own, :mod:`ocw_hub.scoring.runs`):
 * in a WoTe file (``spans``), ``exact_match`` and ``f1`` (SQuAD v1.1's): 0 to 100;
 * counts (``full_wall``, ``correct_groups``, ``n_walls``, ``n_questions``, ``n_missing``,
   ``n_runs``, ``season``, ``episode``): whole numbers, 0 or more; of one wall
-  (``per_wall[i]``), ``correct_groups`` is at most 4 and ``full_wall`` at most 1.
+  (``per_wall[i]``), ``correct_groups`` is at most 4 and ``full_wall`` at most 1;
+* totals (:data:`TOTALS`), at most their most per wall or question times the ``n_walls`` or
+  ``n_questions`` of the nearest object that gives one (itself or one it lies in):
+  ``full_wall`` and ``n_missing`` 1, ``correct_groups`` 4; of play (``play``),
+  ``walls_solved`` 1, ``groups_found`` and ``connections_right`` 4, ``points`` 10.
 """
 
 from __future__ import annotations
@@ -48,6 +52,18 @@ COUNTS = frozenset(
 )
 #: The most a count may be for one wall (``per_wall[i].grouping``).
 WALL_COUNTS = {"correct_groups": 4, "full_wall": 1}
+#: Totals over walls or questions: the most each may add per wall (or question).
+TOTALS = {
+    "full_wall": 1,
+    "correct_groups": 4,
+    "n_missing": 1,
+    "walls_solved": 1,
+    "groups_found": 4,
+    "connections_right": 4,
+    "points": 10,
+}
+#: The fields that give how many walls or questions a figure's object counts over.
+_SIZES = ("n_walls", "n_questions")
 
 _INDEX = re.compile(r"\[\d+\]")
 #: Objects whose counts are summaries over runs or resamples (whole numbers not required).
@@ -93,12 +109,39 @@ def check_figures(
 ) -> None:
     """Check every number in a results file's ``data`` (iteratively, any depth) with
     :func:`figure_problem`; raise ``error(field, problem)`` for the first that fails."""
-    stack: list[tuple[str, Any]] = [("", data)]
+    stack: list[tuple[str, Any, tuple[str, float] | None]] = [("", data, None)]
     while stack:
-        field, value = stack.pop()
+        field, value, size = stack.pop()
         if isinstance(value, dict):
-            stack.extend((f"{field}.{k}" if field else str(k), v) for k, v in value.items())
+            size = _size(value, size)
+            for key, item in value.items():
+                problem = _total_problem(str(key), item, size)
+                if problem is not None:
+                    raise error(f"{field}.{key}" if field else str(key), problem)
+            stack.extend((f"{field}.{k}" if field else str(k), v, size) for k, v in value.items())
         elif isinstance(value, list):
-            stack.extend((f"{field}[{i}]", v) for i, v in enumerate(value))
+            stack.extend((f"{field}[{i}]", v, size) for i, v in enumerate(value))
         elif (problem := figure_problem(field, value, spans=spans)) is not None:
             raise error(field, problem)
+
+
+def _size(obj: dict[Any, Any], outer: tuple[str, float] | None) -> tuple[str, float] | None:
+    """``(name, value)`` of the ``n_walls`` or ``n_questions`` an object gives (a finite
+    number), else ``outer``."""
+    for name in _SIZES:
+        value = obj.get(name)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return (name, value) if math.isfinite(value) else outer
+    return outer
+
+
+def _total_problem(name: str, value: Any, size: tuple[str, float] | None) -> str | None:
+    """Why a total (:data:`TOTALS`) is more than ``size`` walls or questions can give."""
+    per = TOTALS.get(name)
+    if per is None or size is None or isinstance(value, bool):
+        return None
+    if not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    if value > per * size[1]:
+        return f"{value} is more than {size[0]} {size[1]:g} allows (at most {per * size[1]:g})"
+    return None
