@@ -86,3 +86,69 @@ def send_reprompts(
         highlight=False,
     )
     return summary
+
+
+def has_follow_ups(answers: dict[str, Any]) -> bool:
+    from ..llm.reprompt import parse_follow_up_id
+
+    return any(parse_follow_up_id(key) is not None for key in answers)
+
+
+#: The file of the first answers beside ``--out``: ``<out stem>.first-answer<suffix>``.
+FIRST_ANSWER = ".first-answer"
+
+
+def first_answer_path(out: Path) -> Path:
+    return out.with_name(f"{out.stem}{FIRST_ANSWER}{out.suffix}")
+
+
+def _write_first_record(path: Path, fields: dict[str, Any], responses: Path) -> None:
+    """The first answers' record: the responses' own without ``reprompt`` and
+    ``follow_up_version`` (what a ``--reprompt 0`` run records), bound to ``path``."""
+    from ..outputs import write_json
+    from ..provenance import bind_record, protocol_record, record_path
+
+    record = protocol_record(fields, inputs=[responses])
+    for name in ("reprompt", "follow_up_version"):
+        record.pop(name, None)
+    write_json(record_path(path), bind_record(record, [path]))
+
+
+def parse_reprompted(
+    answers: dict[str, Any], rows: Any, *, task: str, mode: str, allow_truncated: bool,
+    style: str, out: Path, inputs: list[Any], responses: Path, fields: dict[str, Any],
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:  # fmt: skip
+    """``parse`` of a log with follow-ups: the predictions and report of each wall's last
+    answer (with re-prompts), and the first answers' (without: the paper's figure) written to
+    :func:`first_answer_path` with the record of a run without re-prompts. The report's
+    ``reprompt`` says per wall the follow-ups answered and how many walls became valid."""
+    from ..llm.reprompt import split_reprompts
+    from ..llm.responses import parse_responses
+    from ..outputs import check_output_file, write_json
+    from ..provenance import read_protocol
+
+    split = split_reprompts(answers)
+    first_path = check_output_file(first_answer_path(out), inputs=inputs)
+    options: dict[str, Any] = {"task": task, "mode": mode, "allow_truncated": allow_truncated,
+               "source": str(responses), "style": style}  # fmt: skip
+    first, first_report = parse_responses(split.first, rows, **options)
+    last, report = parse_responses(split.last, rows, **options)
+    bad = ("unrecoverable", "no_response")
+    before = {w["wall_id"]: w["status"] for w in first_report["walls"]}
+    became = [w["wall_id"] for w in report["walls"]
+              if before[w["wall_id"]] in bad and w["status"] not in bad]  # fmt: skip
+    for wall in report["walls"]:
+        wall["reprompts"] = split.used.get(wall["wall_id"], 0)
+    recorded = (read_protocol(responses) or {}).get("reprompt")
+    report["reprompt"] = {
+        "max": recorded,
+        "follow_ups": sum(split.used.values()),
+        "walls_reprompted": sum(1 for k in split.used.values() if k),
+        "became_valid": len(became),
+        "first_answer_file": str(first_path),
+        "first_answer_counts": first_report["counts"],
+        "first_answer_unrecoverable": first_report["unrecoverable"],
+    }
+    write_json(first_path, first)
+    _write_first_record(first_path, fields, responses)
+    return last, report

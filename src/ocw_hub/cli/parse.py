@@ -38,6 +38,13 @@ def _parse_table(report: dict[str, Any]) -> Table:
         table.add_row(f"  unrecoverable: {reason.replace('_', ' ')}", str(count))
     if "vote" in report:
         table.add_row("samples per wall (the vote's)", str(report["vote"]["samples"]))
+    if "reprompt" in report:
+        shown = report["reprompt"]
+        table.add_row("follow-ups answered (re-prompts)", str(shown["follow_ups"]))
+        table.add_row("walls re-prompted / became valid",
+                      f"{shown['walls_reprompted']} / {shown['became_valid']}")  # fmt: skip
+        table.add_row("unrecoverable in the first answers",
+                      str(shown["first_answer_counts"]["unrecoverable"]))  # fmt: skip
     if "in_context" in report:
         table.add_row("span found in the task text", str(report["in_context"]))
     return table
@@ -255,7 +262,17 @@ def parse(
     answers = read_responses(responses, spec.unit)
     rows = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
     voted: dict[str, Any] = {}
-    if vote:
+    from ._reprompt import has_follow_ups, parse_reprompted
+
+    if has_follow_ups(answers):  # run-llm --reprompt: with and without re-prompts
+        if vote:
+            raise OptionError("--vote: not on a log with re-prompts (run-llm --reprompt)")
+        predictions, report = parse_reprompted(
+            answers, rows, task=task, mode=mode, allow_truncated=allow_truncated, style=style,
+            out=out, inputs=inputs, responses=responses,
+            fields={"task": task, "parse_mode": mode, "prompt_style": prompt_style},
+        )  # fmt: skip
+    elif vote:
         predictions, report, k = _parse_vote(
             answers, rows, task, style, allow_truncated, out=out, inputs=inputs,
             responses=responses,
