@@ -57,6 +57,7 @@ PROTOCOL_FIELDS = (
     "aggregate",
     "samples",
     "profile",
+    "reprompt",
 )
 
 

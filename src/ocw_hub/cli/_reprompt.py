@@ -72,12 +72,38 @@ def parsing_of(
     return Parsing({str(r["wall_id"]): r for r in rows}, str(task), str(style))
 
 
+def reprompt_setup(
+    requests: Path, out: Path, n: int, config: str, split: str, data_dir: list[str] | None,
+    cache_dir: Path | None, no_checks: bool,
+) -> Any:  # fmt: skip
+    """The :func:`parsing_of` the requests for ``--reprompt n`` (None for 0), once the log is
+    checked (:func:`check_log`)."""
+    parsing = parsing_of(requests, config, split, data_dir, cache_dir, no_checks) if n else None
+    check_log(out, n)
+    return parsing
+
+
+def check_reprompted(summary: Any) -> None:
+    """Raises OCWHubError: follow-ups failed (a re-run sends them again)."""
+    from ..errors import OCWHubError
+
+    if summary is not None and summary.failures:
+        raise OCWHubError(
+            f"{len(summary.failures)} follow-ups failed (logged with their error); run the "
+            "same command again to send them again"
+        )
+
+
 def send_reprompts(
     loaded: list[dict[str, Any]], out: Path, parsing: Any, n: int, send: dict[str, Any]
 ) -> Any:
-    """The rounds of follow-ups (:func:`ocw_hub.llm.reprompt.reprompt_rounds`), reported."""
+    """The rounds of follow-ups (:func:`ocw_hub.llm.reprompt.reprompt_rounds`), reported;
+    None when ``parsing`` is (no ``--reprompt``)."""
     from ..llm.reprompt import reprompt_rounds
     from ._common import console
+
+    if parsing is None:
+        return None
 
     summary = reprompt_rounds(loaded, out, parsing, n, send=send)
     console.print(

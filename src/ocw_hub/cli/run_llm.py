@@ -301,7 +301,7 @@ def run_llm(
     from ..llm.client import LLMServerError, read_requests, run_requests
     from ..llm.usage import parse_price
     from ..outputs import check_output_file
-    from ._reprompt import check_log, parsing_of, reprompt_fields, send_reprompts
+    from ._reprompt import check_reprompted, reprompt_fields, reprompt_setup, send_reprompts
 
     options = {"max_tokens": max_tokens, "reasoning_effort": reasoning_effort,
                "temperature": temperature, "top_p": top_p, "stop": stop, "seed": sampling_seed,
@@ -315,10 +315,7 @@ def run_llm(
     require("llm", "run-llm")
     out = check_output_file(out, inputs=[requests])
     loaded = read_requests(requests)
-    parsing = None
-    if reprompt:
-        parsing = parsing_of(requests, config, split, data_dir, cache_dir, no_checks)
-    check_log(out, reprompt)
+    parsing = reprompt_setup(requests, out, reprompt, config, split, data_dir, cache_dir, no_checks)
     if generation is not None:
         from ..llm.profiles import with_generation
 
@@ -349,12 +346,11 @@ def run_llm(
                 on_result=on_result,
                 retry_failed=retry_failed,
             )
-            if parsing is not None:
-                send = {"base_url": base_url, "model": model, "concurrency": concurrency,
-                        "max_retries": max_retries, "timeout": timeout,
-                        "max_tokens_field": summary.max_tokens_field,
-                        "auto_field": max_tokens_field is None}  # fmt: skip
-                reprompted = send_reprompts(loaded, out, parsing, reprompt, send)
+            send = {"base_url": base_url, "model": model, "concurrency": concurrency,
+                    "max_retries": max_retries, "timeout": timeout,
+                    "max_tokens_field": summary.max_tokens_field,
+                    "auto_field": max_tokens_field is None}  # fmt: skip
+            reprompted = send_reprompts(loaded, out, parsing, reprompt, send)
         except LLMServerError as err:
             server_error = err
         finally:  # Ctrl-C too: the record always describes the log as it now is
@@ -369,8 +365,4 @@ def run_llm(
         raise _server_failure(server_error, out) from server_error
     _report_switch(summary)
     _report_run(summary, out)
-    if reprompted is not None and reprompted.failures:
-        raise OCWHubError(
-            f"{len(reprompted.failures)} follow-ups failed (logged with their error); run the "
-            "same command again to send them again"
-        )
+    check_reprompted(reprompted)
