@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from ocw_hub.cli import app
 from ocw_hub.llm.reprompt import follow_up_text, parse_follow_up_id
 from ocw_hub.llm.vote import fold_sample_lines
+from ocw_hub.provenance import protocol_key, read_protocol
 
 pytestmark = pytest.mark.usefixtures("local_only")
 runner = CliRunner()
@@ -154,6 +155,15 @@ def test_reprompt_two(tmp_path: Path) -> None:
     assert result.exit_code != 0 and log.read_bytes() == full  # all answered: only N refuses
 
     _parse_and_evaluate(tmp_path, log)
+    # the first answers are the predictions of a run without re-prompts: one protocol
+    plain = tmp_path / "plain.jsonl"
+    _run(tmp_path, requests, plain)
+    _cli("parse", str(plain), *_data(tmp_path), "--out", str(tmp_path / "plain.json"))
+    keys = [protocol_key(read_protocol(tmp_path / n) or {}) for n in
+            ("plain.json", "pred.first-answer.json", "pred.json")]  # fmt: skip
+    assert keys[0] == keys[1] != keys[2]
+    plain_pred = json.loads((tmp_path / "plain.json").read_text())
+    assert plain_pred == json.loads((tmp_path / "pred.first-answer.json").read_text())
 
 
 def _parse_and_evaluate(tmp_path: Path, log: Path) -> None:
@@ -185,8 +195,8 @@ def _parse_and_evaluate(tmp_path: Path, log: Path) -> None:
     mixed = runner.invoke(app, ["evaluate", str(out), str(first), *data, "--bootstrap", "0"])
     assert mixed.exit_code != 0  # not runs of one protocol ...
     _cli("evaluate", str(out), str(first), *data, "--bootstrap", "0", "--as-runs")  # ... only
-    results = [str(tmp_path / "results-with.json"), str(tmp_path / "results-first.json")]
-    shown = _cli("compare", *results, "--bootstrap", "200", "--format", "json").output
+    scored = [str(tmp_path / "results-with.json"), str(tmp_path / "results-first.json")]
+    shown = _cli("compare", *scored, "--bootstrap", "200", "--format", "json").output
     best, other = json.loads(shown)["systems"]  # ranked: with re-prompts first
     assert best["value"] > other["value"] and best["difference"] is None
     assert other["difference"] == pytest.approx(other["value"] - best["value"])
