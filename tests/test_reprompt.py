@@ -220,3 +220,32 @@ def test_reprompt_zero_as_today(tmp_path: Path) -> None:
 
     assert stable(logs[0]) == stable(logs[1])
     assert record(logs[0]) == record(logs[1]) and "reprompt" not in record(logs[1])
+
+
+def _line(wall_id: str, text: str, finish: str = "stop") -> dict[str, Any]:
+    choice = {"index": 0, "message": {"role": "assistant", "content": text},
+              "finish_reason": finish}  # fmt: skip
+    return {"custom_id": wall_id, "error": None,
+            "response": {"status_code": 200, "body": {"choices": [choice]}}}  # fmt: skip
+
+
+def test_connections_and_answer_blocks() -> None:
+    """Task 2 is read by the connections parser and the style's answer block: a cot answer
+    with no final block, or one cut at the token limit, is re-asked; four connections are not."""
+    from ocw_hub.llm.reprompt import Parsing, follow_up
+
+    walls = {w["wall_id"]: w for w in WALLS}
+    cot = Parsing(walls, "connections", "cot")
+    named = "\n".join(f"Connection: {c}" for c in WALLS[0]["gt_connections"])
+    assert cot.reason(_line("c001", f"Thinking.\nFinal answer:\n{named}")) is False
+    assert cot.reason(_line("c001", named)) == "no_final_answer"
+    paper = Parsing(walls, "connections", "paper")
+    assert paper.reason(_line("c001", named)) is False
+    assert paper.reason(_line("c001", named, finish="length")) == "truncated"
+    request = {"custom_id": "c001", "body": {"messages": [{"role": "user", "content": "q"}]}}
+    again = follow_up(request, _line("c001", named, "length"), "truncated", 1)
+    assert again["custom_id"] == "c001#reprompt-1"
+    assert again["body"]["messages"] == [
+        {"role": "user", "content": "q"}, {"role": "assistant", "content": named},
+        {"role": "user", "content": follow_up_text("truncated")}]  # fmt: skip
+    assert follow_up_text("not a code") == follow_up_text(None)  # never an outside word
