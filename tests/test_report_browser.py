@@ -130,9 +130,10 @@ def _expected(results: dict[str, Any]) -> dict[tuple[str, str], tuple[list[float
             values = np.array([float(run[task][key]) for run in runs])
             figure = f"{key} (0-100)" if task == "spans" else key
             several = len(runs) > 1
-            # as summary_rows prints them: 0-100 and counts over runs with 2 decimals
+            # as summary_rows prints them: 0-100 and counts (their spread over runs, their
+            # interval) with 2 decimals
             counts = key in ("full_wall", "correct_groups")
-            decimals = 2 if task == "spans" or (several and counts) else 4
+            decimals = 2 if task == "spans" or counts else 4
             shown = [values.mean(), values.std()] if several else [values[0]]
             # then the 95 % bootstrap interval, on the figure's own scale, when recorded
             shown += results.get("ci95", {}).get(task, {}).get(key) or []

@@ -350,13 +350,17 @@ def slice_results(
     file already sliced is cut further (its walls are all it has).
 
     Raises:
-        SliceError, SeasonDatesError: see :func:`chosen_seasons`; WoTe results.
+        SliceError, SeasonDatesError: see :func:`chosen_seasons`; WoTe results; a play
+            result (``ocw-hub evaluate PLAY_LOG``: a play log is scored whole).
     """
     from .runs import summarize_runs
 
     runs = list(data["runs"]) if "runs" in data else [dict(data)]
     if "per_wall" not in runs[0]:
         raise _no_seasons(str(data.get("config")))
+    if "play" in runs[0]:  # its play figures are the whole log's, as evaluate scores it
+        raise SliceError(f"{describe(wanted)}: {data.get('predictions')} is a play result, "
+                         "reported whole (play only the walls of the slice)")  # fmt: skip
     present = [int(w["season"]) for w in runs[0]["per_wall"]]
     kept = set(chosen_seasons(present, wanted, dates))
     cut = [_slice_run(run, kept) for run in runs]

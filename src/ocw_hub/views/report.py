@@ -21,6 +21,7 @@ from .herring_plots import plot_confusion, plot_found_by
 from .plots import plot_ablation, plot_by_season, plot_distributions, plot_runs, plot_wote_breakdown
 from .plotting import Plot
 from .report_data import PredictionsCache, ResultsFile, by_key, grouped_files, read_results
+from .report_play import play_section
 
 
 def _summary_rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
@@ -106,8 +107,9 @@ margin:1.5em auto;max-width:75em;padding:0 1em;color:#222;line-height:1.4}
 h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ccc}h3{font-size:1.1em}
 table{border-collapse:collapse;margin:0.8em 0}
 table.headline td,table.headline th,table.hardest td,table.hardest th,table.inputs td,
-table.inputs th{border:1px solid #ccc;padding:0.25em 0.6em}
-table.headline thead th,table.hardest thead th,table.inputs thead th{background:#f0f0f0}
+table.inputs th,section.play td,section.play th{border:1px solid #ccc;padding:0.25em 0.6em}
+table.headline thead th,table.hardest thead th,table.inputs thead th,section.play thead th{
+background:#f0f0f0}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 caption{text-align:left;font-weight:bold;margin-bottom:0.3em}
 th[scope=row]{text-align:left;font-weight:normal}
@@ -171,6 +173,7 @@ def _group_section(
     parts += [plot.html() for plot in _plots_of(group) if plot is not None]
     if group[0].is_wote:
         return "".join(parts)
+    parts.append(play_section(group))
     given = walls.get((config, split))
     rows = {str(r["wall_id"]): r for r in given} if given is not None else None
     parts.append(hardest_section(group, rows, n_hardest, predictions))

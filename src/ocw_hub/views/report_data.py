@@ -111,6 +111,17 @@ _HUMAN_FIGURE = "figure or null"
 
 _WALL_GROUPING = {"ami": NUMBER, "correct_groups": NUMBER, "*": FIGURE}
 _BREAKDOWN = {"grouping?": FIGURES, "connections?": FIGURES, "human?": HUMAN}
+#: A play result's figures (``ocw-hub evaluate PLAY_LOG``, :mod:`ocw_hub.play.scoring`):
+#: numbers or null, the counts by kind as objects of numbers, a wall's end reason.
+_TEXT_OR_NULL = "string or null"
+_PLAY = {
+    "agreement?": _Map(NUMBER),
+    "lives_lost_distribution?": _Map(NUMBER),
+    "end_reasons?": _Map(NUMBER),
+    "end?": _TEXT_OR_NULL,
+    "*": _HUMAN_FIGURE,
+}
+_HUMAN_PLAY = {"play?": _PLAY, "*": _HUMAN_FIGURE}
 
 #: What the report reads of one run, as ``ocw-hub evaluate --out`` writes it: a key ending in
 #: ``?`` may be absent; ``"*": FIGURE`` allows further figures beside the ones named.
@@ -118,11 +129,19 @@ OCW_RUN = {
     "grouping?": FIGURES,
     "connections?": FIGURES,
     "groups?": HUMAN,  # figures, null where undefined (decoy_share without wrong groups)
-    "human": HUMAN,
+    "human": _HUMAN_PLAY,
     "by_season": _Map(_BREAKDOWN),
     "per_wall": _List(
-        {"wall_id": str, "grouping?": _WALL_GROUPING, "connections?": FIGURES, "human?": HUMAN}
+        {
+            "wall_id": str,
+            "grouping?": _WALL_GROUPING,
+            "connections?": FIGURES,
+            "human?": _HUMAN_PLAY,
+            "play?": _PLAY,
+        }
     ),
+    "play?": _PLAY,
+    "play_log?": {"rules": str, "player": str, "player_kind": str},
 }
 WOTE_RUN = {
     "spans": FIGURES,
@@ -160,6 +179,7 @@ _LEAVES: dict[Any, tuple[Any, str]] = {
     _HUMAN_FIGURE: (lambda v: v is None or isinstance(v, (int, float)), "a number or null"),
     NUMBER: (_is_number, "a number"),
     str: (lambda v: isinstance(v, str), "a string"),
+    _TEXT_OR_NULL: (lambda v: v is None or isinstance(v, str), "a string or null"),
 }
 
 
