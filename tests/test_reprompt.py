@@ -249,3 +249,37 @@ def test_connections_and_answer_blocks() -> None:
         {"role": "user", "content": "q"}, {"role": "assistant", "content": named},
         {"role": "user", "content": follow_up_text("truncated")}]  # fmt: skip
     assert follow_up_text("not a code") == follow_up_text(None)  # never an outside word
+
+
+def test_a_killed_run_resumes_without_sending_again(tmp_path: Path) -> None:
+    """run-llm killed (SIGKILL) while round 2 is in flight: the re-run sends round 2 only."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    requests, log = _requests(tmp_path), tmp_path / "log.jsonl"
+    server = ChatServer(answer=_answer, key=_key, delay=0.5)
+    try:
+        command = [sys.executable, "-m", "ocw_hub", "run-llm", str(requests), "--base-url",
+                   server.url, "--model", "m", "--out", str(log), "--reprompt", "2",
+                   *_data(tmp_path)]  # fmt: skip
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, env=os.environ.copy())  # fmt: skip
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # the requests and round 1 written: round 2 sent
+            if log.exists() and log.read_bytes().count(b"\n") >= 7:
+                break
+            time.sleep(0.01)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        assert log.read_bytes().count(b"\n") == 7
+        sent_before = sum(server.count.values())
+        assert 7 <= sent_before <= 9  # round 2 sent or not (yet), never written
+    finally:
+        server.close()
+    again = _run(tmp_path, requests, log, "--reprompt", "2", *_data(tmp_path))
+    assert again.count == {"c003/2": 1, "c004/2": 1}  # nothing answered before is sent again
+    ids = [line["custom_id"] for line in _read(log)]
+    assert ids[7:] == ["c003#reprompt-2", "c004#reprompt-2"] and len(ids) == 9
