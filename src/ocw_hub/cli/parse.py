@@ -234,6 +234,9 @@ def parse(
     unambiguous and recorded) or unrecoverable (with the reason). Also writes
     <out>.parse.json: per wall its status, reason, the repairs made and the raw answer.
 
+    A log of run-llm --reprompt: --out gets each wall's last answer (with re-prompts),
+    <out stem>.first-answer.json its first (without: the paper's protocol).
+
     --config wote: {id, prediction_text} per question, the span the answer states (robust
     mode only; --task is not used). An unrecoverable answer (empty, reasoning only,
     truncated, a refusal) gets prediction_text "" (scored 0) and is counted apart.
@@ -264,7 +267,7 @@ def parse(
     voted: dict[str, Any] = {}
     from ._reprompt import has_follow_ups, parse_reprompted
 
-    if has_follow_ups(answers):  # run-llm --reprompt: with and without re-prompts
+    if task in spec.tasks and has_follow_ups(answers):  # run-llm --reprompt: with, without
         if vote:
             raise OptionError("--vote: not on a log with re-prompts (run-llm --reprompt)")
         predictions, report = parse_reprompted(
