@@ -41,7 +41,8 @@ def server() -> tuple[str, str]:
 def test_play_against_the_real_server(server: tuple[str, str], rules: str, tmp_path: Path) -> None:
     base_url, model = server
     log = tmp_path / f"{rules}.jsonl"
-    caps = ["--walls", "2", "--max-guesses", "6", "--max-invalid", "2", "--max-tokens", "32"]
+    caps = ["--walls", "2", "--max-guesses", "6", "--max-invalid", "2"]
+    caps += ["--profile", "custom", "--max-tokens", "32", "--temperature", "0"]
     command = ["play", "--base-url", base_url, "--model", model, "--out", str(log)]
     result = runner.invoke(app, [*command, "--rules", rules, *caps, *DATA])
     assert result.exit_code == 0, result.output

@@ -54,7 +54,7 @@ def evaluate(
             min=0,
             metavar="N",
             help="Resamples of walls (questions) for the 95 % percentile bootstrap interval "
-            "of every figure, shown as value [low, high] and written as ci95 (0: none).",
+            "of every figure, shown as value \\[low, high] and written as ci95 (0: none).",
         ),
     ] = 1000,
     bootstrap_seed: Annotated[
@@ -102,6 +102,7 @@ def evaluate(
     """
     from ..llm.usage import cost_line
     from ..outputs import check_output_file, write_json
+    from ..play.generation import play_lines
     from ..provenance import provenance_lines, record_candidates
     from ..scoring.runs import evaluate_files
     from ..scoring.slices import WallSlice
@@ -145,6 +146,7 @@ def evaluate(
         lines.append(f"usage: {inert(cost)}")
     if results.get("slice"):
         lines.append(f"slice: {results['slice']['label']}")
+    lines += map(inert, play_lines(results))  # a play log: its rules and profile
     table = Table(title=Text("\n".join(lines)))
     for column in columns:
         table.add_column(column, justify="left" if column in ("task", "figure") else "right")

@@ -20,6 +20,7 @@ from ._common import (
     load_split_rows,
     local_path,
 )
+from .generation import MaxTokens, ReasoningEffort, Stop, Temperature, TopP, generation_of
 from .options import Config, DataDir, NoChecks, Split
 from .run_llm import _check_base_url, _server_failure, _shown
 
@@ -33,6 +34,13 @@ Requests go through run-llm's client (retries, deadline, failover, per-server co
 re-run with the same --out resumes every unfinished wall; finished walls are never sent again.
 Score the log with `ocw-hub evaluate LOG`.
 """
+
+PLAY_PROFILE_HELP = (
+    "Generation fields of each request: paper (max_tokens 144, temperature 0), reasoning "
+    "(max_completion_tokens = --max-tokens, --reasoning-effort; no temperature, top_p or stop) "
+    "or custom (exactly the fields given: --max-tokens and any of --temperature, --top-p, "
+    "--stop, --reasoning-effort). Recorded in the log header. See docs/experiment.md."
+)
 
 
 def play(
@@ -66,11 +74,17 @@ def play(
     max_invalid: Annotated[
         int, typer.Option("--max-invalid", min=1, help="Invalid answers at most per wall.")
     ] = 3,
-    max_tokens: Annotated[
-        int, typer.Option("--max-tokens", min=1, help="Token limit of each answer.")
-    ] = 144,
+    profile: Annotated[str, typer.Option("--profile", help=PLAY_PROFILE_HELP)] = "paper",
+    max_tokens: MaxTokens = None,
+    reasoning_effort: ReasoningEffort = None,
+    temperature: Temperature = None,
+    top_p: TopP = None,
+    stop: Stop = None,
     seed: Annotated[
-        int | None, typer.Option("--seed", help="Sent as the requests' seed (none by default).")
+        int | None,
+        typer.Option(
+            "--seed", help="Sent as the requests' seed under every profile (none by default)."
+        ),
     ] = None,
     walls: Annotated[
         int | None, typer.Option("--walls", min=1, help="Play only the split's first N walls.")
@@ -89,7 +103,14 @@ def play(
     from ..llm.client import LLMServerError
     from ..outputs import check_output_file
     from ..play import rules
+    from ..play.generation import play_fields, token_budget
     from ..play.runner import Server, play_walls
+
+    generation = generation_of(
+        profile, max_tokens=max_tokens, reasoning_effort=reasoning_effort,
+        temperature=temperature, top_p=top_p, stop=stop, seed=None, n=None,
+    )  # fmt: skip
+    fields = play_fields(generation, seed)
 
     for url in base_url:
         _check_base_url(url)
@@ -114,11 +135,13 @@ def play(
         "model": model,
         "base_urls": list(base_url),
         "seed": seed,
-        "max_tokens": max_tokens,
+        "max_tokens": token_budget(fields),
+        "profile": profile,
+        "generation": fields,
     }
     if walls is not None:
         header["walls"] = walls
-    server = Server(base_url, model, concurrency, max_retries, timeout, None, seed, max_tokens)
+    server = Server(base_url, model, concurrency, max_retries, timeout, None, seed, fields=fields)
     try:
         summary = play_walls(rows, out, header, server)
     except LLMServerError as err:

@@ -162,6 +162,15 @@ def prompts(
     stop: Stop = None,
     sampling_seed: SamplingSeed = None,
     n: Choices = None,
+    as_requests: Annotated[
+        bool,
+        typer.Option(
+            "--as-requests",
+            help="Send -n K as K requests per wall, WALL#1 ... WALL#K (no n field; seed "
+            "--sampling-seed + i - 1 in WALL#i), for servers that ignore or refuse n; "
+            "parse --vote reads them as K samples.",
+        ),
+    ] = False,
     response_format: Annotated[
         str | None,
         typer.Option(
@@ -209,6 +218,8 @@ def prompts(
     config = check_config(config)
     source = data_dir_of(data_dir, config)
     other = _OTHER_PROMPTS.get(config_spec(config).dataset)
+    if as_requests and (n is None or other is not None):
+        raise OptionError("--as-requests: give -n K (profile custom); OCW walls only")
     if other is not None:
         options = {"task": task, "shots": shots, "prompt_style": prompt_style,
                    "response_format": response_format}  # fmt: skip
@@ -230,6 +241,10 @@ def prompts(
         walls, train, task=task, shots=shots, seed=seed, model=model, style=prompt_style,
         response_format=response_format or "schema", generation=generation,
     )  # fmt: skip
+    if as_requests:
+        from ..llm.sample_requests import as_requests as repeated
+
+        requests = repeated(requests, int(n or 1))
     write_text_atomic(out, requests_jsonl(requests))
     write_protocol(
         out,

@@ -203,11 +203,20 @@ def sent_fields(body: Mapping[str, Any]) -> dict[str, Any]:
 
 def common_fields(bodies: Sequence[Mapping[str, Any]]) -> dict[str, Any] | str:
     """The generation fields every body sends (:func:`sent_fields`), or :data:`DIFFERS` when
-    two bodies differ in them."""
+    two bodies differ in them; bodies that differ in ``seed`` only (K requests per wall,
+    ``prompts --as-requests``) give ``seed`` as the list of their seeds, first seen first."""
     first = sent_fields(bodies[0]) if bodies else {}
-    if any(sent_fields(body) != first for body in bodies[1:]):
-        return DIFFERS
-    return first
+    if all(sent_fields(body) == first for body in bodies[1:]):
+        return first
+    unseeded = {k: v for k, v in first.items() if k != "seed"}
+    seeds: list[Any] = []
+    for body in bodies:
+        fields = sent_fields(body)
+        if "seed" not in fields or {k: v for k, v in fields.items() if k != "seed"} != unseeded:
+            return DIFFERS
+        if fields["seed"] not in seeds:
+            seeds.append(fields["seed"])
+    return {**first, "seed": seeds}
 
 
 #: Fields sent but left out of :func:`describe_generation` (the protocol line shows the

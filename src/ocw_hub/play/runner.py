@@ -34,6 +34,7 @@ from .turns import WallPlay, take_answer
 #: Header fields a resumed log must share with the run (the rest may differ).
 SAME_RUN = (
     "rules", "max_guesses", "max_invalid", "config", "split", "player", "max_tokens", "walls",
+    "profile", "generation",
 )  # fmt: skip
 
 
@@ -68,6 +69,9 @@ def _header(header: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _check_resumed(path: Path, logged: Mapping[str, Any], header: Mapping[str, Any]) -> None:
+    from .generation import with_implied_fields
+
+    logged = with_implied_fields(logged)  # a log from before profiles: the paper's fields
     for name in SAME_RUN:
         if logged.get(name) != header.get(name):
             raise PlayLogError(
@@ -88,6 +92,18 @@ class Server:
     max_tokens_field: str | None = None
     seed: int | None = None
     max_tokens: int = 144
+    #: The generation fields of every request (:func:`ocw_hub.play.generation.play_fields`);
+    #: None: the paper's, ``max_tokens`` and ``temperature`` 0 (and ``seed`` when given).
+    fields: Mapping[str, Any] | None = None
+
+    def body_fields(self) -> dict[str, Any]:
+        """The generation fields sent in every request, in body order."""
+        if self.fields is not None:
+            return dict(self.fields)
+        body: dict[str, Any] = {"max_tokens": self.max_tokens, "temperature": 0}
+        if self.seed is not None:
+            body["seed"] = self.seed
+        return body
 
 
 def play_walls(
@@ -141,13 +157,7 @@ def play_walls(
 
 def _request(wall: WallPlay, server: Server) -> dict[str, Any]:
     kind = "connections" if wall.state.ended is not None else str(wall.turn + 1)
-    body: dict[str, Any] = {
-        "messages": list(wall.messages),
-        "max_tokens": server.max_tokens,
-        "temperature": 0,
-    }
-    if server.seed is not None:
-        body["seed"] = server.seed
+    body: dict[str, Any] = {"messages": list(wall.messages), **server.body_fields()}
     return {"custom_id": f"{wall.id}:{kind}", "body": body}
 
 
