@@ -59,6 +59,7 @@ PROTOCOL_FIELDS = (
     "aggregate",
     "samples",
     "profile",
+    "reprompt",
 )
 
 
