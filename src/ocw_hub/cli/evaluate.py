@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -108,11 +108,7 @@ def evaluate(
     from ..scoring.slices import WallSlice
     from ..scoring.summary import summary_rows
 
-    config = check_config(config)
-    if split not in config_spec(config).splits:  # before any file is read
-        from ..errors import UnknownSplitError
-
-        raise UnknownSplitError(config, split, config_spec(config).splits)
+    config = _checked_split(check_config(config), split)
     walls_slice = WallSlice.parse(seasons, aired_after)
     source = data_dir_of(data_dir, config)
     if bertscore:
@@ -143,11 +139,7 @@ def evaluate(
             as_runs=as_runs,
             walls_slice=walls_slice,
         )
-    entries = None
-    if board is not None and model_id is not None:  # refused (the stand-in) before any output
-        from ..data.eval_results import eval_result_entries
-
-        entries = eval_result_entries(results, model_id=model_id, dataset_id=dataset_id)
+    entries = _board_entries(board, results, model_id, dataset_id)  # before any output
     columns = ("task", "figure", "model") + (("human",) if config_spec(config).human else ())
     shown = ", ".join(map(str, predictions))
     lines = [f"{config} / {split}: {inert(shown)}", *map(inert, provenance_lines(results))]
@@ -165,11 +157,37 @@ def evaluate(
     if out is not None:
         write_json(out, results)
         console.print(f"results written to {out}")
-    if board is not None and entries is not None:
+    if entries is not None:
         from ..data.eval_results import write_eval_results
 
-        written = write_eval_results(board, entries, [*predictions, *records, source, out])
+        board, found = entries
+        written = write_eval_results(board, found, [*predictions, *records, source, out])
         console.print(f"{len(written)} leaderboard results written to {board}/.eval_results")
+
+
+def _checked_split(config: str, split: str) -> str:
+    """``config``, once ``split`` is one of its splits (checked before any file is read).
+
+    Raises:
+        UnknownSplitError: a split the config does not have.
+    """
+    if split not in config_spec(config).splits:
+        from ..errors import UnknownSplitError
+
+        raise UnknownSplitError(config, split, config_spec(config).splits)
+    return config
+
+
+def _board_entries(
+    board: Path | None, results: dict[str, Any], model_id: str | None, dataset_id: str | None
+) -> tuple[Path, dict[str, dict[str, Any]]] | None:
+    """The ``--eval-results`` folder and its entries, made before anything is printed or
+    written (figures on the stand-in are refused here); None without ``--eval-results``."""
+    if board is None or model_id is None:
+        return None
+    from ..data.eval_results import eval_result_entries
+
+    return board, eval_result_entries(results, model_id=model_id, dataset_id=dataset_id)
 
 
 def _board_target(
