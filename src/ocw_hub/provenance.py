@@ -57,6 +57,10 @@ PROTOCOL_FIELDS = (
     "aggregate",
     "samples",
     "profile",
+    "rules",
+    "player",
+    "max_guesses",
+    "max_invalid",
 )
 
 
