@@ -21,6 +21,7 @@ from ocw_hub.provenance import (
     _hub_revision,
     protocol_record,
     read_protocol,
+    source_provenance,
     write_protocol,
 )
 from ocw_hub.resources import load_sibling
@@ -238,3 +239,25 @@ def test_evaluate_never_writes_over_the_records_it_reads(
     result = runner.invoke(app, ["evaluate", run, "--out", str(record), *data])
     assert result.exit_code == 1 and "--out" in result.output
     assert record.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("config", "split", "ids", "release"),
+    [
+        ("default", "test", [f"{i:04x}" for i in range(494)], "official release"),
+        ("default", "test", [f"{i:04x}" for i in range(7)],
+         "official layout, not the official split (7 of its 494 walls)"),
+        ("default", "train", [f"{i:04x}" for i in range(62)], "official release"),
+        ("default", "test", [f"{i:06x}" for i in range(7)], "stand-in"),  # ids say so first
+        ("wote", "test", [f"c{i}/q" for i in range(412)], "official release"),
+        ("wote", "test", [f"c{i}/q" for i in range(20)],
+         "official layout, not the official split (20 of its 412 questions)"),
+        ("default", None, [f"{i:04x}" for i in range(7)], "official release"),  # split unknown
+    ],
+)  # fmt: skip
+def test_release_label_needs_the_official_split_size(
+    config: str, split: str | None, ids: list[str], release: str
+) -> None:
+    source = source_provenance(config, None, ids, split=split)
+    assert source["release"] == release
+    assert source["label"].startswith(release)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from . import jsonio
-from .configs import PathLike
+from .configs import PathLike, config_spec
 from .errors import OCWHubError
 from .resources import load_sibling
 
@@ -39,6 +39,8 @@ FILE_RECORD_SUFFIX = ".protocol.json"
 DERIVED_RECORD = "derived.json"
 #: How the pre-release stand-in is named wherever its figures appear.
 STAND_IN = "stand-in"
+#: A copy whose ids look like the release's but whose split is not the official size.
+OFFICIAL_LAYOUT = "official layout, not the official split"
 #: Protocol fields in the order they are shown.
 PROTOCOL_FIELDS = (
     "method",
@@ -57,6 +59,7 @@ PROTOCOL_FIELDS = (
     "aggregate",
     "samples",
     "profile",
+    "reprompt",
     "rules",
     "player",
     "max_guesses",
@@ -405,6 +408,7 @@ def source_provenance(
     data_dir: PathLike | None,
     ids: Sequence[str],
     cache_files: Sequence[Mapping[str, str]] = (),
+    split: str | None = None,
 ) -> dict[str, Any]:
     """The source of a split's figures.
 
@@ -413,9 +417,12 @@ def source_provenance(
         data_dir: as given to ``load_split`` (raw files, an export, a repo id, or None).
         ids: the wall (question) ids of the split, to recognise the stand-in.
         cache_files: the dataset's ``cache_files`` (the Hub revision, the content read).
+        split: the split of ``ids``: release-shaped ids in another number than the official
+            split's are ``"official layout, not the official split"`` (a hand-made or cut copy).
 
     Returns:
-        ``{"release": "official release" | "stand-in" | "derived", "stand_in": bool, "kind",
+        ``{"release": "official release" | "official layout, not the official split" |
+        "stand-in" | "derived", "stand_in": bool, "kind",
         "path", "revision" (Hub), "sha256", "derived" (derive's record, if any), "label"}``:
         ``label`` is the one-line text the table and the report show.
     """
@@ -427,6 +434,11 @@ def source_provenance(
     if derived is not None and derived.get("from_release") == STAND_IN:
         stand_in = True
     release = "derived" if derived is not None else STAND_IN if stand_in else "official release"
+    if release == "official release" and split is not None:
+        official = load_sibling(config_spec(config).sibling).OFFICIAL_SPLIT_SIZES.get(split)
+        if official is not None and len(ids) != official:
+            units = config_spec(config).units
+            release = f"{OFFICIAL_LAYOUT} ({len(ids)} of its {official} {units})"
     out: dict[str, Any] = {"release": release, "stand_in": stand_in, **origin}
     if derived is not None:
         out["derived"] = derived

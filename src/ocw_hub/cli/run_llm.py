@@ -15,6 +15,7 @@ from ..extras import require
 from ..llm.client import CLIENT_ERRORS_TO_STOP
 from ..shown import inert
 from ._common import MESSAGE_LINE_CHARS, console, err_console, progress
+from ._reprompt import Reprompt
 from .generation import (
     Choices,
     MaxTokens,
@@ -25,6 +26,7 @@ from .generation import (
     TopP,
     generation_of,
 )
+from .options import CacheDir, Config, DataDir, NoChecks, Split
 
 
 def _shown(text: object) -> str:
@@ -282,6 +284,12 @@ def run_llm(
             "per solved wall.",
         ),
     ] = None,
+    reprompt: Reprompt = 0,
+    config: Config = "default",
+    split: Split = "test",
+    data_dir: DataDir = None,
+    cache_dir: CacheDir = None,
+    no_checks: NoChecks = False,
 ) -> None:
     """Send the requests to OpenAI-compatible servers; append each answer to the log.
 
@@ -293,6 +301,7 @@ def run_llm(
     from ..llm.client import LLMServerError, read_requests, run_requests
     from ..llm.usage import parse_price
     from ..outputs import check_output_file
+    from ._reprompt import check_reprompted, reprompt_fields, reprompt_setup, send_reprompts
 
     options = {"max_tokens": max_tokens, "reasoning_effort": reasoning_effort,
                "temperature": temperature, "top_p": top_p, "stop": stop, "seed": sampling_seed,
@@ -306,12 +315,14 @@ def run_llm(
     require("llm", "run-llm")
     out = check_output_file(out, inputs=[requests])
     loaded = read_requests(requests)
+    parsing = reprompt_setup(requests, out, reprompt, config, split, data_dir, cache_dir, no_checks)
     if generation is not None:
         from ..llm.profiles import with_generation
 
         loaded = [with_generation(r, generation) for r in loaded]
     server_error: LLMServerError | None = None
     summary: Any = None
+    reprompted: Any = None
     with progress() as bar:
         state: dict[str, Any] = {}
 
@@ -335,6 +346,11 @@ def run_llm(
                 on_result=on_result,
                 retry_failed=retry_failed,
             )
+            send = {"base_url": base_url, "model": model, "concurrency": concurrency,
+                    "max_retries": max_retries, "timeout": timeout,
+                    "max_tokens_field": summary.max_tokens_field,
+                    "auto_field": max_tokens_field is None}  # fmt: skip
+            reprompted = send_reprompts(loaded, out, parsing, reprompt, send)
         except LLMServerError as err:
             server_error = err
         finally:  # Ctrl-C too: the record always describes the log as it now is
@@ -343,8 +359,10 @@ def run_llm(
                 if sent_field is None and summary is not None:  # switched on a server's 400
                     sent_field = summary.max_tokens_field
                 sent = _generation_record(loaded, model, generation, sent_field)
+                sent.update(reprompt_fields(reprompt))
                 _write_record(out, requests, model, sent, price)
     if server_error is not None:
         raise _server_failure(server_error, out) from server_error
     _report_switch(summary)
     _report_run(summary, out)
+    check_reprompted(reprompted)

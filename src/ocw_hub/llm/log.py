@@ -261,6 +261,10 @@ def check_log_matches(
     Raises:
         LLMInputError: an answer to another ``custom_id`` or to another body.
     """
+    from .reprompt import parse_follow_up_id  # a follow-up is checked by reprompt.py
+
+    done = {c: r for c, r in done.items() if (parse_follow_up_id(c) or (c,))[0] not in requests
+            or c in requests}  # fmt: skip
     foreign = sorted(cid for cid in done if cid not in requests)
     if foreign:
         raise LLMInputError(

@@ -302,7 +302,9 @@ def evaluate_play(
             verification_mode=verification_mode,
             download_mode=download_mode,
         )
-    source = source_provenance(spec.name, data_dir, [r[spec.id_key] for r in rows], cache_files)
+    source = source_provenance(
+        spec.name, data_dir, [r[spec.id_key] for r in rows], cache_files, split
+    )
     with margin_memo():
         scored = score_play_log(
             path,

@@ -517,7 +517,9 @@ def evaluate_files(
             verification_mode=verification_mode,
             download_mode=download_mode,
         )
-    source = source_provenance(spec.name, data_dir, [r[spec.id_key] for r in rows], cache_files)
+    source = source_provenance(
+        spec.name, data_dir, [r[spec.id_key] for r in rows], cache_files, split
+    )
     rows, parsed, sliced = apply_slice(spec, rows, parsed, walls_slice, data_dir, cache_dir)
     options: dict[str, Any] = {"allow_missing": allow_missing, "bertscore": bertscore}
     if "connections" in spec.tasks:
