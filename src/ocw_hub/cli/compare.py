@@ -81,6 +81,20 @@ def _provenance_lines(table: dict[str, Any]) -> list[str]:
     return [inert(line) for line in lines]
 
 
+def _csv(header: list[str], body: list[list[str]], rows: list[dict[str, Any]]) -> str:
+    """The csv table, with each system's ``source`` and ``protocol`` (empty: not recorded)."""
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([*header, "source", "protocol"])
+    for cells, row in zip(body, rows, strict=True):
+        protocol = _described(row["protocol"]) if row["protocol"] else ""
+        writer.writerow([*cells, inert(row["source"]), inert(protocol)])
+    return buffer.getvalue()
+
+
 def _markdown(header: list[str], body: list[list[str]]) -> str:
     def line(cells: list[str]) -> str:
         return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
@@ -204,16 +218,7 @@ def compare(
             typer.echo(f"\nSlice: {inert(table['slice'])}.")
         typer.echo("\n" + "  \n".join(_provenance_lines(table)))
     elif output_format == "csv":
-        import csv
-        import io
-
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow([*header, "source", "protocol"])
-        for cells, row in zip(body, table["systems"], strict=True):
-            protocol = _described(row["protocol"]) if row["protocol"] else ""
-            writer.writerow([*cells, inert(row["source"]), inert(protocol)])
-        typer.echo(buffer.getvalue(), nl=False)
+        typer.echo(_csv(header, body, table["systems"]), nl=False)
     else:
         from rich.table import Table
         from rich.text import Text

@@ -41,6 +41,13 @@ COT_BUDGET_NOTE = (
 )
 
 
+def _note_cot_budget(prompt_style: str, profile: str) -> None:
+    """:data:`COT_BUDGET_NOTE` on stderr for cot under the paper profile (a note only: the
+    requests stay as asked)."""
+    if prompt_style == "cot" and profile == "paper":
+        print_notes([COT_BUDGET_NOTE])
+
+
 def _list_styles(value: bool) -> None:
     """``--list-styles``: one line per prompt style, then exit."""
     if not value:
@@ -240,8 +247,7 @@ def prompts(
     check_choice("--prompt-style", prompt_style, STYLES)
     response_format = _response_format(prompt_style, response_format)
     out = check_output_file(out, inputs=[local_path(source)])
-    if prompt_style == "cot" and profile == "paper":  # a note only: the requests stay as asked
-        print_notes([COT_BUDGET_NOTE])
+    _note_cot_budget(prompt_style, profile)
     walls = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
     train = walls if split == "train" or shots == 0 else None
     if train is None:
