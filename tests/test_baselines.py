@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -255,6 +256,11 @@ def test_cli_writes_valid_identical_runs(
         )
         protocol = json.loads((out / "protocol.json").read_text())
         method = extra[1]
+        # the record is bound to its runs (issue 22): each run file's sha256, and its own
+        assert protocol.pop("files_sha256") == {
+            f: hashlib.sha256((out / f).read_bytes()).hexdigest() for f in run_file_names(4)
+        }
+        assert len(protocol.pop("record_sha256")) == 64
         assert protocol == {
             "method": method,
             **(

@@ -273,7 +273,7 @@ def test_compare_formats(tmp_path: Path, release: Path, cache: Path) -> None:
     args = [*files, "--bootstrap", 200, "--by", "wd", *_data(release, cache)]
     markdown = _invoke("compare", *args, "--format", "markdown")
     assert markdown.exit_code == 0, markdown.output
-    lines = markdown.output.strip().splitlines()
+    lines = markdown.output.strip().split("\n\n")[0].splitlines()  # then the source lines
     assert len(lines) == 2 + 3 and lines[1].startswith("| --- |")
     assert lines[0].split("|")[3].strip() == "wd (lower is better)"
     assert str(files[1]) in lines[2]  # perfect first: WD 0
@@ -345,6 +345,6 @@ def test_wote_questions_get_intervals_and_compare(tmp_path: Path, cache: Path) -
     shown = _invoke("compare", runs / "run-02.json", runs / "run-01.json", "--format",
                     "markdown", *data)  # fmt: skip
     assert shown.exit_code == 0, shown.output
-    header, _, first, second = shown.output.strip().splitlines()
+    header, _, first, second = shown.output.strip().split("\n\n")[0].splitlines()
     assert "questions in common" in header and "walls" not in header
     assert str(runs / "run-01.json") in first and str(runs / "run-02.json") in second

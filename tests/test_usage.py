@@ -189,7 +189,7 @@ def test_run_parse_evaluate_usage(tmp_path: Path) -> None:
         True, True
     ]  # fmt: skip
     csv = _cli("compare", str(results), str(other), "--format", "csv").output.splitlines()
-    assert csv[0].endswith(",usage") and "per correct group" in csv[1]
+    assert csv[0].endswith(",usage,source,protocol") and "per correct group" in csv[1]
 
 
 def test_cost_line_over_runs() -> None:

@@ -22,7 +22,7 @@ package's own function
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,10 @@ class Outcome:
     predictions: Path
     results: Path
     summary: dict[str, Any]
+    #: What the figures were computed on (``source_provenance``) and how (the results'
+    #: protocol: for ``embedding``, its ``encoder`` and ``model``).
+    source: dict[str, Any] = field(default_factory=dict)
+    protocol: dict[str, Any] | None = None
 
 
 def check_reproduce_out(out: PathLike, inputs: list[PathLike | None]) -> Path:
@@ -174,7 +178,14 @@ def _reproduce(
         )
         results = folder / "results" / f"{config}-{method}.json"
         write_json(results, scored)
-        outcomes.append(Outcome(config, method, predictions, results, _summary(scored)))
+        protocol = scored.get("protocol")
+        outcomes.append(
+            Outcome(
+                config, method, predictions, results, _summary(scored),
+                source=dict(scored.get("source") or {}),
+                protocol=dict(protocol) if isinstance(protocol, dict) else None,
+            )
+        )  # fmt: skip
     step("writing the report")
     _write_report(folder, outcomes, data_dirs, cache_dir, verification_mode)
     manifest["complete"] = True
@@ -182,8 +193,25 @@ def _reproduce(
         {"config": o.config, "method": o.method, "results": str(o.results.relative_to(folder))}
         for o in outcomes
     ]
+    manifest["sources"] = {o.config: o.source for o in outcomes}  # what each config was on
     write_json(folder / MANIFEST, manifest)
     return outcomes
+
+
+def embedding_line(outcomes: list[Outcome]) -> str | None:
+    """``embedding: the built-in character n-gram TF-IDF encoder (tfidf-char_wb-2-4), a
+    lexical baseline, not the paper's model`` (or ``embedding: encoder transformers, model
+    M``) from the embedding results' protocol; None without one."""
+    protocol = next((o.protocol for o in outcomes if o.method == "embedding"), None)
+    if not protocol:
+        return None
+    model = protocol.get("model")
+    if protocol.get("encoder") == "tfidf":
+        return (
+            f"embedding: the built-in character n-gram TF-IDF encoder ({model}), a lexical "
+            "baseline, not the paper's model"
+        )
+    return f"embedding: encoder {protocol.get('encoder')}, model {model}"
 
 
 def _summary(scored: dict[str, Any]) -> dict[str, Any]:

@@ -60,6 +60,10 @@ PROTOCOL_FIELDS = (
     "samples",
     "profile",
     "reprompt",
+    "rules",
+    "player",
+    "max_guesses",
+    "max_invalid",
 )
 
 

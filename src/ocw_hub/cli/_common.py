@@ -85,7 +85,8 @@ def print_notes(notes: list[str]) -> None:
 
 @contextmanager
 def quiet_datasets() -> Iterator[None]:
-    """Our rich progress bars instead of datasets' tqdm bars; data warnings as one-line notes.
+    """Our rich progress bars instead of datasets' tqdm bars; data warnings as one-line notes,
+    each distinct one once.
 
     Does not import ``datasets``: when it is not loaded yet, its progress bars are turned off
     through the environment variable it reads on import.
@@ -108,9 +109,9 @@ def quiet_datasets() -> Iterator[None]:
             if datasets is not None and not datasets.config.HF_DATASETS_DISABLE_PROGRESS_BARS:
                 datasets.enable_progress_bars()  # turned off above; not when the environment
                 # variable did it (datasets read it on import and would warn)
-            for warning in caught:
-                if issubclass(warning.category, UserWarning):
-                    print_warning(str(warning.message))
+            shown = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+            for message in dict.fromkeys(shown):  # each once (reproduce loads a split often)
+                print_warning(message)
 
 
 def progress(transient: bool = True) -> Any:

@@ -59,6 +59,42 @@ def _usage_column(header: list[str], body: list[list[str]], rows: list[dict[str,
             cells.append(inert(row.get("usage") or "-"))
 
 
+def _described(protocol: Any) -> str:
+    from ..provenance import describe_protocol
+
+    return protocol if isinstance(protocol, str) else describe_protocol(protocol)
+
+
+def _provenance_lines(table: dict[str, Any]) -> list[str]:
+    """What the figures were computed on: ``source: ...`` (one line per system when they
+    differ), then ``protocol of SYSTEM: ...`` for each system whose protocol is recorded."""
+    rows = table["systems"]
+    if table.get("source") is not None:
+        lines = [f"source: {table['source']}"]
+    else:
+        lines = [f"source of {row['system']}: {row['source']}" for row in rows]
+    lines += [
+        f"protocol of {row['system']}: {_described(row['protocol'])}"
+        for row in rows
+        if row.get("protocol")
+    ]
+    return [inert(line) for line in lines]
+
+
+def _csv(header: list[str], body: list[list[str]], rows: list[dict[str, Any]]) -> str:
+    """The csv table, with each system's ``source`` and ``protocol`` (empty: not recorded)."""
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([*header, "source", "protocol"])
+    for cells, row in zip(body, rows, strict=True):
+        protocol = _described(row["protocol"]) if row["protocol"] else ""
+        writer.writerow([*cells, inert(row["source"]), inert(protocol)])
+    return buffer.getvalue()
+
+
 def _markdown(header: list[str], body: list[list[str]]) -> str:
     def line(cells: list[str]) -> str:
         return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
@@ -180,15 +216,9 @@ def compare(
         typer.echo(_markdown(header, body))
         if table.get("slice"):
             typer.echo(f"\nSlice: {inert(table['slice'])}.")
+        typer.echo("\n" + "  \n".join(_provenance_lines(table)))
     elif output_format == "csv":
-        import csv
-        import io
-
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(body)
-        typer.echo(buffer.getvalue(), nl=False)
+        typer.echo(_csv(header, body, table["systems"]), nl=False)
     else:
         from rich.table import Table
         from rich.text import Text
@@ -197,6 +227,7 @@ def compare(
         title = f"{first['config']} / {first['split']}: ranked by {table['figure']}"
         if table.get("slice"):
             title += f"\nslice: {table['slice']}"
+        title = "\n".join([title, *_provenance_lines(table)])
         shown = Table(title=Text(title))
         for column in header:
             shown.add_column(column, justify="left" if column == "system" else "right")

@@ -19,6 +19,7 @@ from ._common import (
     data_dir_of,
     load_split_rows,
     local_path,
+    print_notes,
 )
 from .generation import (
     PROFILE_HELP,
@@ -32,6 +33,19 @@ from .generation import (
     generation_of,
 )
 from .options import TASK_HELP, CacheDir, Config, DataDir, NoChecks, Split
+
+#: The note of ``--prompt-style cot`` under the paper profile (docs/experiment.md).
+COT_BUDGET_NOTE = (
+    "--prompt-style cot with the paper profile keeps max_tokens 144, which cuts most "
+    "chain-of-thought answers; give --profile custom --max-tokens N or --profile reasoning"
+)
+
+
+def _note_cot_budget(prompt_style: str, profile: str) -> None:
+    """:data:`COT_BUDGET_NOTE` on stderr for cot under the paper profile (a note only: the
+    requests stay as asked)."""
+    if prompt_style == "cot" and profile == "paper":
+        print_notes([COT_BUDGET_NOTE])
 
 
 def _list_styles(value: bool) -> None:
@@ -233,6 +247,7 @@ def prompts(
     check_choice("--prompt-style", prompt_style, STYLES)
     response_format = _response_format(prompt_style, response_format)
     out = check_output_file(out, inputs=[local_path(source)])
+    _note_cot_budget(prompt_style, profile)
     walls = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
     train = walls if split == "train" or shots == 0 else None
     if train is None:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from ..configs import verification_mode
 from ..errors import OptionError
 from ..extras import require
+from ..shown import inert
 from ._common import console, data_dirs, err_console, quiet_datasets, worker_count
 from .options import CacheDir, DataDir, Jobs, NoChecks, Runs
 
@@ -40,7 +42,9 @@ def reproduce(
 
     --data-dir DIR is the OCW release (the `dataset/` folder or OCW.tar.gz); add
     --data-dir wote=DIR to export WoTe beside it."""
+    from ..experiment import embedding_line
     from ..experiment import reproduce as run
+    from ..provenance import provenance_lines
 
     dirs = data_dirs(data_dir)
     ocw_dir = dirs.pop("default", None) or dirs.pop("*", None)
@@ -67,7 +71,13 @@ def reproduce(
             verification_mode=verification_mode(no_checks),
             on_step=lambda text: err_console.print(f"[bold]·[/] {text}", highlight=False),
         )
-    table = Table(title=f"OCW grouping, test split, mean ± std over {runs} runs")
+    lines = [f"OCW grouping, test split, mean ± std over {runs} runs"]
+    lines += [
+        f"{o.config}: {provenance_lines({'source': o.source})[0]}" for o in _by_config(outcomes)
+    ]
+    if (encoder := embedding_line(outcomes)) is not None:
+        lines.append(encoder)
+    table = Table(title=Text("\n".join(inert(line) for line in lines)))
     for column in ("config", "method", "AMI", "WD", "correct groups", "full walls"):
         table.add_column(column, justify="left" if column in ("config", "method") else "right")
     for o in outcomes:
@@ -87,3 +97,11 @@ def reproduce(
     console.print(
         f"ARI, FMS and every run: {Path(out) / 'results'}; report: {Path(out) / 'report.html'}"
     )
+
+
+def _by_config(outcomes: list[Any]) -> list[Any]:
+    """The first outcome of each config (the methods of a config share its source)."""
+    seen: dict[str, Any] = {}
+    for o in outcomes:
+        seen.setdefault(o.config, o)
+    return list(seen.values())

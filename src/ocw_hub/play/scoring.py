@@ -243,6 +243,20 @@ def play_intervals(
     return out
 
 
+def play_protocol(header: Mapping[str, Any]) -> dict[str, Any]:
+    """The protocol of a play log: ``method play`` and its header's fields (rules, player,
+    profile, generation, max_guesses, ...; a log from before profiles with the paper's
+    implied), without ``record``, ``config`` and ``split`` (the results' own fields)."""
+    from .generation import with_implied_fields
+
+    fields = with_implied_fields(header)
+    return {"method": "play", **{k: v for k, v in fields.items() if k not in _NOT_PROTOCOL}}
+
+
+#: Header fields that are not the play protocol.
+_NOT_PROTOCOL = ("record", "config", "split", "method")
+
+
 def evaluate_play(
     path: PathLike,
     config: str,
@@ -260,7 +274,7 @@ def evaluate_play(
 ) -> dict[str, Any]:
     """:func:`score_play_log` of a play log against a split loaded as ``evaluate`` loads it,
     with ``config``, ``split``, ``source``, ``predictions`` (the path), ``run`` and
-    ``protocol`` (None: the log's header is under ``play_log``) as for predictions files.
+    ``protocol`` (:func:`play_protocol` of the log's header) as for predictions files.
 
     Raises:
         PlayLogError: a log of another split (and as :func:`score_play_log`).
@@ -302,7 +316,8 @@ def evaluate_play(
             bootstrap_seed=bootstrap_seed,
         )
     result: dict[str, Any] = {"config": spec.name, "split": split, "source": source}
-    result.update(predictions=str(path), run=Path(path).stem, protocol=None, **scored)
+    protocol = play_protocol(header)
+    result.update(predictions=str(path), run=Path(path).stem, protocol=protocol, **scored)
     if bootstrap:
         result["bootstrap"] = bootstrap_record(bootstrap, bootstrap_seed, "walls")
     return result

@@ -219,7 +219,8 @@ def compare_systems(
 
     Returns:
         ``{"figure", "task", "lower_is_better", "bootstrap": {...}, "slice" (its label or
-        None), "systems": [row, ...]}``,
+        None), "source" (the label the systems share, None when they differ), "systems":
+        [row, ...]}``,
         rows best first (:func:`rows`).
 
     Raises:
@@ -259,8 +260,23 @@ def compare_systems(
             "p_value": "paired bootstrap, two-sided, on the walls shared with the best",
         },
         "slice": (systems[0].results.get("slice") or {}).get("label"),
+        "source": shared_source(ordered),
         "systems": rows(ordered),
     }
+
+
+def source_of(results: Mapping[str, Any]) -> str:
+    """The one-line label of what a system's figures were computed on
+    (:func:`ocw_hub.provenance.source_label`; ``not recorded`` for old results files)."""
+    from ..provenance import provenance_lines
+
+    return provenance_lines(results)[0].split(": ", 1)[1]
+
+
+def shared_source(systems: Sequence[System]) -> str | None:
+    """The source label all ``systems`` share; None when they differ (each row has its own)."""
+    labels = {source_of(s.results) for s in systems}
+    return labels.pop() if len(labels) == 1 else None
 
 
 def rows(systems: Sequence[System]) -> list[dict[str, Any]]:
@@ -268,8 +284,11 @@ def rows(systems: Sequence[System]) -> list[dict[str, Any]]:
     ci95, difference and p_value against the best (None for the best), in_common (walls, or
     WoTe questions, shared with the best), scored, missing (scored as wrong), unscored (no
     prediction for the task), usage (the runs' tokens, latency and cost per solved wall:
-    :func:`ocw_hub.llm.usage.cost_line`; None without a run-llm usage record)."""
+    :func:`ocw_hub.llm.usage.cost_line`; None without a run-llm usage record), source (its
+    label, :func:`source_of`), protocol (:func:`ocw_hub.provenance.results_protocol`; None
+    for the contestants and when not recorded)."""
     from ..llm.usage import cost_line
+    from ..provenance import results_protocol
 
     return [
         {
@@ -288,6 +307,8 @@ def rows(systems: Sequence[System]) -> list[dict[str, Any]]:
             "missing": s.n_missing,
             "unscored": s.n_unscored,
             "usage": cost_line(s.results) if s.label != CONTESTANTS else None,
+            "source": source_of(s.results),
+            "protocol": results_protocol(s.results) if s.label != CONTESTANTS else None,
         }
         for s in systems
     ]
