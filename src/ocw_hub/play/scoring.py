@@ -142,10 +142,12 @@ def score_play_log(
     rouge_tokenizer: str = "default",
     bootstrap: int = 0,
     bootstrap_seed: int = 0,
+    log: PlayLog | None = None,
 ) -> dict[str, Any]:
     """The figures of a play log against a split's ``rows`` (see the module docstring): the
     one-run dict of :func:`ocw_hub.scoring.runs.score_ocw` with ``play``, ``human.play``,
-    ``per_wall[*].play`` (with ``agreement``) and ``per_wall[*].human.play`` added.
+    ``per_wall[*].play`` (with ``agreement``) and ``per_wall[*].human.play`` added; ``log`` is
+    the file as :func:`read_play_log` read it, if already read (a file is read once).
 
     Raises:
         PlayLogError: a log of another config or split, walls not in the split, unfinished
@@ -155,7 +157,7 @@ def score_play_log(
     from ..scoring.runs import GoldWalls, score_ocw
 
     path = Path(path)
-    log = read_play_log(path)
+    log = read_play_log(path) if log is None else log
     if log.header["config"] != config:
         raise PlayLogError(f"{path}: a play log of config {log.header['config']}, not {config}")
     states, predictions = _replayed(path, log, rows, allow_missing)
@@ -284,7 +286,8 @@ def evaluate_play(
     from ..scoring.runs import margin_memo
 
     spec = config_spec(config)
-    header = read_play_log(path).header
+    played = read_play_log(path)
+    header = played.header
     if header["split"] != split:
         raise PlayLogError(
             f"{path}: a play log of split {header['split']} (config {header['config']}); "
@@ -314,6 +317,7 @@ def evaluate_play(
             rouge_tokenizer=rouge_tokenizer,
             bootstrap=bootstrap,
             bootstrap_seed=bootstrap_seed,
+            log=played,
         )
     result: dict[str, Any] = {"config": spec.name, "split": split, "source": source}
     protocol = play_protocol(header)
