@@ -29,6 +29,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
+from ocw_hub.provenance import rebind_protocol
 
 pytestmark = pytest.mark.llm_server
 
@@ -102,6 +103,7 @@ def _requests(task: str, data_dirs: dict[str, Path], tmp_path: Path) -> list[dic
     for line in lines:
         line["body"]["max_tokens"] = MAX_TOKENS
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    rebind_protocol(path)  # the edit is deliberate: the record is bound to the file anew
     return lines
 
 

@@ -32,6 +32,7 @@ from test_llm_server import (
 
 from ocw_hub.llm.answer_blocks import after_marker, json_block
 from ocw_hub.llm.styles import load_style
+from ocw_hub.provenance import rebind_protocol
 
 pytestmark = pytest.mark.llm_server
 
@@ -49,6 +50,7 @@ def _requests(style: str, dirs: dict[str, Path], tmp_path: Path) -> list[str]:
         assert "response_format" not in line["body"]
         line["body"]["max_tokens"] = MAX_TOKENS
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    rebind_protocol(path)  # the edit is deliberate: the record is bound to the file anew
     return [line["custom_id"] for line in lines]
 
 
