@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -205,6 +206,39 @@ def load_rows(
         download_mode=download_mode,
     )
     return SplitRows(ds.to_list(), list(ds.cache_files))
+
+
+def rows_and_source(
+    config: str,
+    split: str,
+    data_dir: PathLike | None = None,
+    rows: Sequence[dict[str, Any]] | None = None,
+    *,
+    cache_dir: PathLike | None = None,
+    verification_mode: str | None = None,
+    download_mode: str | None = None,
+) -> tuple[Sequence[dict[str, Any]], dict[str, Any]]:
+    """The rows a command scores (``rows`` when given, else :func:`load_rows`) and the record of
+    their source (:func:`ocw_hub.provenance.source_provenance`).
+
+    Raises:
+        As :func:`load_rows`.
+    """
+    from ..provenance import source_provenance
+
+    spec = config_spec(config)
+    cache_files: Sequence[Mapping[str, str]] = []
+    if rows is None:
+        rows, cache_files = load_rows(
+            spec.name,
+            split,
+            data_dir,
+            cache_dir=cache_dir,
+            verification_mode=verification_mode,
+            download_mode=download_mode,
+        )
+    ids = [r[spec.id_key] for r in rows]
+    return rows, source_provenance(spec.name, data_dir, ids, cache_files, split)
 
 
 def _raw_rows(

@@ -272,7 +272,7 @@ def evaluate_play(
     cache_dir: PathLike | None = None,
     verification_mode: str | None = None,
     download_mode: str | None = None,
-    rows: Sequence[Mapping[str, Any]] | None = None,
+    rows: Sequence[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """:func:`score_play_log` of a play log against a split loaded as ``evaluate`` loads it,
     with ``config``, ``split``, ``source``, ``predictions`` (the path), ``run`` and
@@ -281,7 +281,7 @@ def evaluate_play(
     Raises:
         PlayLogError: a log of another split (and as :func:`score_play_log`).
     """
-    from ..provenance import source_provenance
+    from ..data.sources import rows_and_source
     from ..scoring.intervals import bootstrap_record
     from ..scoring.runs import margin_memo
 
@@ -293,21 +293,10 @@ def evaluate_play(
             f"{path}: a play log of split {header['split']} (config {header['config']}); "
             f"give --split {header['split']} --config {header['config']}"
         )
-    cache_files: Sequence[Mapping[str, str]] = []
-    if rows is None:
-        from ..data.sources import load_rows
-
-        rows, cache_files = load_rows(
-            spec.name,
-            split,
-            data_dir,
-            cache_dir=cache_dir,
-            verification_mode=verification_mode,
-            download_mode=download_mode,
-        )
-    source = source_provenance(
-        spec.name, data_dir, [r[spec.id_key] for r in rows], cache_files, split
-    )
+    rows, source = rows_and_source(
+        spec.name, split, data_dir, rows, cache_dir=cache_dir,
+        verification_mode=verification_mode, download_mode=download_mode,
+    )  # fmt: skip
     with margin_memo():
         scored = score_play_log(
             path,

@@ -488,7 +488,7 @@ def evaluate_files(
         MixedRunsError: several files that are not runs of one protocol (without ``as_runs``).
         SourceUnavailableError, UnknownSplitError: the split cannot be had.
     """
-    from ..provenance import check_one_protocol, common_protocol, read_protocol, source_provenance
+    from ..provenance import check_one_protocol, common_protocol, read_protocol
 
     spec = config_spec(config)
     if len(predictions) == 1 and _is_play_log(predictions[0], walls_slice):  # ocw-hub play
@@ -505,21 +505,12 @@ def evaluate_files(
     protocols = [read_protocol(path) for path in files]
     if not as_runs:
         check_one_protocol(predictions, files, protocols)
-    cache_files: list[dict[str, str]] = []
-    if rows is None:
-        from ..data.sources import load_rows
+    from ..data.sources import rows_and_source
 
-        rows, cache_files = load_rows(
-            spec.name,
-            split,
-            data_dir,
-            cache_dir=cache_dir,
-            verification_mode=verification_mode,
-            download_mode=download_mode,
-        )
-    source = source_provenance(
-        spec.name, data_dir, [r[spec.id_key] for r in rows], cache_files, split
-    )
+    rows, source = rows_and_source(
+        spec.name, split, data_dir, rows, cache_dir=cache_dir,
+        verification_mode=verification_mode, download_mode=download_mode,
+    )  # fmt: skip
     rows, parsed, sliced = apply_slice(spec, rows, parsed, walls_slice, data_dir, cache_dir)
     options: dict[str, Any] = {"allow_missing": allow_missing, "bertscore": bertscore}
     if "connections" in spec.tasks:
