@@ -137,6 +137,12 @@ def _full_data_guard(request: pytest.FixtureRequest) -> None:
         pytest.fail(_failure_message(), pytrace=False)
 
 
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache folder shared by the tests of one module (``--cache-dir``)."""
+    return tmp_path_factory.mktemp("cache")
+
+
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO_ROOT

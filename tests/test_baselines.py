@@ -73,11 +73,6 @@ def _gold_sets(groups: list[list[str]]) -> set[frozenset[str]]:
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache")
-
-
-@pytest.fixture(scope="module")
 def fixture_walls(ocw_fixture_dir: Path) -> list[dict]:
     """The 13 fixture walls of all splits (the quirk walls with repeated clues included)."""
     walls = []

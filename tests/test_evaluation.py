@@ -17,11 +17,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache")
-
-
-@pytest.fixture(scope="module")
 def test_walls(ocw_dir: Path) -> list[dict]:
     return json.loads((ocw_dir / "test.json").read_text())["dataset"]
 

@@ -252,15 +252,12 @@ def _wall_of(body: dict[str, Any]) -> str:
     return which_wall(body)[0]
 
 
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache")
-
-
-def _cli(*args: str, cache: Path | None = None) -> Any:
+def _cli(*args: str, cache: Path | None = None, code: int = 0) -> Any:
+    """``ocw-hub ARGS``, with the LLM fixture walls as its data when ``cache`` is given; it
+    must exit with ``code`` (also used by the other LLM command tests)."""
     data = ["--data-dir", str(FIXTURE), "--cache-dir", str(cache), "--no-checks"] if cache else []
     result = runner.invoke(app, [*args, *data])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == code, result.output
     return result
 
 

@@ -27,11 +27,6 @@ NOTEBOOK = {"max_tokens": 144, "temperature": 0.0, "top_p": 1.0, "n": 1, "stop":
             "stream": False}  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache")
-
-
 def _prompts(out: Path, cache: Path, *args: str):
     return runner.invoke(
         app,

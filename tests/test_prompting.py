@@ -328,11 +328,6 @@ def test_oracle_requests_byte_for_byte(
 # --------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache")
-
-
 def _prompts(*args: str, cache: Path):
     return runner.invoke(
         app,

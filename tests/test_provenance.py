@@ -42,11 +42,6 @@ def _cli(*args: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache")
-
-
-@pytest.fixture(scope="module")
 def stand_in(tmp_path_factory: pytest.TempPathFactory, cache: Path) -> tuple[Path, dict, str]:
     """2 random runs on the OCW fixture (real walls with the pre-release ids: a stand-in),
     scored: (results file, results, the table's output)."""

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_parse import BY_ID, which_wall
-from test_vote import FIXTURE, PLAN, SamplingServer
+from test_parse import BY_ID, _cli, which_wall
+from test_vote import PLAN, SamplingServer
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
@@ -20,18 +20,6 @@ from ocw_hub.llm.sample_requests import as_requests
 
 runner = CliRunner()
 SAMPLING = ["--profile", "custom", "--max-tokens", "144", "--temperature", "0.7", "-n", "3"]
-
-
-def _cli(*args: str, cache: Path, code: int = 0) -> Any:
-    data = ["--data-dir", str(FIXTURE), "--cache-dir", str(cache), "--no-checks"]
-    result = runner.invoke(app, [*args, *data])
-    assert result.exit_code == code, result.output
-    return result
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache")
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:

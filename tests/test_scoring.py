@@ -59,11 +59,6 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache")
-
-
 def _perfect(wall: dict, connections: bool = True) -> dict:
     return {
         "wall_id": wall["wall_id"],

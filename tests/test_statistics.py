@@ -68,11 +68,6 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache")
-
-
 def _perfect(wall: dict) -> dict:
     return {
         "wall_id": wall["wall_id"],

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from chat_server import last_user_message
-from test_parse import BY_ID, _gold
+from test_parse import BY_ID, _cli, _gold
 from typer.testing import CliRunner
 
 import ocw_hub
@@ -20,19 +20,6 @@ from ocw_hub.llm.styles import STYLE_NAMES, load_style
 from ocw_hub.provenance import describe_protocol
 
 runner = CliRunner()
-FIXTURE = Path(__file__).parent / "data" / "llm" / "ocw"
-
-
-def _cli(*args: str, cache: Path, code: int = 0) -> Any:
-    data = ["--data-dir", str(FIXTURE), "--cache-dir", str(cache), "--no-checks"]
-    result = runner.invoke(app, [*args, *data])
-    assert result.exit_code == code, result.output
-    return result
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache")
 
 
 def test_list_styles_prints_one_line_per_style_without_other_options() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from chat_server import ChatServer, completion
-from test_parse import BY_ID, _gold, which_wall
+from test_parse import BY_ID, _cli, _gold, which_wall
 from test_parsing import CONNECTIONS, GOLD
 from typer.testing import CliRunner
 
@@ -20,7 +20,6 @@ from ocw_hub.llm.vote import first_most_common, partition_key, vote_connections,
 from ocw_hub.provenance import describe_protocol, rebind_protocol
 
 runner = CliRunner()
-FIXTURE = Path(__file__).parent / "data" / "llm" / "ocw"
 
 
 def _rotated(groups: list[list[str]]) -> list[list[str]]:
@@ -117,18 +116,6 @@ class SamplingServer(ChatServer):
             for i, k in enumerate(PLAN[wall_id][: body.get("n", 1)])
         ]  # fmt: skip
         return 200, payload, {}
-
-
-def _cli(*args: str, cache: Path, code: int = 0) -> Any:
-    data = ["--data-dir", str(FIXTURE), "--cache-dir", str(cache), "--no-checks"]
-    result = runner.invoke(app, [*args, *data])
-    assert result.exit_code == code, result.output
-    return result
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache")
 
 
 def _full_wall(path: Path, tmp: Path, cache: Path) -> Any:
