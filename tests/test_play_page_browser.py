@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_report_browser import ARGS, CHROMIUM, REPO_ROOT, _require_browser
+from test_report_browser import REPO_ROOT, _require_browser, offline_page
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
@@ -99,34 +99,15 @@ class Player:
 
 def play(html: Path, script: Any, folder: Path, clock: bool = False) -> tuple[Path, dict]:
     """Open ``html`` offline, run ``script(player)``; the downloaded log and what was seen."""
-    from playwright.sync_api import sync_playwright
-
     url = html.resolve().as_uri()
     seen: dict[str, Any] = {"errors": [], "blocked": []}
-
-    def route(route: Any) -> None:
-        if route.request.url == url:
-            route.continue_()
-        else:
-            seen["blocked"].append(route.request.url)
-            route.abort()
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            context = browser.new_context(offline=True, accept_downloads=True)
-            context.route("**/*", route)
-            page = context.new_page()
-            page.on("console", lambda m: m.type == "error" and seen["errors"].append(m.text))
-            page.on("pageerror", lambda e: seen["errors"].append(str(e)))
-            if clock:
-                page.clock.install()
-            page.goto(url, wait_until="load")
-            player = Player(page, url)
-            script(player)
-            log = player.download(folder)
-        finally:
-            browser.close()
+    with offline_page(url, seen, accept_downloads=True) as page:
+        if clock:
+            page.clock.install()
+        page.goto(url, wait_until="load")
+        player = Player(page, url)
+        script(player)
+        log = player.download(folder)
     return log, seen
 
 

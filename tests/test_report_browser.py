@@ -15,6 +15,8 @@ import json
 import os
 import random
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -62,12 +64,15 @@ def _cli(*args: str) -> None:
     assert result.exit_code == 0, result.output
 
 
-def open_in_chromium(report: Path, screenshot: Path | None = None) -> dict[str, Any]:
-    """Open the report offline; return what the page showed and what it asked for."""
+@contextmanager
+def offline_page(url: str, seen: dict[str, Any], **context_options: Any) -> Iterator[Any]:
+    """A page of headless Chromium, offline, on which only ``url`` loads: every other request
+    is refused and listed in ``seen["blocked"]``; console and page errors are listed in
+    ``seen["errors"]``. ``context_options``: of ``Browser.new_context``."""
     from playwright.sync_api import sync_playwright
 
-    url = report.resolve().as_uri()
-    seen: dict[str, Any] = {"errors": [], "requests": [], "blocked": []}
+    seen.setdefault("errors", [])
+    seen.setdefault("blocked", [])
 
     def route(route: Any) -> None:
         if route.request.url == url:
@@ -79,35 +84,43 @@ def open_in_chromium(report: Path, screenshot: Path | None = None) -> dict[str, 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         try:
-            context = browser.new_context(viewport={"width": 1280, "height": 900}, offline=True)
+            context = browser.new_context(offline=True, **context_options)
             context.route("**/*", route)
             page = context.new_page()
             page.on("console", lambda m: m.type == "error" and seen["errors"].append(m.text))
             page.on("pageerror", lambda e: seen["errors"].append(str(e)))
-            page.on("request", lambda r: seen["requests"].append(r.url))
-            page.goto(url, wait_until="load")
-            seen["sizes"] = page.eval_on_selector_all(
-                "svg, img",
-                "els => els.map(e => { const r = e.getBoundingClientRect();"
-                " return [e.tagName, r.width, r.height]; })",
-            )
-            seen["tables"] = page.eval_on_selector_all(
-                "table.headline",
-                "ts => ts.map(t => ({config: t.dataset.config, split: t.dataset.split,"
-                " header: [...t.querySelectorAll('thead th')].map(c => c.textContent),"
-                " rows: [...t.querySelectorAll('tbody tr')].map("
-                "r => [...r.children].map(c => c.textContent))}))",
-            )
-            seen["clue_boxes"] = page.eval_on_selector_all(
-                "g[id^='clue-']",
-                "gs => gs.map(g => { const r = g.getBoundingClientRect();"
-                " return [g.id.replace(/-\\d+$/, ''), r.left, r.top, r.right, r.bottom]; })",
-            )
-            if screenshot is not None:
-                screenshot.parent.mkdir(parents=True, exist_ok=True)
-                page.screenshot(path=str(screenshot), full_page=True)
+            yield page
         finally:
             browser.close()
+
+
+def open_in_chromium(report: Path, screenshot: Path | None = None) -> dict[str, Any]:
+    """Open the report offline; return what the page showed and what it asked for."""
+    url = report.resolve().as_uri()
+    seen: dict[str, Any] = {"errors": [], "requests": [], "blocked": []}
+    with offline_page(url, seen, viewport={"width": 1280, "height": 900}) as page:
+        page.on("request", lambda r: seen["requests"].append(r.url))
+        page.goto(url, wait_until="load")
+        seen["sizes"] = page.eval_on_selector_all(
+            "svg, img",
+            "els => els.map(e => { const r = e.getBoundingClientRect();"
+            " return [e.tagName, r.width, r.height]; })",
+        )
+        seen["tables"] = page.eval_on_selector_all(
+            "table.headline",
+            "ts => ts.map(t => ({config: t.dataset.config, split: t.dataset.split,"
+            " header: [...t.querySelectorAll('thead th')].map(c => c.textContent),"
+            " rows: [...t.querySelectorAll('tbody tr')].map("
+            "r => [...r.children].map(c => c.textContent))}))",
+        )
+        seen["clue_boxes"] = page.eval_on_selector_all(
+            "g[id^='clue-']",
+            "gs => gs.map(g => { const r = g.getBoundingClientRect();"
+            " return [g.id.replace(/-\\d+$/, ''), r.left, r.top, r.right, r.bottom]; })",
+        )
+        if screenshot is not None:
+            screenshot.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(screenshot), full_page=True)
     return seen
 
 
