@@ -388,19 +388,25 @@ def _origin(
     path or repo id, the revision (Hub) and the SHA-256 of the content read."""
     from .data.sources import find_source
 
-    digest = load_sibling("source_files").source_digest
-    arrow = [e["filename"] for e in cache_files if Path(e.get("filename", "")).is_file()]
     source = find_source(config, data_dir)
     if source.location is None:  # the prepared cache
-        return {"kind": source.kind, "path": None, "sha256": digest(*arrow) if arrow else None}
+        return {"kind": source.kind, "path": None, "sha256": arrow_digest(cache_files)}
     if source.kind == "hub":
         return {
             "kind": source.kind,
             "path": source.location,
             "revision": _hub_revision(cache_files),
-            "sha256": digest(*arrow) if arrow else None,
+            "sha256": arrow_digest(cache_files),
         }
+    digest = load_sibling("source_files").source_digest
     return {"kind": source.kind, "path": source.location, "sha256": digest(source.location)}
+
+
+def arrow_digest(cache_files: Sequence[Mapping[str, str]]) -> str | None:
+    """The content digest (``source_files.source_digest``) of a dataset's Arrow files that
+    exist (``Dataset.cache_files``), or None when there are none."""
+    arrow = [e["filename"] for e in cache_files if Path(e.get("filename", "")).is_file()]
+    return str(load_sibling("source_files").source_digest(*arrow)) if arrow else None
 
 
 def source_provenance(

@@ -19,7 +19,6 @@ version from 3.x to 5.x and the Hub viewer read it without running code.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -59,12 +58,10 @@ def write_split(
     content (:func:`parquet_path`); returns ``(path inside the export, size in bytes)``."""
     partial = export / "data" / config / f"{split}.parquet.partial"
     partial.parent.mkdir(parents=True, exist_ok=True)
+    from ..provenance import file_sha256
+
     size = write_parquet(dataset, partial)
-    digest = hashlib.sha256()
-    with open(partial, "rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    rel = parquet_path(config, split, digest.hexdigest())
+    rel = parquet_path(config, split, file_sha256(partial))
     partial.replace(export / rel)
     return rel, size
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..configs import PathLike
 from ..errors import SourceUnavailableError
+from ..provenance import arrow_digest
 from ..resources import load_sibling
 from ..shown import inert
 
@@ -69,11 +70,6 @@ def _digest(*paths: PathLike) -> str:
     return str(load_sibling("source_files").source_digest(*paths))
 
 
-def _arrow_digest(dataset: datasets.Dataset) -> str | None:
-    files = [e["filename"] for e in dataset.cache_files if Path(e.get("filename", "")).is_file()]
-    return _digest(*files) if files else None
-
-
 def _error(file: ResultsFile, source: Mapping, reason: str, why: str) -> RecordedSourceError:
     where = source.get("path") or "the prepared cache"
     state = "is gone" if reason == GONE else "has changed"
@@ -121,7 +117,7 @@ def _hub_split(
         )
     except SourceUnavailableError as err:
         raise _error(file, source, GONE, f"it cannot be read ({err})") from err
-    digest = _arrow_digest(dataset)
+    digest = arrow_digest(dataset.cache_files)
     if digest != source["sha256"]:
         why = f"the rows read now have sha256 {str(digest)[:12]}, recorded {source['sha256'][:12]}"
         raise _error(file, source, CHANGED, why)
@@ -139,7 +135,7 @@ def _cache_split(
     origins += [s for s in recorded_sources(file.config, cache_dir) if Path(s).exists()]
     for origin in origins:
         dataset = prepared(file.config, file.split, origin, cache_dir)
-        if dataset is not None and _arrow_digest(dataset) == source["sha256"]:
+        if dataset is not None and arrow_digest(dataset.cache_files) == source["sha256"]:
             check_split_sizes(file.config, dataset.info.splits, mode)
             return dataset
     why = f"no preparation in the cache has sha256 {str(source['sha256'])[:12]}"
