@@ -468,11 +468,20 @@ def provenance_lines(results: Mapping[str, Any]) -> tuple[str, str]:
     """``("source: <source_label>", "protocol: <describe_protocol>")`` of a results dict (the
     terminal table's title, the report's header); a results file written before sources
     were recorded says ``source: not recorded``."""
+    protocol = protocol_text(results_protocol(results))
+    return f"source: {results_source(results)}", f"protocol: {protocol}"
+
+
+def results_source(results: Mapping[str, Any]) -> str:
+    """The :func:`source_label` of a results dict's source; ``not recorded`` without one."""
     source = results.get("source")
-    shown = source_label(source) if isinstance(source, Mapping) else "not recorded"
-    protocol = results_protocol(results)
-    described = protocol if isinstance(protocol, str) else describe_protocol(protocol)
-    return f"source: {shown}", f"protocol: {described}"
+    return source_label(source) if isinstance(source, Mapping) else "not recorded"
+
+
+def protocol_text(protocol: Mapping[str, Any] | str | None) -> str:
+    """A protocol (as :func:`results_protocol` gives it) as one line of text: the record
+    described (:func:`describe_protocol`), or the reason there is no one protocol."""
+    return protocol if isinstance(protocol, str) else describe_protocol(protocol)
 
 
 def source_label(source: Mapping[str, Any]) -> str:

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from ..configs import verification_mode
+from ..provenance import protocol_text
 from ..shown import inert
 from ._common import check_choice, check_config, console, data_dir_of, quiet_datasets
 from .options import AiredAfter, CacheDir, Config, DataDir, NoChecks, Seasons, Split
@@ -59,12 +60,6 @@ def _usage_column(header: list[str], body: list[list[str]], rows: list[dict[str,
             cells.append(inert(row.get("usage") or "-"))
 
 
-def _described(protocol: Any) -> str:
-    from ..provenance import describe_protocol
-
-    return protocol if isinstance(protocol, str) else describe_protocol(protocol)
-
-
 def _provenance_lines(table: dict[str, Any]) -> list[str]:
     """What the figures were computed on: ``source: ...`` (one line per system when they
     differ), then ``protocol of SYSTEM: ...`` for each system whose protocol is recorded."""
@@ -74,7 +69,7 @@ def _provenance_lines(table: dict[str, Any]) -> list[str]:
     else:
         lines = [f"source of {row['system']}: {row['source']}" for row in rows]
     lines += [
-        f"protocol of {row['system']}: {_described(row['protocol'])}"
+        f"protocol of {row['system']}: {protocol_text(row['protocol'])}"
         for row in rows
         if row.get("protocol")
     ]
@@ -90,7 +85,7 @@ def _csv(header: list[str], body: list[list[str]], rows: list[dict[str, Any]]) -
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([*header, "source", "protocol"])
     for cells, row in zip(body, rows, strict=True):
-        protocol = _described(row["protocol"]) if row["protocol"] else ""
+        protocol = protocol_text(row["protocol"]) if row["protocol"] else ""
         writer.writerow([*cells, inert(row["source"]), inert(protocol)])
     return buffer.getvalue()
 

@@ -98,7 +98,7 @@ def _short_source(source: Any) -> str:
 
 
 def _notes(results: Mapping[str, Any], model_id: str, spread: str, ci: Any) -> str:
-    from ..provenance import describe_protocol, package_version, results_protocol
+    from ..provenance import package_version, protocol_text, results_protocol
 
     spec = config_spec(str(results["config"]))
     size = results.get(spec.size_key)
@@ -111,10 +111,7 @@ def _notes(results: Mapping[str, Any], model_id: str, spread: str, ci: Any) -> s
         )
     if size is not None:
         parts.append(f"{size} {spec.units}")
-    protocol = results_protocol(results)
-    parts.append(
-        "protocol: " + (protocol if isinstance(protocol, str) else describe_protocol(protocol))
-    )
+    parts.append(f"protocol: {protocol_text(results_protocol(results))}")
     parts.append("source: " + _short_source(results.get("source")))
     return "; ".join(parts)
 

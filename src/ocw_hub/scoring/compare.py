@@ -268,9 +268,9 @@ def compare_systems(
 def source_of(results: Mapping[str, Any]) -> str:
     """The one-line label of what a system's figures were computed on
     (:func:`ocw_hub.provenance.source_label`; ``not recorded`` for old results files)."""
-    from ..provenance import provenance_lines
+    from ..provenance import results_source
 
-    return provenance_lines(results)[0].split(": ", 1)[1]
+    return results_source(results)
 
 
 def shared_source(systems: Sequence[System]) -> str | None:

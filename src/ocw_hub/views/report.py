@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..configs import PathLike
-from ..provenance import STAND_IN, provenance_lines
+from ..provenance import STAND_IN, protocol_text, results_protocol, results_source
 from .embedding_plot import plot_embeddings, vectors_of
 from .hardest import hardest_section, hardest_walls
 from .herring_plots import plot_confusion, plot_found_by
@@ -130,7 +130,7 @@ ul.legend .symbol{margin-right:0.35em}.note{color:#555;font-size:0.9em}
 def _provenance_cells(f: ResultsFile) -> str:
     from ..llm.usage import cost_line
 
-    source, protocol = (line.split(": ", 1)[1] for line in provenance_lines(f.data))
+    source, protocol = results_source(f.data), protocol_text(results_protocol(f.data))
     if (cost := cost_line(f.data)) is not None:  # runs of run-llm: tokens, latency, cost
         protocol += f"; usage: {cost}"
     mark = f' data-stand-in="true"><strong>{STAND_IN}</strong>: ' if f.stand_in else ">"
