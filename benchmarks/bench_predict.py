@@ -4,7 +4,7 @@ sentence-transformers path when an environment with it is given.
 Run from the repository root, next to ``../shared/data``::
 
     python benchmarks/bench_predict.py [--shared ../shared/data] [--jobs-1] \
-        [--st-python .venv-st/bin/python]
+        [--st-python .venv-torch/bin/python]
 
 Phases, each in its own process:
 

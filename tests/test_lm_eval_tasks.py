@@ -2,7 +2,7 @@
 every task, the ``ocw`` tag, the folder's README in lm-eval's task README shape, and lm-eval's
 request cache kept in step with the task settings.
 
-The tests marked ``lm_eval`` need lm-evaluation-harness (the ``[test-llm]`` extra: .venv-llm
+The tests marked ``lm_eval`` need lm-evaluation-harness (the ``[test-llm]`` extra: .venv-torch
 in ``.ci/run``); elsewhere they are skipped, unless ``OCW_HUB_REQUIRE_LLM=1`` makes lm-eval
 required.
 """

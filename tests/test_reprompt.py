@@ -192,6 +192,9 @@ def _parse_and_evaluate(tmp_path: Path, log: Path) -> None:
     assert (scores["with"]["correct_groups"], scores["with"]["full_wall"]) == (10, 2)
     protocols = [json.loads(Path(f"{p}.protocol.json").read_text()) for p in (out, first)]
     assert protocols[0]["reprompt"] == 2 and "reprompt" not in protocols[1]
+    # usage: the whole log (4 first requests and 5 follow-ups), the first answers' 4 alone
+    assert [(r["usage"]["requests"], r["usage"]["lines"]) for r in protocols] == [
+        (9, "all"), (4, "first answers")]  # fmt: skip
     mixed = runner.invoke(app, ["evaluate", str(out), str(first), *data, "--bootstrap", "0"])
     assert mixed.exit_code != 0  # not runs of one protocol ...
     _cli("evaluate", str(out), str(first), *data, "--bootstrap", "0", "--as-runs")  # ... only

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.llm.responses import ParsedWall
+from ocw_hub.llm.usage import cost_line
 from ocw_hub.llm.vote import first_most_common, partition_key, vote_connections, vote_groups
 from ocw_hub.provenance import describe_protocol, rebind_protocol
 
@@ -175,6 +176,10 @@ def test_vote_end_to_end(tmp_path: Path, cache: Path, repeat: bool) -> None:
     _cli("evaluate", *map(str, samples), "--out", str(together), cache=cache)
     scored = json.loads(together.read_text())  # runs of one protocol: scored together
     assert [run["grouping"]["full_wall"] for run in scored["runs"]] == by_hand
+    # the samples of one log: its requests counted once (4 bodies with n 3, or 12 with n 1)
+    sent = len(responses.read_text().splitlines())
+    assert sent == (12 if repeat else 4)
+    assert (cost_line(scored) or "").startswith(f"{sent} requests;")
     record = json.loads((tmp_path / "vote.json.protocol.json").read_text())
     assert (record["aggregate"], record["samples"]) == ("vote", 3)
     assert "parse mode robust, aggregate vote, samples 3" in describe_protocol(record)

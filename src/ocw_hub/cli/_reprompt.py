@@ -128,13 +128,24 @@ def first_answer_path(out: Path) -> Path:
     return out.with_name(f"{out.stem}{FIRST_ANSWER}{out.suffix}")
 
 
-def _write_first_record(path: Path, fields: dict[str, Any], responses: Path) -> None:
+def _write_first_record(
+    path: Path, fields: dict[str, Any], responses: Path, usage: dict[str, Any]
+) -> None:
     """The first answers' record: the responses' own without ``reprompt`` and
-    ``follow_up_version`` (what a ``--reprompt 0`` run records), bound to ``path``."""
+    ``follow_up_version`` (what a ``--reprompt 0`` run records), with the usage of the first
+    requests alone (no follow-up line), bound to ``path``."""
+    from ..llm.reprompt import parse_follow_up_id
+    from ..llm.usage import log_usage
     from ..outputs import write_json
     from ..provenance import bind_record, protocol_record, record_path
 
-    record = protocol_record(fields, inputs=[responses])
+    def first(line: Any) -> bool:
+        return parse_follow_up_id(str(line.get("custom_id"))) is None
+
+    given = usage.get("price_per_mtok")  # the whole log's price
+    price = (float(given[0]), float(given[1])) if given else None
+    first_usage = log_usage(responses, price, lines=("first answers", first))
+    record = protocol_record({**fields, "usage": first_usage}, inputs=[responses])
     for name in ("reprompt", "follow_up_version"):
         record.pop(name, None)
     write_json(record_path(path), bind_record(record, [path]))
@@ -143,6 +154,7 @@ def _write_first_record(path: Path, fields: dict[str, Any], responses: Path) -> 
 def parse_reprompted(
     answers: dict[str, Any], rows: Any, *, task: str, mode: str, allow_truncated: bool,
     style: str, out: Path, inputs: list[Any], responses: Path, fields: dict[str, Any],
+    usage: dict[str, Any],
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:  # fmt: skip
     """``parse`` of a log with follow-ups: the predictions and report of each wall's last
     answer (with re-prompts), and the first answers' (without: the paper's figure) written to
@@ -176,5 +188,5 @@ def parse_reprompted(
         "first_answer_unrecoverable": first_report["unrecoverable"],
     }
     write_json(first_path, first)
-    _write_first_record(first_path, fields, responses)
+    _write_first_record(first_path, fields, responses, usage)
     return last, report

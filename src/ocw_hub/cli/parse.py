@@ -71,20 +71,18 @@ def _parse_wote(
     return parse_wote_responses(answers, rows, allow_truncated=allow_truncated, source=source)
 
 
-def _usage(responses: Path, price_per_mtok: str | None) -> dict[str, Any]:
-    """The run's requests, tokens, latency (and cost at --price-per-mtok, else at run-llm's)
-    from the responses (:func:`ocw_hub.llm.usage.log_usage`; lines without ``usage``: not
-    reported)."""
-    from ..llm.usage import log_usage, parse_price
+def _price(responses: Path, price_per_mtok: str | None) -> tuple[float, float] | None:
+    """The price per million tokens: --price-per-mtok, else run-llm's (its record), else None."""
+    from ..llm.usage import parse_price
     from ..provenance import read_protocol
 
     if price_per_mtok is not None:
-        return log_usage(responses, parse_price(price_per_mtok))
+        return parse_price(price_per_mtok)
     recorded = (read_protocol(responses) or {}).get("usage")
     price = recorded.get("price_per_mtok") if isinstance(recorded, dict) else None
     if isinstance(price, list) and len(price) == 2:
-        return log_usage(responses, (float(price[0]), float(price[1])))
-    return log_usage(responses)
+        return float(price[0]), float(price[1])
+    return None
 
 
 def _prompt_style(responses: Path, given: str | None, mode: str) -> str:
@@ -122,11 +120,13 @@ TIE_RULE = "the tied answer given first, in choice order"
 
 def _parse_vote(
     answers: Any, rows: Any, task: str, style: str, allow_truncated: bool, *, out: Path,
-    inputs: list[Any], responses: Path,
+    inputs: list[Any], responses: Path, usage: dict[str, Any],
 ) -> tuple[list[dict[str, Any]], dict[str, Any], int]:  # fmt: skip
     """``parse --vote``: the vote's predictions and report, and K; each sample's
     predictions written to ``<out stem>.sample-<i><suffix>`` with its protocol record
-    (:mod:`ocw_hub.llm.vote`). Every output path is checked before any is written."""
+    (:mod:`ocw_hub.llm.vote`), whose ``usage`` is the whole log's (the samples of one log
+    count it once when scored together). Every output path is checked before any is
+    written."""
     from ..llm.responses import check_known, parse_report, predictions_of
     from ..llm.vote import fold_sample_lines, vote_responses
     from ..outputs import check_output_file, write_json
@@ -154,7 +154,7 @@ def _parse_vote(
     for path, sample in zip(paths, samples, strict=True):
         write_json(path, predictions_of(sample))
         fields = {"task": task, "parse_mode": "robust", "samples": len(samples),
-                  "aggregate": "sample"}  # fmt: skip
+                  "aggregate": "sample", "usage": usage}  # fmt: skip
         write_protocol(path, fields, inputs=[responses])
     return predictions_of(votes), report, len(samples)
 
@@ -243,7 +243,7 @@ def parse(
     """
     from ..llm.prompts import TASKS
     from ..llm.responses import MODES, read_responses
-    from ..llm.usage import usage_line
+    from ..llm.usage import log_usage, usage_line
     from ..outputs import check_output_file, write_json
     from ..provenance import write_protocol
 
@@ -256,6 +256,7 @@ def parse(
     if modes is not None and mode not in modes:
         raise OptionError(f"--mode {mode}: {spec.name} answers are parsed in robust mode only")
     style = _prompt_style(responses, prompt_style, mode)
+    usage = log_usage(responses, _price(responses, price_per_mtok))
     if vote and (mode != "robust" or task not in spec.tasks):
         raise OptionError("--vote: OCW answers in robust mode only")
     inputs = [responses, local_path(source)]
@@ -272,13 +273,13 @@ def parse(
             raise OptionError("--vote: not on a log with re-prompts (run-llm --reprompt)")
         predictions, report = parse_reprompted(
             answers, rows, task=task, mode=mode, allow_truncated=allow_truncated, style=style,
-            out=out, inputs=inputs, responses=responses,
+            out=out, inputs=inputs, responses=responses, usage=usage,
             fields={"task": task, "parse_mode": mode, "prompt_style": prompt_style},
         )  # fmt: skip
     elif vote:
         predictions, report, k = _parse_vote(
             answers, rows, task, style, allow_truncated, out=out, inputs=inputs,
-            responses=responses,
+            responses=responses, usage=usage,
         )  # fmt: skip
         voted = {"samples": k, "aggregate": "vote"}
     else:
@@ -286,7 +287,7 @@ def parse(
             answers, rows, task, mode, allow_truncated, str(responses), style
         )
     report = {"responses": str(responses), "config": config, "split": split, **report}
-    report["usage"] = _usage(responses, price_per_mtok)
+    report["usage"] = usage
     write_json(out, predictions)
     write_json(sidecar, report)
     task_done = task if task in spec.tasks else spec.tasks[0]  # WoTe: its one task

@@ -13,12 +13,15 @@ report, the ``evaluate`` table).
   interpolation); None when no line is timed.
 * **Cost**: with a price per million tokens ``(in, out)``: ``prompt_tokens * in / 1e6 +
   completion_tokens * out / 1e6``, in the price's currency (US dollars for OpenAI's list).
+* **Several runs** are summed, each log once: the samples of one ``-n K`` log (``parse
+  --vote``) are K runs of one set of requests, so their usage records name the same log
+  (``log_sha256``, ``lines``) and count once.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import OCWHubError
@@ -134,16 +137,24 @@ def usage_of(
 
 
 def log_usage(
-    path: str | os.PathLike[str], price: tuple[float, float] | None = None
+    path: str | os.PathLike[str],
+    price: tuple[float, float] | None = None,
+    lines: tuple[str, Callable[[Mapping[str, Any]], bool]] | None = None,
 ) -> dict[str, Any]:
     """:func:`usage_of` the lines of a response log (read by
     :func:`~ocw_hub.llm.log.json_records`; lines of other producers without ``response``
-    count as requests whose usage is not reported).
+    count as requests whose usage is not reported), with ``log_sha256`` (the log's digest)
+    and ``lines`` (``"all"``, or the name of ``lines = (name, keep)``: only the lines ``keep``
+    accepts), which say what was counted.
 
     Raises:
         LLMInputError: no such file, a line that is not a JSON object.
     """
-    return usage_of((record for _, record in json_records(path, LLMInputError)), price)
+    from ..provenance import file_sha256
+
+    name, keep = lines if lines is not None else ("all", None)
+    records = (r for _, r in json_records(path, LLMInputError) if keep is None or keep(r))
+    return {**usage_of(records, price), "log_sha256": file_sha256(path), "lines": name}
 
 
 def _tokens(value: Any) -> str:
@@ -178,16 +189,17 @@ def _runs(results: Mapping[str, Any]) -> list[Any]:
 
 
 def _run_usages(results: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
-    """The usage record of each run of a results dict, or None when a run has none."""
-    runs = _runs(results)
-    found = []
-    for run in runs:
+    """The usage record of each log the runs of a results dict were parsed from (runs of one
+    log, the samples of ``-n K``, give it once), or None when a run has none."""
+    found: dict[Any, Mapping[str, Any]] = {}
+    for i, run in enumerate(_runs(results)):
         protocol = run.get("protocol") if isinstance(run, Mapping) else None
         usage = protocol.get("usage") if isinstance(protocol, Mapping) else None
         if not isinstance(usage, Mapping):
             return None
-        found.append(usage)
-    return found or None
+        digest = usage.get("log_sha256")  # records before it: one log per run
+        found.setdefault((digest, usage.get("lines")) if isinstance(digest, str) else i, usage)
+    return list(found.values()) or None
 
 
 def _summed(usages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
