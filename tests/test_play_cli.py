@@ -28,7 +28,7 @@ from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.errors import PlayLogError
-from ocw_hub.play.scoring import score_play_log
+from ocw_hub.play.scoring import human_play, score_play_log
 
 pytestmark = pytest.mark.usefixtures("local_only")
 runner = CliRunner()
@@ -311,3 +311,13 @@ def test_a_hand_written_human_log_is_scored(tmp_path: Path) -> None:
     assert played["740d45"]["end"] == "gave_up" and played["740d45"]["groups_found"] == 0
     assert played["740d45"]["points"] == 0  # no connection round: none named
     assert results["play"]["n_played"] == 2 and results["play"]["points"] == 7
+    # a session of 2 walls is compared on its 2 walls, with the contestants' on the same two
+    assert results["play"]["points_mean"] == 7 / 2
+    assert played["740d45"]["frozen"] == 1 and results["play"]["frozen"] == 1  # given up
+    by_id = {w["wall_id"]: w for w in rows}
+    theirs = [human_play(by_id[i]) for i in ("46fa44", "740d45")]
+    human = results["human"]["play"]
+    assert human["n_walls"] == 2
+    assert human["groups_found"] == sum(t["groups_found"] for t in theirs)
+    assert human["points_mean"] == sum(t["points"] for t in theirs) / 2
+    assert sum(results["play"]["agreement"].values()) == 2 * 4

@@ -83,7 +83,7 @@ def test_a_gold_solver_solves_every_wall_in_three_guesses(wall, order, rule) -> 
     assert sorted(state.found) == [0, 1, 2, 3]
     assert state.found[3] == order[3]  # the fourth group completed itself
     assert not state.in_play
-    assert rules.final_partition(state, wall["words"]) == [groups[i] for i in order]
+    assert rules.final_partition(state) == [groups[i] for i in order]
 
 
 @settings(max_examples=150, deadline=None)
@@ -118,9 +118,31 @@ def test_after_two_groups_the_third_wrong_guess_freezes(wall, free, rng) -> None
     assert len(state.found) == 2
     with pytest.raises(ValueError):
         rules.apply(state, groups[1])
-    board = rules.final_partition(state, wall["words"])
+    board = rules.final_partition(state)
     assert board[:2] == [groups[2], groups[0]]
     assert Counter(c for g in board for c in g) == Counter(wall["words"])
+    # the groups not found are never credited: no group of the rest is a gold group
+    assert not [g for g in board[2:] if any(Counter(g) == Counter(gold) for gold in groups)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(walls, st.integers(0, 2), st.integers(1, 25), seeds)
+def test_a_frozen_wall_credits_only_the_groups_found(wall, found, cap, rng) -> None:
+    """Frozen by the guess cap with 0, 1 or 2 groups found: the final partition has exactly
+    the groups found as gold groups, whatever the wall's order (the raw export lists its clues
+    in group order, where cutting the rest in fours would rebuild the gold groups)."""
+    groups = gold_groups(wall)
+    state = _start(wall, max_guesses=found + cap)
+    for index in range(found):
+        state = rules.apply(state, groups[index]).state
+    while state.ended is None:
+        state = rules.apply(state, _wrong(state, rng)).state
+    assert state.ended in ("frozen_guesses", "frozen_lives") and len(state.found) == found
+    board = rules.final_partition(state)
+    assert [len(g) for g in board] == [4, 4, 4, 4]
+    assert Counter(c for g in board for c in g) == Counter(wall["words"])
+    whole = [g for g in board if any(Counter(g) == Counter(gold) for gold in groups)]
+    assert len(whole) == found
 
 
 @settings(max_examples=100, deadline=None)

@@ -218,15 +218,14 @@ def show_points(groups_found: int, connections_right: int) -> int:
     return groups_found + connections_right + bonus
 
 
-def final_partition(state: WallState, order: Sequence[str]) -> list[list[str]]:
+def final_partition(state: WallState) -> list[list[str]]:
     """The partition a played wall ends with: the groups found (in the order found), then the
-    clues still in play in the wall's ``order`` (the board as it stands), cut in fours."""
+    clues still in play, which were not found and so are never credited as a group: taken
+    gold group by gold group and dealt in turn over the groups left (clue ``j`` to group ``j
+    mod k``), so each unfound gold group is split over at least two of them (``k >= 2``
+    whenever a wall ends with clues in play: three groups found complete the fourth)."""
     groups = [list(state.groups[i]) for i in state.found]
-    left = state.in_play
-    rest: list[str] = []
-    for clue in order:
-        if left[clue] > 0:
-            rest.append(clue)
-            left[clue] -= 1
-    groups += [rest[i : i + GROUP_SIZE] for i in range(0, len(rest), GROUP_SIZE)]
+    rest = [clue for i, g in enumerate(state.groups) if i not in state.found for clue in g]
+    k = len(rest) // GROUP_SIZE
+    groups += [rest[j::k] for j in range(k)]
     return groups

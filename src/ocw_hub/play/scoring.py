@@ -1,17 +1,22 @@
 """Scoring a play log (``ocw-hub evaluate PLAY_LOG``) by replaying it through the rules.
 
-Per wall (``per_wall[*].play``) and over the split (``play``): ``groups_found`` (0-4, the
-fourth completed by itself included), ``walls_solved``, ``guesses`` (valid), ``wrong_guesses``,
-``lives_lost``, ``invalid``, ``frozen``; under ``show`` ``connections_right`` (connections
-named exactly, the connection metric's exact match) and ``points`` (the show's, 0-10). The
-contestants' figures from the data (``human_performance`` per group: found, connection named)
-are under ``human.play`` with the same names (what the data does not hold is None), and group
-by group ``both``, ``model_only``, ``contestants_only``, ``neither``. The grouping figures
-(AMI, ARI, FMS, WD, correct groups, full walls) are the metric's on the final partition
-(:func:`ocw_hub.play.rules.final_partition`) and the connection figures the metric's on the
-connection round, both by :func:`ocw_hub.scoring.runs.score_ocw`, so one-shot and play
-results sit in one table. Split-level means carry 95 % bootstrap intervals over walls
-(``ci95.play``) when asked.
+Per wall (``per_wall[*].play``) and over the walls played (``play``): ``groups_found`` (0-4,
+the fourth completed by itself included), ``walls_solved``, ``guesses`` (valid),
+``wrong_guesses``, ``lives_lost``, ``invalid``, ``frozen`` (over without being solved: a lost
+life, a cap, the clock, given up; ``end_reasons`` tells them apart); under ``show``
+``connections_right`` (connections named exactly, the connection metric's exact match) and
+``points`` (the show's, 0-10). The contestants' figures on the same walls, from the data
+(``human_performance`` per group: found, connection named), are under ``human.play`` with the
+same names (what the data does not hold is None), and group by group ``both``,
+``model_only``, ``contestants_only``, ``neither``. A log that plays part of the split
+(``--walls N``, a person's session, scored with ``allow_missing``) is compared on its walls
+only: ``play.n_played`` of ``n_walls``. The grouping figures (AMI, ARI, FMS, WD, correct
+groups, full walls) are the metric's on the final partition
+(:func:`ocw_hub.play.rules.final_partition`: the groups not found never stand whole) and the
+connection figures the metric's on the connection round, both by
+:func:`ocw_hub.scoring.runs.score_ocw` over the whole split (a wall not played scored as
+wrong, counted in ``n_missing``), so one-shot and play results sit in one table. Means carry
+95 % bootstrap intervals over the walls played (``ci95.play``) when asked.
 """
 
 from __future__ import annotations
@@ -63,7 +68,7 @@ def _played(
         named = _connections(path, wall_id, connections[1], state.groups)
     elif state.rules == "show":
         named = [""] * 4  # the connection round not played: none named
-    return state, WallPrediction(wall_id, rules.final_partition(state, wall["words"]), named)
+    return state, WallPrediction(wall_id, rules.final_partition(state), named)
 
 
 def _wall_figures(
@@ -81,7 +86,7 @@ def _wall_figures(
         "wrong_guesses": state.wrong,
         "lives_lost": state.lives_lost,
         "invalid": state.invalid,
-        "frozen": int(state.ended is not None and state.ended.startswith("frozen")),
+        "frozen": int(state.ended is not None and not state.solved),
         "end": state.ended,
         "connections_right": right,
         "points": None if right is None else rules.show_points(found, right),
@@ -169,15 +174,16 @@ def score_play_log(
         allow_missing=allow_missing,
         rouge_tokenizer=rouge_tokenizer,
     )
-    model_walls, people_walls = [], []
+    model_walls, people_walls = [], []  # the walls played: like for like
     for wall, item in zip(rows, results["per_wall"], strict=True):
         state = states.get(str(wall["wall_id"]))
         figures = _wall_figures(state, item.get("connections") if state else None)
         figures["agreement"] = _agreement(state, wall)
         item["play"] = figures
         item["human"] = {**item["human"], "play": human_play(wall)}
-        model_walls.append(figures)
-        people_walls.append(item["human"]["play"])
+        if state is not None:
+            model_walls.append(figures)
+            people_walls.append(item["human"]["play"])
     results["play"] = _play_figures(model_walls, log.header["rules"])
     human = _split_figures(people_walls, spec.whole_walls_played)
     results["human"] = {**results["human"], "play": human}
@@ -215,11 +221,10 @@ def _play_figures(model_walls: Sequence[Mapping[str, Any]], rules_name: str) -> 
     if rules_name == "nyt":
         no_round = ("connections_right", "connections_right_mean", "points", "points_mean")
         play.update(dict.fromkeys(no_round))
-    played = [w for w in model_walls if w["played"]]
-    play["n_played"] = len(played)
+    play["n_played"] = len(model_walls)
     play["agreement"] = {k: sum(w["agreement"][k] for w in model_walls) for k in AGREEMENT}
-    play["lives_lost_distribution"] = _counts(w["lives_lost"] for w in played)
-    play["end_reasons"] = _counts(w["end"] for w in played)
+    play["lives_lost_distribution"] = _counts(w["lives_lost"] for w in model_walls)
+    play["end_reasons"] = _counts(w["end"] for w in model_walls)
     return play
 
 

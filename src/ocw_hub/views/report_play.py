@@ -85,12 +85,13 @@ def _mean(values: Sequence[Any]) -> float | None:
 def season_figures(f: ResultsFile) -> dict[str, dict[str, Any]]:
     """By season (``per_wall[*].season``, in season order): ``n_walls`` and the means a wall
     of ``groups_found`` and ``points`` (the player's, ``per_wall[*].play``) and of
-    ``human_groups_found`` and ``human_points`` (``per_wall[*].human.play``). A wall not
-    played counts 0, as in the split's means; a mean that does not exist is None (no points
-    under ``nyt``; no contestants' points for walls they never played as such)."""
+    ``human_groups_found`` and ``human_points`` (``per_wall[*].human.play``), over the walls
+    played (as the split's means); a mean that does not exist is None (no points under
+    ``nyt``; no contestants' points for walls they never played as such)."""
     walls: dict[str, list[dict[str, Any]]] = {}
     for wall in f.data["per_wall"]:
-        walls.setdefault(str(wall["season"]), []).append(wall)
+        if wall["play"].get("played", True):
+            walls.setdefault(str(wall["season"]), []).append(wall)
     no_points = f.data["play"].get("points") is None
     no_human_points = f.data["human"].get("play", {}).get("points") is None
     out = {}
