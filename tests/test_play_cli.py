@@ -184,6 +184,16 @@ def test_the_replay_is_checked(chat_server, tmp_path: Path) -> None:
     wall_id = json.loads(lines[number])["wall_id"]
     with pytest.raises(PlayLogError, match=f"line {number + 1} \\(wall {wall_id}\\)"):
         score_play_log(tampered, rows, "default")
+    # the state after a guess, recorded by play, is the replay's: a lie about it is an error
+    record = json.loads(lines[number])
+    assert record["state"]["guesses"] == record["turn"] and record["state"]["ended"] is None
+    record["state"]["lives_lost"] += 1
+    tampered.write_text(
+        "\n".join([*lines[:number], json.dumps(record), *lines[number + 1 :]]) + "\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(PlayLogError, match=f"line {number + 1} \\(wall {wall_id}\\)"):
+        score_play_log(tampered, rows, "default")
     unfinished = tmp_path / "unfinished.jsonl"
     unfinished.write_text(
         "\n".join(l for l in lines if '"end"' not in l or "46fa44" not in l) + "\n",  # noqa: E741

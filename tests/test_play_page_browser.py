@@ -2,7 +2,7 @@
 network off, as ``tests/test_report_browser.py``): clicks on tiles, a right group locking, wrong
 guesses free before two groups and a life each after, a wall frozen by its lives, one frozen by
 the clock (Playwright's fake clock), one given up, a wall with a clue twice, the connection
-round, the downloaded play log checked against /work/notes/play_log.md's contract with the
+round, the downloaded play log checked against the play log's contract (ocw_hub.play.log) with the
 verdicts worked out by hand, then replayed through the rules engine and scored by
 ``ocw-hub evaluate``. The first wall, solved, with its connection round, is kept as a
 screenshot in ``build/play-page-screenshot.png`` to look at (``build/`` is git-ignored).
@@ -112,7 +112,7 @@ def play(html: Path, script: Any, folder: Path, clock: bool = False) -> tuple[Pa
 
 
 def check_log(path: Path, walls: dict[str, dict[str, Any]]) -> tuple[dict, dict[str, list]]:
-    """The play log's contract (/work/notes/play_log.md): header, then per wall its guesses,
+    """The play log's contract (ocw_hub.play.log): header, then per wall its guesses,
     at most one connections record and one end record, clues of the wall still in play."""
     lines = path.read_text(encoding="utf-8").split("\n")
     assert lines[-1] == "" and all(lines[:-1])  # "\n"-terminated, no blank line

@@ -21,7 +21,7 @@ from ._common import (
     local_path,
 )
 from .generation import MaxTokens, ReasoningEffort, Stop, Temperature, TopP, generation_of
-from .options import Config, DataDir, NoChecks, Split
+from .options import CacheDir, Config, DataDir, NoChecks, Split
 from .run_llm import _check_base_url, _server_failure, _shown
 
 EPILOG = """
@@ -98,6 +98,7 @@ def play(
     timeout: Annotated[
         float, typer.Option("--timeout", min=1.0, help="Seconds for the whole answer of a try.")
     ] = 600.0,
+    cache_dir: CacheDir = None,
 ) -> None:
     """Play the split's walls one group at a time; log every turn (resumable)."""
     from ..llm.client import LLMServerError
@@ -121,7 +122,7 @@ def play(
     require("llm", "play")
     source = data_dir_of(data_dir, config)
     out = check_output_file(out, inputs=[local_path(source)])
-    rows = load_split_rows(config, split, source, no_checks=no_checks)
+    rows = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
     if walls is not None:
         rows = rows[:walls]
     header: dict[str, Any] = {

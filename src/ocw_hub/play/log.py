@@ -1,11 +1,13 @@
-"""The play log (/work/notes/play_log.md, docs/experiment.md): read, checked and replayed.
+"""The play log (docs/experiment.md, "Playing the wall"): read, checked and replayed.
 
 One JSON Lines file per run: a header (``record: play``), then per wall any number of
 ``guess`` records, at most one ``connections`` record and one ``end`` record. Records of
 different walls may interleave (``ocw-hub play`` plays its walls in rounds); a wall's own
-records are in order. Verdicts, lives and points are never taken from the file: they are
-recomputed by replaying the guesses through :mod:`ocw_hub.play.rules`, and a recorded verdict
-or end reason that disagrees with the replay is an error.
+records are in order. A guess record of ``ocw-hub play`` also holds the ``state`` after it
+(:func:`state_record`; optional: the play page writes none). Verdicts, states, lives and
+points are never taken from the file: they are recomputed by replaying the guesses through
+:mod:`ocw_hub.play.rules`, and a recorded verdict, state or end reason that disagrees with the
+replay is an error.
 """
 
 from __future__ import annotations
@@ -187,6 +189,9 @@ def replay(
         if verdict.verdict != record["verdict"]:
             given = f"field verdict: {record['verdict']!r} recorded, the rules give"
             raise _error(path, number, records.wall_id, f"{given} {verdict.verdict!r}")
+        if "state" in record and record["state"] != state_record(verdict.state):
+            given = f"field state: {record['state']!r} recorded, the rules give"
+            raise _error(path, number, records.wall_id, f"{given} {state_record(verdict.state)}")
         verdicts.append(verdict)
         state = verdict.state
     if records.connections is not None and state.rules != "show":
@@ -224,10 +229,24 @@ def start_state(header: Mapping[str, Any], wall: Mapping[str, Any]) -> rules.Wal
     )
 
 
+def state_record(state: rules.WallState) -> dict[str, Any]:
+    """The ``state`` field of a guess record: ``groups_found`` (gold group indices 0-3 in the
+    order found), ``guesses``, ``wrong``, ``lives_lost``, ``invalid``, ``ended`` (None in play)."""
+    return {
+        "groups_found": list(state.found),
+        "guesses": state.guesses,
+        "wrong": state.wrong,
+        "lives_lost": state.lives_lost,
+        "invalid": state.invalid,
+        "ended": state.ended,
+    }
+
+
 def guess_record(
     wall_id: str, turn: int, clues: Sequence[str] | None, verdict: rules.Verdict, **extra: Any
 ) -> dict[str, Any]:
-    """A ``guess`` record (``extra``: the optional fields, e.g. ``text``)."""
+    """A ``guess`` record with the ``state`` after it (``extra``: the optional fields, e.g.
+    ``text``)."""
     return {
         "record": "guess",
         "wall_id": wall_id,
@@ -235,5 +254,6 @@ def guess_record(
         "clues": None if clues is None else list(clues),
         "invalid": verdict.reason,
         "verdict": verdict.verdict,
+        "state": state_record(verdict.state),
         **extra,
     }
