@@ -378,3 +378,50 @@ def test_a_reasoning_run_is_read_after_its_reasoning(tmp_path: Path, cache: Path
     assert statuses[WALLS[3]["wall_id"]] == ("unrecoverable", "reasoning_only")
     record = _record(predictions)
     assert record["profile"] == "reasoning" and record["generation"]["reasoning_effort"] == "low"
+
+
+def test_a_batch_output_takes_its_requests_record(tmp_path: Path, cache: Path) -> None:
+    """A Batch API output has no protocol record: ``parse --requests`` gives the answers the
+    requests' one (profile and every field sent), after checking that every answer's id is a
+    request's; the requests of other walls are refused and nothing is written."""
+    from test_parse import _gold
+
+    requests = tmp_path / "o4-mini-requests.jsonl"
+    args = ("--profile", "reasoning", "--max-tokens", "25000", "--reasoning-effort", "high")
+    assert _prompts(requests, cache, *args).exit_code == 0
+    lines = []
+    for request in read_requests(requests):
+        text = "\n".join(", ".join(g) for g in _gold(request["custom_id"]))
+        body = {"model": "o4-mini-2025-04-16", "choices": [{"index": 0, "finish_reason": "stop",
+                "message": {"role": "assistant", "content": text}}]}  # fmt: skip
+        lines.append({"id": "batch_req_1", "custom_id": request["custom_id"],
+                      "response": {"status_code": 200, "body": body}, "error": None})  # fmt: skip
+    batch = tmp_path / "o4-mini-responses.jsonl"
+    batch.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    data = ["--data-dir", str(FIXTURE), "--cache-dir", str(cache), "--no-checks"]
+    out = tmp_path / "o4-mini.json"
+    parsed = runner.invoke(app, ["parse", str(batch), "--requests", str(requests),
+                                 "--out", str(out), *data])  # fmt: skip
+    assert parsed.exit_code == 0, parsed.output
+    record = _record(out)
+    assert record["profile"] == "reasoning"
+    assert record["generation"] == {"max_completion_tokens": 25000, "reasoning_effort": "high"}
+    assert record == {
+        **record,
+        **{
+            k: v
+            for k, v in _record(requests).items()
+            if k in ("profile", "generation", "task", "shots")
+        },
+    }
+    # without --requests the answers have no record of their profile
+    bare = tmp_path / "bare.json"
+    assert runner.invoke(app, ["parse", str(batch), "--out", str(bare), *data]).exit_code == 0
+    assert "profile" not in _record(bare)
+    # requests that are not these answers' (one wall fewer): refused, nothing written
+    other = tmp_path / "other-requests.jsonl"
+    other.write_text("".join(requests.read_text().splitlines(keepends=True)[1:]))
+    refused = tmp_path / "refused.json"
+    result = runner.invoke(app, ["parse", str(batch), "--requests", str(other),
+                                 "--out", str(refused), *data])  # fmt: skip
+    assert result.exit_code != 0 and not refused.exists()

@@ -71,21 +71,46 @@ def _parse_wote(
     return parse_wote_responses(answers, rows, allow_truncated=allow_truncated, source=source)
 
 
-def _price(responses: Path, price_per_mtok: str | None) -> tuple[float, float] | None:
-    """The price per million tokens: --price-per-mtok, else run-llm's (its record), else None."""
+def _price(record: dict[str, Any], price_per_mtok: str | None) -> tuple[float, float] | None:
+    """The price per million tokens: --price-per-mtok, else run-llm's (``record``: the
+    answers' protocol record), else None."""
     from ..llm.usage import parse_price
-    from ..provenance import read_protocol
 
     if price_per_mtok is not None:
         return parse_price(price_per_mtok)
-    recorded = (read_protocol(responses) or {}).get("usage")
+    recorded = record.get("usage")
     price = recorded.get("price_per_mtok") if isinstance(recorded, dict) else None
     if isinstance(price, list) and len(price) == 2:
         return float(price[0]), float(price[1])
     return None
 
 
-def _prompt_style(responses: Path, given: str | None, mode: str) -> str:
+def _upstream(records: list[Path]) -> dict[str, Any]:
+    """The protocol record of the answers: the records of ``records`` (the requests given with
+    --requests, then the responses), later fields winning, as the output's record takes them."""
+    from ..provenance import read_protocol
+
+    merged: dict[str, Any] = {}
+    for path in records:
+        merged.update(read_protocol(path) or {})
+    return merged
+
+
+def _check_requests(requests: Path, answers: dict[str, Any]) -> None:
+    """Raises OptionError: an answer whose id (before any ``#`` suffix) no request has."""
+    from ..llm.log import read_requests
+    from ..shown import inert
+
+    asked = {str(r["custom_id"]).partition("#")[0] for r in read_requests(requests)}
+    foreign = sorted(k for k in answers if str(k).partition("#")[0] not in asked)
+    if foreign:
+        raise OptionError(
+            f"--requests {inert(str(requests))}: no request has the id of the answer "
+            f"{inert(foreign[0])} (not the requests of these answers)"
+        )
+
+
+def _prompt_style(record: dict[str, Any], given: str | None, mode: str) -> str:
     """The prompt style of the answers: ``--prompt-style``, else the one the responses'
     protocol record names (``prompts`` writes it, ``run-llm`` copies it), else ``paper``.
 
@@ -95,14 +120,12 @@ def _prompt_style(responses: Path, given: str | None, mode: str) -> str:
     """
     from ..llm.responses import paper_mode_reads
     from ..llm.styles import STYLE_NAMES
-    from ..provenance import read_protocol
 
-    record = read_protocol(responses) or {}
     recorded = record.get("prompt_style")
     if given is not None and recorded is not None and given != recorded:
         raise OptionError(
-            f"--prompt-style {given}: the protocol record of {responses} says the requests "
-            f"were written in style {recorded}"
+            f"--prompt-style {given}: the answers' protocol record says the requests were "
+            f"written in style {recorded}"
         )
     style = given or (recorded if isinstance(recorded, str) else None) or "paper"
     check_choice("--prompt-style", style, STYLE_NAMES)
@@ -120,7 +143,7 @@ TIE_RULE = "the tied answer given first, in choice order"
 
 def _parse_vote(
     answers: Any, rows: Any, task: str, style: str, allow_truncated: bool, *, out: Path,
-    inputs: list[Any], responses: Path, usage: dict[str, Any],
+    inputs: list[Any], records: list[Path], usage: dict[str, Any],
 ) -> tuple[list[dict[str, Any]], dict[str, Any], int]:  # fmt: skip
     """``parse --vote``: the vote's predictions and report, and K; each sample's
     predictions written to ``<out stem>.sample-<i><suffix>`` with its protocol record
@@ -133,7 +156,7 @@ def _parse_vote(
     from ..provenance import write_protocol
 
     answers = fold_sample_lines(answers, {str(w["wall_id"]) for w in rows})
-    check_known(answers, rows, str(responses))
+    check_known(answers, rows, str(records[-1]))
     votes, samples = vote_responses(
         answers, rows, task=task, style=style, allow_truncated=allow_truncated
     )
@@ -155,7 +178,7 @@ def _parse_vote(
         write_json(path, predictions_of(sample))
         fields = {"task": task, "parse_mode": "robust", "samples": len(samples),
                   "aggregate": "sample", "usage": usage}  # fmt: skip
-        write_protocol(path, fields, inputs=[responses])
+        write_protocol(path, fields, inputs=records)
     return predictions_of(votes), report, len(samples)
 
 
@@ -224,6 +247,15 @@ def parse(
             f"connection), ties to {TIE_RULE}. Robust mode only.",
         ),
     ] = False,
+    requests: Annotated[
+        Path | None,
+        typer.Option(
+            "--requests",
+            help="The requests file the answers are for (ocw-hub prompts): its protocol record "
+            "(profile, style, every field sent) goes with the answers when they have none of "
+            "their own, e.g. a Batch API output. Every answer's id must be a request's.",
+        ),
+    ] = None,
     data_dir: DataDir = None,
     cache_dir: CacheDir = None,
     no_checks: NoChecks = False,
@@ -255,15 +287,19 @@ def parse(
     modes = _PARSERS[spec.dataset][1]
     if modes is not None and mode not in modes:
         raise OptionError(f"--mode {mode}: {spec.name} answers are parsed in robust mode only")
-    style = _prompt_style(responses, prompt_style, mode)
-    usage = log_usage(responses, _price(responses, price_per_mtok))
+    records = [responses] if requests is None else [requests, responses]
+    upstream = _upstream(records)
+    style = _prompt_style(upstream, prompt_style, mode)
+    usage = log_usage(responses, _price(upstream, price_per_mtok))
     if vote and (mode != "robust" or task not in spec.tasks):
         raise OptionError("--vote: OCW answers in robust mode only")
-    inputs = [responses, local_path(source)]
+    inputs = [*records, local_path(source)]
     require("llm", "parse")
     out = check_output_file(out, inputs=inputs)
     sidecar = check_output_file(out.with_name(out.name + ".parse.json"), inputs=inputs)
     answers = read_responses(responses, spec.unit)
+    if requests is not None:
+        _check_requests(requests, answers)
     rows = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
     voted: dict[str, Any] = {}
     from ._reprompt import has_follow_ups, parse_reprompted
@@ -273,13 +309,13 @@ def parse(
             raise OptionError("--vote: not on a log with re-prompts (run-llm --reprompt)")
         predictions, report = parse_reprompted(
             answers, rows, task=task, mode=mode, allow_truncated=allow_truncated, style=style,
-            out=out, inputs=inputs, responses=responses, usage=usage,
+            out=out, inputs=inputs, responses=responses, records=records, usage=usage,
             fields={"task": task, "parse_mode": mode, "prompt_style": prompt_style},
         )  # fmt: skip
     elif vote:
         predictions, report, k = _parse_vote(
             answers, rows, task, style, allow_truncated, out=out, inputs=inputs,
-            responses=responses, usage=usage,
+            records=records, usage=usage,
         )  # fmt: skip
         voted = {"samples": k, "aggregate": "vote"}
     else:
@@ -293,7 +329,7 @@ def parse(
     task_done = task if task in spec.tasks else spec.tasks[0]  # WoTe: its one task
     fields = {"task": task_done, "parse_mode": mode, "prompt_style": prompt_style, **voted,
               "usage": report["usage"]}  # fmt: skip
-    write_protocol(out, fields, inputs=[responses])
+    write_protocol(out, fields, inputs=records)
     console.print(_parse_table(report))
     console.print(f"usage: {escape(usage_line(report['usage']))}", highlight=False, soft_wrap=True)
     if report["missing"]:
