@@ -393,4 +393,29 @@ def test_randomized_walls_show_no_human_full_walls(
     )
     rows = {(r[0], r[1]): r for r in summary_rows(res)}
     assert rows[("grouping", "full_wall")][3] == "-"
-    assert rows[("grouping", "correct_groups")][3] == "8"  # groups found on their own walls
+    assert rows[("grouping", "correct_groups")][3].split(" [")[0] == "8"  # on their own walls
+
+
+def test_the_contestants_figures_carry_their_interval(
+    tmp_path: Path, release: Path, cache: Path
+) -> None:
+    """Beside the model's, each of the contestants' figures is shown with its own 95 %
+    interval (``ci95.human``), as the model's is; none without a bootstrap."""
+    from ocw_hub.scoring.summary import summary_rows
+
+    path = _write(tmp_path / "p.json", [_perfect(w) for w in _test_walls()])
+    scored = {
+        n: evaluate_files([path], "default", "test", release, cache_dir=cache,
+                          verification_mode="no_checks", bootstrap=n)
+        for n in (0, 200)
+    }  # fmt: skip
+    res = scored[200]
+    rows = {(r[0], r[1]): r for r in summary_rows(res)}
+    low, high = res["ci95"]["human"]["correct_groups_rate"]
+    assert 0 <= low <= res["human"]["correct_groups_rate"] <= high <= 1
+    shown = rows[("grouping", "correct_groups_rate")][3]
+    assert shown == f"{res['human']['correct_groups_rate']:.4f} [{low:.4f}, {high:.4f}]"
+    low, high = res["ci95"]["human"]["connections_correct_rate"]
+    assert rows[("connections", "found by the contestants")][3].endswith(f"[{low:.4f}, {high:.4f}]")
+    plain = {(r[0], r[1]): r for r in summary_rows(scored[0])}
+    assert "[" not in plain[("grouping", "correct_groups_rate")][3]

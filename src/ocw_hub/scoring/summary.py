@@ -1,7 +1,7 @@
 """The headline rows of a results file (what ``ocw-hub evaluate`` prints and the report
 shows): one row per figure, the model's value (mean ± std over runs), followed by its 95 %
 bootstrap interval ``[low, high]`` when the results have ``ci95``, beside the contestants'
-(their intervals are in the results JSON, ``ci95.human``)."""
+(with theirs, ``ci95.human``, over the same walls)."""
 
 from __future__ import annotations
 
@@ -73,8 +73,16 @@ def _task_rows(
         shown = value if isinstance(value, str) else _fmt(value)
         ours = with_ci(shown, _ci(results, task, key), _digits(key))
         theirs = human.get(key) if key in _HUMAN_FIGURES else None
-        rows.append((task, key, ours, theirs if isinstance(theirs, str) else _fmt(theirs)))
+        rows.append((task, key, ours, _theirs(theirs, results, key)))
     return rows
+
+
+def _theirs(value: Any, results: dict[str, Any], key: str) -> str:
+    """The contestants' figure with its interval (``ci95.human``; none for a figure they
+    have not, e.g. whole walls of a rebuilt split)."""
+    if value is None or isinstance(value, str):
+        return "-" if value is None else value
+    return with_ci(_fmt(value), _ci(results, "human", key), _digits(key))
 
 
 def summary_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
@@ -109,7 +117,7 @@ def _ocw_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
         else:
             rows += _task_rows(task, results[task], human, results)
     if "connections" in runs[0]:
-        found = _fmt(human["connections_correct_rate"])
+        found = _theirs(human["connections_correct_rate"], results, "connections_correct_rate")
         rows.append(("connections", "found by the contestants", "-", found))
     if "play" in results:  # a play log (ocw-hub play)
         from ..play.scoring import play_rows
