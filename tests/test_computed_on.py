@@ -94,6 +94,18 @@ def test_a_warning_raised_again_is_shown_once(capsys: pytest.CaptureFixture[str]
     assert len(lines) == 2 and "the same data warning" in lines[0]
 
 
+def test_a_command_that_reads_a_split_twice_warns_once(tmp_path: Path) -> None:
+    """``prompts --shots 1`` reads the test walls and the train walls (its shots), each read
+    warning of every file's quirks: each warning is shown once per command, and again by the
+    next command."""
+    for out in ("a.jsonl", "b.jsonl"):
+        result = _cli("prompts", "--task", "grouping", "--shots", "1", "--out",
+                      str(tmp_path / out), *DATA)  # fmt: skip
+        shown = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+        assert shown and len(shown) == len(set(shown))
+        assert any("654041" in line for line in shown)  # the fixture's repeated clue
+
+
 # --- compare --------------------------------------------------------------------------
 
 

@@ -68,6 +68,21 @@ def print_error(message: str) -> None:
     )
 
 
+#: The warning texts the running command has shown (a set while ``_errors.reported`` runs
+#: one, else None).
+shown_warnings: set[str] | None = None
+
+
+def print_warning_once(message: str) -> None:
+    """:func:`print_warning`, unless the running command has shown this text already (a
+    command that reads a split twice, e.g. its walls and its shots, warns of a quirk once)."""
+    if shown_warnings is not None:
+        if message in shown_warnings:
+            return
+        shown_warnings.add(message)
+    print_warning(message)
+
+
 def print_warning(message: str) -> None:
     """``warning: message`` on stderr."""
     err_console.print(
@@ -110,8 +125,8 @@ def quiet_datasets() -> Iterator[None]:
                 datasets.enable_progress_bars()  # turned off above; not when the environment
                 # variable did it (datasets read it on import and would warn)
             shown = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
-            for message in dict.fromkeys(shown):  # each once (reproduce loads a split often)
-                print_warning(message)
+            for message in dict.fromkeys(shown):  # each once
+                print_warning_once(message)
 
 
 def progress(transient: bool = True) -> Any:

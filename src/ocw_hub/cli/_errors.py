@@ -120,16 +120,18 @@ def user_message(err: BaseException) -> str | None:
 @contextmanager
 def reported() -> Iterator[None]:
     """Errors a user can fix end with ``error: <message>`` on stderr and their exit code (1
-    unless the class says otherwise); ``UserWarning`` s are ``warning:`` lines as they come."""
+    unless the class says otherwise); ``UserWarning`` s are ``warning:`` lines as they come,
+    each text once (``_common.print_warning_once``)."""
     import typer
 
+    from . import _common
+
     previous = warnings.showwarning
+    _common.shown_warnings = set()  # this command's
 
     def show(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
         if issubclass(category, UserWarning):
-            from ._common import print_warning
-
-            print_warning(str(message))
+            _common.print_warning_once(str(message))
         else:
             previous(message, category, *args, **kwargs)
 
@@ -146,3 +148,5 @@ def reported() -> Iterator[None]:
 
             print_error(message)
             raise typer.Exit(getattr(err, "exit_code", 1)) from None
+        finally:
+            _common.shown_warnings = None
