@@ -19,7 +19,7 @@ neither ``stop`` nor ``length`` (``abort``, ``error``, ``content_filter``, ...) 
 Two modes: ``paper``, the notebook's lenient parsing (:mod:`.paper_parse`), and ``robust``
 (the default): task 1 by :func:`.parsing.parse_groups`, which never invents a partition,
 task 2 by :func:`.connections.robust_connections`. In robust mode, before parsing:
-closed ``<think>…</think>`` blocks are dropped; an unclosed one, or an empty ``content``
+closed reasoning blocks (``<think>``, ``<thinking>``, ``<reasoning>``) are dropped; an unclosed one, or an empty ``content``
 with ``reasoning_content``, is no answer (``unrecoverable``, reason ``unclosed_reasoning`` or
 ``reasoning_only``); an answer cut at the token limit (``finish_reason: "length"``) is
 ``unrecoverable`` (reason ``truncated``) unless ``allow_truncated``: then its last (cut) line
@@ -308,7 +308,7 @@ def _no_answer(response: Response, problem: str | None, cut: bool) -> tuple[str 
     if not (response.text or "").strip() and response.reasoning:
         return "reasoning_only", "reasoning only: the answer's content is empty"
     if problem is not None:
-        return problem, "the answer ends inside a <think> block"
+        return problem, "the answer ends inside a reasoning block"
     if cut:
         return "truncated", "finish_reason length: cut at the token limit"
     return None, None
