@@ -11,7 +11,9 @@ from typing import Any
 
 __all__ = [
     "COMPLETE",
+    "COMPLETE_ALIASES",
     "CUT",
+    "NOT_REPORTED",
     "REASONING_TAGS",
     "completion_problem",
     "content_text",
@@ -37,20 +39,27 @@ _THINK_TAG = re.compile(
 
 #: The ``finish_reason`` of a complete answer (OpenAI's, vLLM's, TGI's, SGLang's, Ollama's).
 COMPLETE = "stop"
+#: Other names of a complete answer: TGI before 2.2.1 (mid-2024) answered ``eos_token`` (the
+#: model's end-of-sequence token) and ``stop_sequence`` (a stop string of the request) where
+#: OpenAI says ``stop`` (text-generation-inference issue 2296, pull request 2344).
+COMPLETE_ALIASES = ("eos_token", "stop_sequence")
 #: The ``finish_reason`` of an answer cut at the token limit: an answer, read only as
 #: ``truncated`` (``--allow-truncated``).
 CUT = "length"
+#: The parse report's count of answers that state no ``finish_reason`` (read as complete).
+NOT_REPORTED = "finish_reason_not_reported"
 
 
 def incomplete(finish_reason: Any) -> str | None:
     """Why an answer that ended with ``finish_reason`` is no answer, else None.
 
-    Only :data:`COMPLETE` is a complete answer and :data:`CUT` a cut one; every other value
-    (vLLM's and SGLang's ``abort``, ``error``, OpenAI's ``content_filter``, ``tool_calls``,
-    ``function_call``, anything else or not a string) ended the answer before it was
-    complete. None (a line that states no reason: a hand-written responses file) is read as
-    complete."""
-    if finish_reason is None or finish_reason in (COMPLETE, CUT):
+    :data:`COMPLETE` (and its TGI names, :data:`COMPLETE_ALIASES`) is a complete answer and
+    :data:`CUT` a cut one; every other value (vLLM's and SGLang's ``abort``, ``error``,
+    OpenAI's ``content_filter``, ``tool_calls``, ``function_call``, anything else or not a
+    string) ended the answer before it was complete. None (no reason stated: lm-eval's
+    outputs, hand-written responses files, some proxies) is read as complete, and the parse
+    report counts such answers (:data:`NOT_REPORTED`)."""
+    if finish_reason is None or finish_reason in (COMPLETE, CUT, *COMPLETE_ALIASES):
         return None
     return f"finish_reason {finish_reason!r}: the answer ended before it was complete"
 

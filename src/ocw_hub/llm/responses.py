@@ -18,13 +18,13 @@ neither ``stop`` nor ``length`` (``abort``, ``error``, ``content_filter``, ...) 
 
 Two modes: ``paper``, the notebook's lenient parsing (:mod:`.paper_parse`), and ``robust``
 (the default): task 1 by :func:`.parsing.parse_groups`, which never invents a partition,
-task 2 by :func:`.connections.robust_connections`. In robust mode, before parsing:
-closed reasoning blocks (``<think>``, ``<thinking>``, ``<reasoning>``) are dropped; an unclosed one, or an empty ``content``
-with ``reasoning_content``, is no answer (``unrecoverable``, reason ``unclosed_reasoning`` or
-``reasoning_only``); an answer cut at the token limit (``finish_reason: "length"``) is
-``unrecoverable`` (reason ``truncated``) unless ``allow_truncated``: then its last (cut) line
-is dropped, a fourth group may be completed from the 3 stated, and the wall's status is
-``truncated``, counted apart.
+task 2 by :func:`.connections.robust_connections`. In robust mode, before parsing: closed
+reasoning blocks (``<think>``, ``<thinking>``, ``<reasoning>``) are dropped; an unclosed one,
+or an empty ``content`` with ``reasoning_content``, is no answer (``unrecoverable``, reason
+``unclosed_reasoning`` or ``reasoning_only``); an answer cut at the token limit
+(``finish_reason: "length"``) is ``unrecoverable`` (reason ``truncated``) unless
+``allow_truncated``: then its last (cut) line is dropped, a fourth group may be completed from
+the 3 stated, and the wall's status is ``truncated``, counted apart.
 """
 
 from __future__ import annotations
@@ -494,6 +494,13 @@ def parse_responses(
     return predictions_of(parsed), {
         **report, "prompt_style": style, "allow_truncated": allow_truncated,
     }  # fmt: skip
+
+
+def finish_not_reported(responses: Mapping[str, Response]) -> int:
+    """How many answers state no ``finish_reason`` (read as complete, and counted in the parse
+    report as :data:`~ocw_hub.llm.answer_text.NOT_REPORTED`: whether they were cut is not
+    known)."""
+    return sum(r.text is not None and r.finish_reason is None for r in responses.values())
 
 
 def predictions_of(parsed: Sequence[ParsedWall]) -> list[dict[str, Any]]:
