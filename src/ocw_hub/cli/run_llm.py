@@ -97,9 +97,9 @@ def _report_run(summary: Any, out: Path) -> None:
 
 
 def _is_request_specific(message: str) -> bool:
-    from ..llm.transport import REQUEST_SPECIFIC
+    from ..llm.transport import request_specific
 
-    return REQUEST_SPECIFIC.search(message) is not None
+    return request_specific(message)
 
 
 #: After the help: timeouts and retries.
@@ -114,8 +114,9 @@ that is no usable chat completion (not JSON, no choices, an error body, a finish
 than stop and length, content that is not text, another model than --model or a dated snapshot
 of it) and a 4xx (400, 401, 403, 404, 422) are logged as failures at once, and
 {CLIENT_ERRORS_TO_STOP} such 4xx in a row stop the run. A 4xx about one request alone (its prompt
-too long for the model's context) is that request's failure: it never stops the run, and a
-re-run does not send it again unless --retry-failed. A server that refuses the connection is
+too long for the model's context, or refused by a content policy: Azure's content_filter,
+OpenAI's invalid_prompt) is that request's failure: it never stops the run, and a re-run does
+not send it again unless --retry-failed. A server that refuses the connection is
 left alone for the same backoff while the others take its requests; after 1 + --max-retries
 refusals in a row it is given up, and when every server is, the run stops. Other failed
 requests are logged with their error and sent again by a re-run.
