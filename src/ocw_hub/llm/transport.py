@@ -14,7 +14,7 @@ import json
 import random
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -234,21 +234,26 @@ def _asks_other_field(message: str, body: Mapping[str, Any]) -> bool:
 _SNAPSHOT = re.compile(r"-\d{4}(?:-\d{2}-\d{2})?|:latest")
 
 
-def same_model(asked: str, answered: Any) -> bool:
+def same_model(asked: str, answered: Any, accepted: Collection[str] = ()) -> bool:
     """Whether a completion's ``model`` is the model asked: the same name, a dated snapshot of
-    it (OpenAI answers ``gpt-4o`` as ``gpt-4o-2024-08-06``, ``gpt-4`` as ``gpt-4-0613``), or
-    its default tag (Ollama's ``:latest``); a completion that names no model is taken as
-    the one asked."""
-    if answered is None or answered == asked:
+    it (OpenAI answers ``gpt-4o`` as ``gpt-4o-2024-08-06``, ``gpt-4`` as ``gpt-4-0613``), its
+    default tag (Ollama's ``:latest``), or a name the user accepted for it (``accepted``:
+    ``--accept-model``, for a ``--model`` that is an alias: TGI answers as ``tgi``, an Azure
+    deployment or a LiteLLM alias as the model behind it); a completion that names no model
+    is taken as the one asked."""
+    if answered is None or answered == asked or answered in accepted:
         return True
     if not isinstance(answered, str) or not answered.startswith(asked):
         return False
     return _SNAPSHOT.fullmatch(answered[len(asked) :]) is not None
 
 
-def completion_outcome(status: int, text: str, model: str | None = None) -> Outcome:
-    """The outcome of a 2xx answer with body ``text`` to a request for ``model``: a usable
-    chat completion, or why it is not (see :data:`ANSWERED`)."""
+def completion_outcome(
+    status: int, text: str, model: str | None = None, accepted: Collection[str] = ()
+) -> Outcome:
+    """The outcome of a 2xx answer with body ``text`` to a request for ``model`` (or a model
+    named in ``accepted``, :func:`same_model`): a usable chat completion, or why it is not
+    (see :data:`ANSWERED`)."""
     try:
         data = json.loads(text)
     except ValueError:
@@ -256,16 +261,18 @@ def completion_outcome(status: int, text: str, model: str | None = None) -> Outc
         return Outcome(FAILED, status, text, {"code": "invalid_json", "message": message})
     problem = completion_problem(data)
     answered = data.get("model") if isinstance(data, dict) else None
-    if problem is None and model is not None and not same_model(model, answered):
+    if problem is None and model is not None and not same_model(model, answered, accepted):
         problem = "other_model", f"answered by model {answered!r}, not the model asked {model!r}"
     if problem is None:
         return Outcome(ANSWERED, status, data)
     return Outcome(FAILED, status, data, {"code": problem[0], "message": problem[1]})
 
 
-async def attempt(client: Any, body: Mapping[str, Any], deadline: float) -> Outcome:
+async def attempt(
+    client: Any, body: Mapping[str, Any], deadline: float, accepted: Collection[str] = ()
+) -> Outcome:
     """Send the chat-completion ``body`` (its model included) once; the whole answer must
-    arrive within ``deadline`` seconds."""
+    arrive within ``deadline`` seconds, from that model or one of ``accepted``."""
     import openai
 
     rest = dict(body)
@@ -281,7 +288,7 @@ async def attempt(client: Any, body: Mapping[str, Any], deadline: float) -> Outc
         return _status_outcome(err, body)
     except openai.APIConnectionError as err:  # APITimeoutError included
         return _connection_outcome(err, deadline)
-    return completion_outcome(raw.status_code, raw.text, model)
+    return completion_outcome(raw.status_code, raw.text, model, accepted)
 
 
 def _timeout(deadline: float) -> Outcome:
