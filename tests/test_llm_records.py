@@ -71,7 +71,7 @@ def _only_q1(shape: Shape) -> Shape:
 # --------------------------------------------------------------------------------------
 
 #: finish_reasons that end an answer before it is complete, as servers send them.
-INCOMPLETE = ["abort", "error", "content_filter", "tool_calls", "function_call", "eos_token", 7]
+INCOMPLETE = ["abort", "error", "content_filter", "tool_calls", "function_call", "eos", 7]
 
 
 @pytest.mark.parametrize("finish", INCOMPLETE)
@@ -90,7 +90,7 @@ def test_run_llm_logs_an_incomplete_answer_as_a_failure_and_sends_it_again(
     assert again.sent == 1 and server.count["q1"] == 2
 
 
-@pytest.mark.parametrize("finish", ["stop", "length", None])
+@pytest.mark.parametrize("finish", ["stop", "length", None, "eos_token", "stop_sequence"])
 def test_run_llm_logs_a_stopped_or_cut_answer(tmp_path, shaped, finish):
     server = shaped(lambda body: _completion(body, finish_reason=finish))
     log = tmp_path / "log.jsonl"

@@ -39,6 +39,24 @@ CONTEXT_ERRORS: dict[str, tuple[int, Any]] = {
                                   "context size, try increasing it",
                                   "type": "exceed_context_size_error"}}),
 }  # fmt: skip
+#: (status, the server's body) of real content-policy refusals of one prompt.
+POLICY_ERRORS: dict[str, tuple[int, Any]] = {
+    "azure": (400, {"error": {"message": "The response was filtered due to the prompt "
+                              "triggering Azure OpenAI's content management policy. Please "
+                              "modify your prompt and retry.", "type": None, "param": "prompt",
+                              "code": "content_filter", "status": 400,
+                              "innererror": {"code": "ResponsibleAIPolicyViolation",
+                                             "content_filter_result": {
+                                                 "hate": {"filtered": True,
+                                                          "severity": "high"}}}}}),
+    "openai": (400, {"error": {"message": "Invalid prompt: your prompt was flagged as "
+                               "potentially violating our usage policy. Please try again with a "
+                               "different prompt.", "type": "invalid_request_error",
+                               "param": None, "code": "invalid_prompt"}}),
+    "azure-inner-only": (400, {"error": {"message": "Request blocked.", "code": "400",
+                                         "innererror": {
+                                             "code": "ResponsibleAIPolicyViolation"}}}),
+}  # fmt: skip
 
 
 class ScriptedServer(ChatServer):
@@ -63,11 +81,11 @@ def scripted():
         server.close()
 
 
-@pytest.mark.parametrize("server_name", sorted(CONTEXT_ERRORS))
-def test_too_long_prompts_are_their_requests_failures(
+@pytest.mark.parametrize("server_name", sorted(CONTEXT_ERRORS) + sorted(POLICY_ERRORS))
+def test_too_long_or_refused_prompts_are_their_requests_failures(
     tmp_path: Path, scripted, server_name: str
 ) -> None:
-    status, body = CONTEXT_ERRORS[server_name]
+    status, body = {**CONTEXT_ERRORS, **POLICY_ERRORS}[server_name]
     too_long = {f"q{i}" for i in (0, 1, 2, 3, 5)}  # five in a row: more than three
     server = scripted(failures={k: [(status, body, {})] * 3 for k in too_long})
     log = tmp_path / "log.jsonl"
@@ -90,16 +108,32 @@ def test_too_long_prompts_are_their_requests_failures(
     assert all(server.count[k] == 2 for k in too_long)
 
 
-@pytest.mark.parametrize(
-    ("status", "body"),
-    [
-        (401, {"error": {"message": "Incorrect API key provided"}}),
-        (403, {"error": {"message": "forbidden"}}),
-        (404, {"error": {"message": "The model `m` does not exist", "code": "model_not_found"}}),
-        (400, {"error": {"message": "Unrecognized request argument supplied: frequency"}}),
-        (422, {"detail": [{"loc": ["body", "stop"], "msg": "value is not a valid list"}]}),
-    ],
-)
+#: (status, body) of errors about the run (the key, the model, a field every request sends).
+RUN_ERRORS: list[tuple[int, Any]] = [
+    (401, {"error": {"message": "Incorrect API key provided"}}),
+    (403, {"error": {"message": "forbidden"}}),
+    (404, {"error": {"message": "The model `m` does not exist", "code": "model_not_found"}}),
+    (400, {"error": {"message": "Unrecognized request argument supplied: frequency"}}),
+    (422, {"detail": [{"loc": ["body", "stop"], "msg": "value is not a valid list"}]}),
+    # broad wordings of a request-level error, but about a field every request carries
+    (400, {"error": {"message": "max_tokens is too large: 100000. This model supports at "
+                     "most 4096 completion tokens, whereas you provided 100000.",
+                     "type": "invalid_request_error", "param": "max_tokens",
+                     "code": "invalid_value"}}),  # OpenAI
+    (400, {"object": "error", "message": "max_tokens exceeds the limit of the model "
+           "(8192)", "type": "BadRequestError", "code": 400}),  # vLLM-like
+    (422, {"error": "Input validation error: `max_new_tokens` must be <= 2048. Given: "
+           "4096", "error_type": "validation"}),  # TGI
+    (400, {"error": {"message": "Unsupported value: 'temperature' does not support 0.0 "
+                     "with this model; the prompt is too long to say more.",
+                     "code": "unsupported_value"}}),  # a run-level code wins
+    (400, {"error": {"code": "DeploymentNotFound", "message": "The API deployment for "
+                     "this resource does not exist."}}),  # Azure
+    (400, {"error": {"message": "The model name is too long", "code": None}}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("status", "body"), RUN_ERRORS)
 def test_errors_about_the_run_still_stop_it(
     tmp_path: Path, scripted, status: int, body: Any
 ) -> None:

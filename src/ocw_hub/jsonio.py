@@ -58,15 +58,21 @@ def loads(text: str) -> Any:
     return json.loads(text, object_pairs_hook=_strict_object)
 
 
-def read_json(path: PathLike, error: type[OCWHubError], what: str = "JSON file") -> Any:
-    """Parse a UTF-8 JSON file strictly (:func:`loads`).
+def read_json(
+    path: PathLike, error: type[OCWHubError], what: str = "JSON file", max_bytes: int | None = None
+) -> Any:
+    """Parse a UTF-8 JSON file strictly (:func:`loads`), of at most ``max_bytes`` when given
+    (checked before it is read).
 
     Raises:
         error: (an :class:`~ocw_hub.errors.OCWHubError` subclass of the caller's) no such
-            file, a folder, not UTF-8, not valid JSON, a repeated key; the message starts with
-            the path.
+            file, a folder, larger than ``max_bytes``, not UTF-8, not valid JSON, a repeated
+            key; the message starts with the path.
     """
     path = Path(path)
+    size = path.stat().st_size if max_bytes is not None and path.is_file() else 0
+    if max_bytes is not None and size > max_bytes:
+        raise error(f"{path}: {size} bytes, more than a {what} may be ({max_bytes} bytes)")
     text = ""
     try:
         text = path.read_text(encoding="utf-8")

@@ -14,6 +14,17 @@ DATA_DIR_HELP = (
     "(repeatable). Default: the data prepared in the cache, else the official download."
 )
 
+AcceptModel = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--accept-model",
+        metavar="NAME",
+        help="A model name an answer may give and still count as --model's (repeatable): for "
+        "a --model that is an alias the server answers under another name (TGI's `tgi`, an "
+        "Azure deployment, a LiteLLM alias). Recorded in the protocol record. Without it an "
+        "answer naming another model than --model (or a dated snapshot of it) is a failure.",
+    ),
+]
 Config = Annotated[str, typer.Option("--config", "-c", help=CONFIG_HELP)]
 Split = Annotated[str, typer.Option("--split", "-s", help="train, validation or test.")]
 DataDir = Annotated[

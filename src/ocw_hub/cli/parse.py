@@ -27,6 +27,8 @@ from .options import CacheDir, Config, DataDir, NoChecks, Split, Task
 
 
 def _parse_table(report: dict[str, Any]) -> Table:
+    from ..llm.answer_text import NOT_REPORTED
+
     table = Table(title=f"parse ({report['task']}, {report['mode']} mode)")
     table.add_column("questions" if "questions" in report else "walls")
     table.add_column("count", justify="right")
@@ -47,6 +49,8 @@ def _parse_table(report: dict[str, Any]) -> Table:
                       str(shown["first_answer_counts"]["unrecoverable"]))  # fmt: skip
     if "in_context" in report:
         table.add_row("span found in the task text", str(report["in_context"]))
+    if report.get(NOT_REPORTED):
+        table.add_row("finish_reason not reported (read as complete)", str(report[NOT_REPORTED]))
     return table
 
 
@@ -273,8 +277,9 @@ def parse(
     mode only; --task is not used). An unrecoverable answer (empty, reasoning only,
     truncated, a refusal) gets prediction_text "" (scored 0) and is counted apart.
     """
+    from ..llm.answer_text import NOT_REPORTED
     from ..llm.prompts import TASKS
-    from ..llm.responses import MODES, read_responses
+    from ..llm.responses import MODES, finish_not_reported, read_responses
     from ..llm.usage import log_usage, usage_line
     from ..outputs import check_output_file, write_json
     from ..provenance import write_protocol
@@ -323,6 +328,7 @@ def parse(
             answers, rows, task, mode, allow_truncated, str(responses), style
         )
     report = {"responses": str(responses), "config": config, "split": split, **report}
+    report[NOT_REPORTED] = finish_not_reported(answers)
     report["usage"] = usage
     write_json(out, predictions)
     write_json(sidecar, report)

@@ -21,7 +21,7 @@ from ._common import (
     local_path,
 )
 from .generation import MaxTokens, ReasoningEffort, Stop, Temperature, TopP, generation_of
-from .options import CacheDir, Config, DataDir, NoChecks, Split
+from .options import AcceptModel, CacheDir, Config, DataDir, NoChecks, Split
 from .run_llm import _check_base_url, _server_failure, _shown
 
 EPILOG = """
@@ -98,6 +98,7 @@ def play(
     timeout: Annotated[
         float, typer.Option("--timeout", min=1.0, help="Seconds for the whole answer of a try.")
     ] = 600.0,
+    accept_model: AcceptModel = None,
     cache_dir: CacheDir = None,
 ) -> None:
     """Play the split's walls one group at a time; log every turn (resumable)."""
@@ -142,7 +143,13 @@ def play(
     }
     if walls is not None:
         header["walls"] = walls
-    server = Server(base_url, model, concurrency, max_retries, timeout, None, seed, fields=fields)
+    accepted = sorted(set(accept_model or []))
+    if accepted:
+        header["accepted_models"] = accepted
+    server = Server(
+        base_url, model, concurrency, max_retries, timeout, None, seed, fields=fields,
+        accept_models=accepted,
+    )  # fmt: skip
     try:
         summary = play_walls(rows, out, header, server)
     except LLMServerError as err:

@@ -26,7 +26,7 @@ from .generation import (
     TopP,
     generation_of,
 )
-from .options import CacheDir, Config, DataDir, NoChecks, Split
+from .options import AcceptModel, CacheDir, Config, DataDir, NoChecks, Split
 
 
 def _shown(text: object) -> str:
@@ -97,9 +97,9 @@ def _report_run(summary: Any, out: Path) -> None:
 
 
 def _is_request_specific(message: str) -> bool:
-    from ..llm.transport import REQUEST_SPECIFIC
+    from ..llm.transport import request_specific
 
-    return REQUEST_SPECIFIC.search(message) is not None
+    return request_specific(message)
 
 
 #: After the help: timeouts and retries.
@@ -111,11 +111,13 @@ after 0.5 s doubling up to 8 s (less up to 25 % jitter) or the server's Retry-Af
 up to --timeout (a longer one is waited for --timeout seconds, and a request that then fails
 says so in the log): a hung server costs at most (1 + max retries) x timeout per request. A 200
 that is no usable chat completion (not JSON, no choices, an error body, a finish_reason other
-than stop and length, content that is not text, another model than --model or a dated snapshot
-of it) and a 4xx (400, 401, 403, 404, 422) are logged as failures at once, and
+than stop and length, content that is not text, a model other than --model, a dated snapshot
+of it or an --accept-model name) and a 4xx (400, 401, 403, 404, 422) are logged as failures at
+once, and
 {CLIENT_ERRORS_TO_STOP} such 4xx in a row stop the run. A 4xx about one request alone (its prompt
-too long for the model's context) is that request's failure: it never stops the run, and a
-re-run does not send it again unless --retry-failed. A server that refuses the connection is
+too long for the model's context, or refused by a content policy: Azure's content_filter,
+OpenAI's invalid_prompt) is that request's failure: it never stops the run, and a re-run does
+not send it again unless --retry-failed. A server that refuses the connection is
 left alone for the same backoff while the others take its requests; after 1 + --max-retries
 refusals in a row it is given up, and when every server is, the run stops. Other failed
 requests are logged with their error and sent again by a re-run.
@@ -285,6 +287,7 @@ def run_llm(
         ),
     ] = None,
     reprompt: Reprompt = 0,
+    accept_model: AcceptModel = None,
     config: Config = "default",
     split: Split = "test",
     data_dir: DataDir = None,
@@ -307,6 +310,7 @@ def run_llm(
                "temperature": temperature, "top_p": top_p, "stop": stop, "seed": sampling_seed,
                "n": n}  # fmt: skip
     generation = _profile_of(profile, options)
+    accepted = sorted(set(accept_model or []))
     price = None if price_per_mtok is None else parse_price(price_per_mtok)
     for url in base_url:
         _check_base_url(url)
@@ -345,6 +349,7 @@ def run_llm(
                 on_start=on_start,
                 on_result=on_result,
                 retry_failed=retry_failed,
+                accept_models=accepted,
             )
             send = {"base_url": base_url, "model": model, "concurrency": concurrency,
                     "max_retries": max_retries, "timeout": timeout,
@@ -360,6 +365,8 @@ def run_llm(
                     sent_field = summary.max_tokens_field
                 sent = _generation_record(loaded, model, generation, sent_field)
                 sent.update(reprompt_fields(reprompt))
+                if accepted:
+                    sent["accepted_models"] = accepted
                 _write_record(out, requests, model, sent, price)
     if server_error is not None:
         raise _server_failure(server_error, out) from server_error

@@ -253,6 +253,20 @@ def results_folder(path: PathLike) -> Path:
     return path if path.name == RESULTS_FOLDER else path / RESULTS_FOLDER
 
 
+def value_problem(task_id: Any, value: float) -> str | None:
+    """Why ``value`` cannot be the figure of leaderboard task ``task_id``, else None: the
+    results' own range check (:func:`ocw_hub.scoring.ranges.figure_problem`) of the task's
+    figure (``default-grouping-ami``: AMI, -1 to 1; ``wote-spans-f1``: 0 to 100); a task id
+    of no config is checked only for being finite."""
+    from ..configs import CONFIGS
+    from ..scoring.ranges import figure_problem
+
+    tasks = {t.id: t for name in CONFIGS for t in config_tasks(config_spec(name))}
+    task = tasks.get(task_id) if isinstance(task_id, str) else None
+    field = f"{task.task}.{task.figure}" if task is not None else "value"
+    return figure_problem(field, value, spans=task is not None and task.task == "spans")
+
+
 def _entry_problems(where: str, entry: Any, tasks: set[str] | None) -> list[str]:
     from huggingface_hub.errors import HFValidationError
     from huggingface_hub.utils import validate_repo_id
@@ -277,6 +291,8 @@ def _entry_problems(where: str, entry: Any, tasks: set[str] | None) -> list[str]
     value = entry.get("value")
     if not isinstance(value, int | float) or isinstance(value, bool):
         problems.append(f"{where}: `value` must be a number, not {value!r}")
+    elif (problem := value_problem(task_id, value)) is not None:
+        problems.append(f"{where}: field value: {problem}")
     problems += _optional_problems(where, entry)
     return problems
 

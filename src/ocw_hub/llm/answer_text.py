@@ -11,7 +11,10 @@ from typing import Any
 
 __all__ = [
     "COMPLETE",
+    "COMPLETE_ALIASES",
     "CUT",
+    "NOT_REPORTED",
+    "REASONING_TAGS",
     "completion_problem",
     "content_text",
     "drop_reasoning",
@@ -21,27 +24,42 @@ __all__ = [
     "split_lines",
 ]
 
-#: A reasoning tag, whole (``<think>``, ``</think>``) or a fragment of one as models and
-#: servers leave them (``/think>``, ``think>``, ``</think`` and ``<think`` without their
-#: ``>``; not ``<thinking>``): a closing tag when it has ``/`` or lacks its ``<``.
-_THINK_TAG = re.compile(r"<(/?)think\b>?|(/)think>|\b(think)>", re.IGNORECASE)
+#: The names of reasoning blocks models write: ``<think>`` (DeepSeek-R1, Qwen3, QwQ),
+#: ``<thinking>`` (Claude-style prompts, several fine-tunes), ``<reasoning>`` (others).
+REASONING_TAGS = ("think", "thinking", "reasoning")
+#: A reasoning tag, whole (``<think>``, ``</thinking>``, ``<reasoning>``) or, for ``think``,
+#: a fragment of one as models and servers leave them (``/think>``, ``think>``, ``</think``
+#: and ``<think`` without their ``>``): a closing tag when it has ``/`` or lacks its ``<``.
+#: Group ``name`` is the tag's name, lowercased by :func:`drop_reasoning`.
+_THINK_TAG = re.compile(
+    r"<(?P<close>/?)(?P<name>thinking|reasoning)>|<(?P<close1>/?)(?P<name1>think)\b>?"
+    r"|(?P<close2>/)(?P<name2>think)>|\b(?P<name3>think)>",
+    re.IGNORECASE,
+)
 
 #: The ``finish_reason`` of a complete answer (OpenAI's, vLLM's, TGI's, SGLang's, Ollama's).
 COMPLETE = "stop"
+#: Other names of a complete answer: TGI before 2.2.1 (mid-2024) answered ``eos_token`` (the
+#: model's end-of-sequence token) and ``stop_sequence`` (a stop string of the request) where
+#: OpenAI says ``stop`` (text-generation-inference issue 2296, pull request 2344).
+COMPLETE_ALIASES = ("eos_token", "stop_sequence")
 #: The ``finish_reason`` of an answer cut at the token limit: an answer, read only as
 #: ``truncated`` (``--allow-truncated``).
 CUT = "length"
+#: The parse report's count of answers that state no ``finish_reason`` (read as complete).
+NOT_REPORTED = "finish_reason_not_reported"
 
 
 def incomplete(finish_reason: Any) -> str | None:
     """Why an answer that ended with ``finish_reason`` is no answer, else None.
 
-    Only :data:`COMPLETE` is a complete answer and :data:`CUT` a cut one; every other value
-    (vLLM's and SGLang's ``abort``, ``error``, OpenAI's ``content_filter``, ``tool_calls``,
-    ``function_call``, anything else or not a string) ended the answer before it was
-    complete. None (a line that states no reason: a hand-written responses file) is read as
-    complete."""
-    if finish_reason is None or finish_reason in (COMPLETE, CUT):
+    :data:`COMPLETE` (and its TGI names, :data:`COMPLETE_ALIASES`) is a complete answer and
+    :data:`CUT` a cut one; every other value (vLLM's and SGLang's ``abort``, ``error``,
+    OpenAI's ``content_filter``, ``tool_calls``, ``function_call``, anything else or not a
+    string) ended the answer before it was complete. None (no reason stated: lm-eval's
+    outputs, hand-written responses files, some proxies) is read as complete, and the parse
+    report counts such answers (:data:`NOT_REPORTED`)."""
+    if finish_reason is None or finish_reason in (COMPLETE, CUT, *COMPLETE_ALIASES):
         return None
     return f"finish_reason {finish_reason!r}: the answer ended before it was complete"
 
@@ -73,23 +91,34 @@ def split_lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
+def _tag(match: re.Match[str]) -> tuple[str, bool]:
+    """``(name, closing)`` of a :data:`_THINK_TAG` match."""
+    groups = match.groupdict()
+    name = groups["name"] or groups["name1"] or groups["name2"] or groups["name3"]
+    closing = bool(groups["close"] or groups["close1"] or groups["close2"] or groups["name3"])
+    return name.lower(), closing
+
+
 def drop_reasoning(text: str) -> tuple[str, str | None, bool]:
-    """The answer without its ``<think>…</think>`` blocks (any case), a problem, and
-    whether a block was dropped. An unclosed ``<think>`` leaves no answer (problem
-    ``unclosed_reasoning``); text before a lone ``</think>`` is reasoning too; a
-    ``<think>`` inside a block is part of it; a fragment of a tag (:data:`_THINK_TAG`) is a
-    tag. One pass over the tags, offsets in ``text``."""
+    """The answer without its reasoning blocks (:data:`REASONING_TAGS`, any case), a
+    problem, and whether a block was dropped. An unclosed block leaves no answer (problem
+    ``unclosed_reasoning``); text before a lone closing tag is reasoning too; inside a block,
+    only the closing tag of its own name ends it (other tags are part of it); a fragment of a
+    ``think`` tag (:data:`_THINK_TAG`) is a tag. One pass over the tags, offsets in
+    ``text``."""
     kept: list[str] = []
-    start, inside, dropped = 0, False, False
-    for tag in _THINK_TAG.finditer(text):
-        if tag.group(1) or tag.group(2) or tag.group(3):  # </think>, /think>, think>
-            if not inside:
-                kept = []  # all before a lone closing tag is thought
-            start, inside, dropped = tag.end(), False, True
-        elif not inside:
-            kept.append(text[start : tag.start()])
-            inside = True
-    if inside:
+    start, open_name, dropped = 0, "", False
+    for match in _THINK_TAG.finditer(text):
+        name, closing = _tag(match)
+        if closing and not open_name:
+            kept = []  # all before a lone closing tag is thought
+            start, dropped = match.end(), True
+        elif closing and name == open_name:
+            start, open_name, dropped = match.end(), "", True
+        elif not closing and not open_name:
+            kept.append(text[start : match.start()])
+            open_name = name
+    if open_name:
         return "".join(kept), "unclosed_reasoning", True
     kept.append(text[start:])
     return "".join(kept), None, dropped

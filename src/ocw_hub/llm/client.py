@@ -175,6 +175,7 @@ class _Settings:
     timeout: float
     max_tokens_field: str | None  # the name to send under, None: as written
     auto_field: bool  # switch on a server's 400
+    accepted: tuple[str, ...] = ()  # other names the model may answer as (--accept-model)
 
 
 class _Run:
@@ -225,7 +226,7 @@ class _Run:
         settings, used = self.settings, self.field
         body = sent_body(job.request, settings.model, used)
         started = asyncio.get_running_loop().time()
-        outcome = await transport.attempt(server.client, body, settings.timeout)
+        outcome = await transport.attempt(server.client, body, settings.timeout, settings.accepted)
         latency = asyncio.get_running_loop().time() - started
         if outcome.kind == transport.REFUSED:
             self._refused(server, outcome)
@@ -405,6 +406,7 @@ def run_requests(
     on_result: Callable[[dict[str, Any]], None] | None = None,
     on_start: Callable[[int], None] | None = None,
     retry_failed: bool = False,
+    accept_models: Sequence[str] = (),
 ) -> RunSummary:
     """Send the requests not yet answered in the log at ``log_path`` and append each outcome.
 
@@ -427,6 +429,8 @@ def run_requests(
         retry_failed: send again the requests whose last line is a request-specific failure
             (:func:`failed_for_good`); by default they are not sent and are listed in the
             summary's ``failed_for_good``.
+        accept_models: other model names an answer may name and count as the model's
+            (``--accept-model``: ``model`` is an alias, :func:`~.transport.same_model`).
 
     Returns:
         A :class:`RunSummary`.
@@ -460,6 +464,7 @@ def run_requests(
             timeout=timeout,
             max_tokens_field=max_tokens_field or logged_field(done),
             auto_field=max_tokens_field is None,
+            accepted=tuple(accept_models),
         )
         if on_start is not None:
             on_start(len(pending))
@@ -540,6 +545,7 @@ def send_batch(
     auto_field: bool = True,
     api_key: str | None = None,
     into: dict[str, dict[str, Any]] | None = None,
+    accept_models: Sequence[str] = (),
 ) -> tuple[dict[str, dict[str, Any]], str | None]:
     """Send each request once, as :func:`run_requests` does (the same retries, deadline,
     failover and per-server concurrency) but with no log: for a caller that keeps its own
@@ -556,7 +562,9 @@ def send_batch(
     """
     base_urls = [base_url] if isinstance(base_url, str) else list(base_url)
     _check_arguments(base_urls, concurrency, max_retries, max_tokens_field)
-    settings = _Settings(model, max_retries, timeout, max_tokens_field, auto_field)
+    settings = _Settings(
+        model, max_retries, timeout, max_tokens_field, auto_field, tuple(accept_models)
+    )
     key = api_key or os.environ.get("OPENAI_API_KEY") or DUMMY_API_KEY
     lines: dict[str, dict[str, Any]] = {} if into is None else into
     used: list[str | None] = [max_tokens_field]

@@ -61,55 +61,77 @@ class CutLineWarning(UserWarning):
     line is skipped."""
 
 
-def _cut_start(data: bytes) -> int | None:
-    """Where a last line cut short starts (no newline at the end, not JSON), as a byte offset;
-    None when the data ends cleanly."""
-    if not data or data.endswith(b"\n"):
-        return None
-    start = data.rfind(b"\n") + 1
+#: The longest line a JSON Lines file of the package may hold, in bytes (a log line is one
+#: chat completion; the longest prompt of the splits is 13.5 k characters): a longer line is
+#: an error naming the file and the line, never read whole into memory.
+MAX_LINE_BYTES = 64 * 2**20
+
+
+def _is_cut(line: bytes) -> bool:
+    """Whether a last line without its newline is cut short (not JSON, or UTF-8 cut in two)."""
     try:
-        json.loads(data[start:])
-    except ValueError:  # not JSON, or a UTF-8 character cut in two
-        return start
-    return None
+        json.loads(line)
+    except ValueError:
+        return True
+    return False
+
+
+def _lines(path: Path, handle: IO[bytes], cap: int, error: type[OCWHubError]) -> Iterator[bytes]:
+    """The lines of ``handle`` (with their ``\n``), each read with at most ``cap`` + 1 bytes
+    in memory; a longer line is ``error`` naming the file and the line."""
+    number = 0
+    while line := handle.readline(cap + 1):
+        number += 1
+        if len(line) > cap and not (len(line) == cap + 1 and line.endswith(b"\n")):
+            raise error(
+                f"{path}, line {number}: longer than {cap} bytes (MAX_LINE_BYTES); a line is "
+                "one request or one answer"
+            )
+        yield line
 
 
 def json_records(
-    path: str | os.PathLike[str], error: type[OCWHubError] = OCWHubError
+    path: str | os.PathLike[str],
+    error: type[OCWHubError] = OCWHubError,
+    max_line_bytes: int | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(1-based line number, object) of each non-blank line of a UTF-8 JSON Lines file, split
-    on ``\\n`` only, each parsed strictly (:func:`ocw_hub.jsonio.load_line`); a last line cut
-    short (no newline at the end, not JSON: what a crash leaves) is skipped with a
-    :class:`CutLineWarning` naming the file and the line.
+    on ``\n`` only, read one line at a time (at most ``max_line_bytes`` a line, default
+    :data:`MAX_LINE_BYTES`), each parsed
+    strictly (:func:`ocw_hub.jsonio.load_line`); a last line cut short (no newline at the end,
+    not JSON: what a crash leaves) is skipped with a :class:`CutLineWarning` naming the file
+    and the line.
 
     Raises:
-        error: no such file, a folder, not UTF-8; a line (other than a cut last one) that is
-            not a JSON object, named with the file and the line number.
+        error: no such file, a folder, not UTF-8; a line longer than ``max_line_bytes``; a
+            line (other than a cut last one) that is not a JSON object, named with the file
+            and the line number.
     """
     path = Path(path)
     try:
-        data = path.read_bytes()
+        handle = path.open("rb")
     except FileNotFoundError:
         raise error(f"{path}: no such file") from None
     except IsADirectoryError:
         raise error(f"{path}: is a folder, not a JSON Lines file") from None
-    cut = _cut_start(data)
-    try:
-        text = data[:cut].decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise error(f"{path}: not UTF-8 text ({err})") from None
-    lines = text.split("\n")
-    for number, line in enumerate(lines, 1):
-        if line.strip():
-            yield number, jsonio.load_line(path, number, line, error)
-    if cut is not None:
-        warnings.warn(
-            CutLineWarning(
-                f"{path}, line {len(lines)}: cut short (no newline at the end of the file, "
-                "not JSON: what a crash leaves); skipped"
-            ),
-            stacklevel=2,
-        )
+    cap = MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
+    with handle:
+        for number, line in enumerate(_lines(path, handle, cap, error), 1):
+            if not line.endswith(b"\n") and _is_cut(line):
+                warnings.warn(
+                    CutLineWarning(
+                        f"{path}, line {number}: cut short (no newline at the end of the file, "
+                        "not JSON: what a crash leaves); skipped"
+                    ),
+                    stacklevel=2,
+                )
+                return
+            try:
+                text = line.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise error(f"{path}, line {number}: not UTF-8 text ({err})") from None
+            if text.strip():
+                yield number, jsonio.load_line(path, number, text.rstrip("\n"), error)
 
 
 def _check_request(path: Path, number: int, record: Mapping[str, Any]) -> None:
@@ -210,11 +232,25 @@ def is_success(record: Mapping[str, Any]) -> bool:
     )
 
 
-def partial_tail(path: str | os.PathLike[str]) -> int | None:
+def partial_tail(path: str | os.PathLike[str], max_line_bytes: int = MAX_LINE_BYTES) -> int | None:
     """Where the last line that :func:`json_records` skips starts (cut short by a crash), as a
-    byte offset; None when the file ends cleanly or does not exist."""
+    byte offset; None when the file ends cleanly or does not exist. Reads at most the last
+    ``max_line_bytes`` + 1 bytes (a longer last line is :func:`json_records`' error)."""
     path = Path(path)
-    return _cut_start(path.read_bytes()) if path.is_file() else None
+    if not path.is_file():
+        return None
+    cap = MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
+    with path.open("rb") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, size - cap - 1))
+        tail = handle.read()
+    if not tail or tail.endswith(b"\n"):
+        return None
+    newline = tail.rfind(b"\n")
+    if newline < 0 and len(tail) < size:
+        return None  # the last line is longer than a line may be
+    start = size - len(tail) + newline + 1
+    return start if _is_cut(tail[newline + 1 :]) else None
 
 
 def read_log(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:

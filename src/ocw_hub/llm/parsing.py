@@ -484,7 +484,7 @@ def parse_groups(text: str, words: Sequence[str], *, complete: bool = False) -> 
     repairs: list[dict[str, Any]] = []
     text, problem, dropped = drop_reasoning(text)
     if problem is not None:
-        return unrecoverable(problem, "the answer ends inside a <think> block")
+        return unrecoverable(problem, "the answer ends inside a reasoning block")
     if dropped:
         repairs.append({"kind": "reasoning_dropped"})
     groups, layout = candidate_groups(text, clues)

@@ -18,13 +18,13 @@ neither ``stop`` nor ``length`` (``abort``, ``error``, ``content_filter``, ...) 
 
 Two modes: ``paper``, the notebook's lenient parsing (:mod:`.paper_parse`), and ``robust``
 (the default): task 1 by :func:`.parsing.parse_groups`, which never invents a partition,
-task 2 by :func:`.connections.robust_connections`. In robust mode, before parsing:
-closed ``<think>…</think>`` blocks are dropped; an unclosed one, or an empty ``content``
-with ``reasoning_content``, is no answer (``unrecoverable``, reason ``unclosed_reasoning`` or
-``reasoning_only``); an answer cut at the token limit (``finish_reason: "length"``) is
-``unrecoverable`` (reason ``truncated``) unless ``allow_truncated``: then its last (cut) line
-is dropped, a fourth group may be completed from the 3 stated, and the wall's status is
-``truncated``, counted apart.
+task 2 by :func:`.connections.robust_connections`. In robust mode, before parsing: closed
+reasoning blocks (``<think>``, ``<thinking>``, ``<reasoning>``) are dropped; an unclosed one,
+or an empty ``content`` with ``reasoning_content``, is no answer (``unrecoverable``, reason
+``unclosed_reasoning`` or ``reasoning_only``); an answer cut at the token limit
+(``finish_reason: "length"``) is ``unrecoverable`` (reason ``truncated``) unless
+``allow_truncated``: then its last (cut) line is dropped, a fourth group may be completed from
+the 3 stated, and the wall's status is ``truncated``, counted apart.
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ from .log import json_records
 from .prompts import TASKS, gold_groups
 
 MODES = ("paper", "robust")
+#: The model asked and the other names accepted for it (``run-llm --accept-model``).
+ModelAsked = tuple[str, tuple[str, ...]]
 #: Wall statuses in the report.
 STATUSES = ("clean", "repaired", "truncated", "unrecoverable", "no_response")
 _NO_CONNECTIONS = ["", "", "", ""]
@@ -106,7 +108,7 @@ def _failure(record: Mapping[str, Any]) -> str | None:
 
 
 def _batch_response(
-    path: Path, number: int, record: Mapping[str, Any], asked: str | None = None
+    path: Path, number: int, record: Mapping[str, Any], asked: ModelAsked | None = None
 ) -> Response:
     """The Response of a batch output line; a line that holds no answer is a Response without
     text whose ``problem`` says why (never an error of the whole file); an answer that ended
@@ -157,15 +159,16 @@ def _reason(finish: Any) -> str | None:
     return finish if finish is None or isinstance(finish, str) else json.dumps(finish)
 
 
-def _other_model(record: Mapping[str, Any], asked: str) -> str | None:
-    """Why an answer is not the model ``asked``'s (another ``model`` in its body), else None."""
+def _other_model(record: Mapping[str, Any], asked: ModelAsked) -> str | None:
+    """Why an answer is not the model ``asked``'s (another ``model`` in its body, not one of
+    the names accepted for it), else None."""
     from .transport import same_model
 
     body = record["response"].get("body")
     answered = body.get("model") if isinstance(body, dict) else None
-    if same_model(asked, answered):
+    if same_model(asked[0], answered, asked[1]):
         return None
-    return f"answered by model {answered!r}, not the model asked {asked!r} (other_model)"
+    return f"answered by model {answered!r}, not the model asked {asked[0]!r} (other_model)"
 
 
 def _first_choice(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -187,7 +190,7 @@ def _reasoning(message: Any) -> str | None:
 
 
 def _read_line(
-    path: Path, number: int, record: Mapping[str, Any], asked: str | None = None
+    path: Path, number: int, record: Mapping[str, Any], asked: ModelAsked | None = None
 ) -> tuple[Response, bool]:
     """A line's object as a Response, and whether it is a batch output line."""
     if "custom_id" in record:
@@ -211,14 +214,19 @@ def _read_line(
     )
 
 
-def _model_asked(path: Path) -> str | None:
-    """The model the requests of a responses file asked for: its own protocol record's
-    ``model`` (``run-llm`` writes ``<log>.protocol.json``), else None."""
+def _model_asked(path: Path) -> ModelAsked | None:
+    """The model the requests of a responses file asked for and the other names accepted for
+    it: its own protocol record's ``model`` and ``accepted_models`` (``run-llm`` writes
+    ``<log>.protocol.json``), else None."""
     from ..provenance import read_protocol, record_path
 
     record = read_protocol(path) if record_path(path).is_file() else None  # its own record
     model = record.get("model") if record is not None else None
-    return model if isinstance(model, str) else None
+    if not isinstance(model, str):
+        return None
+    accepted = record.get("accepted_models") if record is not None else None
+    names = tuple(n for n in accepted if isinstance(n, str)) if isinstance(accepted, list) else ()
+    return model, names
 
 
 def _rank(response: Response) -> int:
@@ -308,7 +316,7 @@ def _no_answer(response: Response, problem: str | None, cut: bool) -> tuple[str 
     if not (response.text or "").strip() and response.reasoning:
         return "reasoning_only", "reasoning only: the answer's content is empty"
     if problem is not None:
-        return problem, "the answer ends inside a <think> block"
+        return problem, "the answer ends inside a reasoning block"
     if cut:
         return "truncated", "finish_reason length: cut at the token limit"
     return None, None
@@ -494,6 +502,13 @@ def parse_responses(
     return predictions_of(parsed), {
         **report, "prompt_style": style, "allow_truncated": allow_truncated,
     }  # fmt: skip
+
+
+def finish_not_reported(responses: Mapping[str, Response]) -> int:
+    """How many answers state no ``finish_reason`` (read as complete, and counted in the parse
+    report as :data:`~ocw_hub.llm.answer_text.NOT_REPORTED`: whether they were cut is not
+    known)."""
+    return sum(r.text is not None and r.finish_reason is None for r in responses.values())
 
 
 def predictions_of(parsed: Sequence[ParsedWall]) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ import json
 import random
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,18 +39,43 @@ CLIENT_ERROR = "client_error"
 #: A 400 asking for the token limit under its other name (``max_completion_tokens``).
 WRONG_FIELD = "wrong_field"
 #: A deterministic 4xx about this request alone (its prompt too long for the model's
-#: context, :data:`REQUEST_SPECIFIC`): that request's failure, which says nothing of the
-#: others (never counted toward stopping the run) and which a re-run does not send again
-#: unless asked. Its logged error has ``"scope": "request"``.
+#: context, or refused by a content policy: :func:`request_specific`): that request's
+#: failure, which says nothing of the others (never counted toward stopping the run) and which
+#: a re-run does not send again unless asked. Its logged error has ``"scope": "request"``.
 REQUEST_FAILED = "request_failed"
 #: The statuses a request-specific error comes with (TGI answers 422, some proxies 413).
 REQUEST_SPECIFIC_STATUSES = (400, 413, 422)
-#: How servers say a request is too long for the model's context (OpenAI's and LiteLLM's
-#: codes; vLLM's, SGLang's, TGI's, llama.cpp's, Ollama's and Anthropic's messages).
+#: Error codes about the request alone: OpenAI's and LiteLLM's context length, a string over
+#: its limit, OpenAI's flagged prompt (``invalid_prompt``), Azure OpenAI's content filter
+#: (``content_filter``, inner ``ResponsibleAIPolicyViolation``), ``content_policy_violation``.
+REQUEST_CODES = frozenset(
+    {"context_length_exceeded", "string_above_max_length", "invalid_prompt", "content_filter"}
+    | {"content_policy_violation", "ResponsibleAIPolicyViolation"}
+)
+#: Error codes about the run: the model, the key, a field every request carries.
+RUN_CODES = frozenset(
+    {"model_not_found", "invalid_api_key", "unsupported_parameter", "unsupported_value"}
+    | {"unknown_parameter", "invalid_request_parameter", "DeploymentNotFound"}
+)
+#: How servers say a request is too long for the model's context (vLLM's, SGLang's, TGI's,
+#: llama.cpp's, Ollama's and Anthropic's messages) or was refused by a content policy
+#: (Azure's "content management policy", OpenAI's "flagged as potentially violating").
 REQUEST_SPECIFIC = re.compile(
     r"context[ _-]?(length|window|size)|maximum model length|max_model_len|"
-    r"prompt is too long|is too long|too many tokens|longer than the|"
-    r"tokens \+ `?max_new_tokens`? must be|exceeds? (the )?(limit|available context)",
+    r"prompt is too long|longer than the (maximum|model)|"
+    r"tokens \+ `?max_new_tokens`? must be|exceeds? (the )?available context|"
+    r"content (management )?polic|content[ _]filter|flagged as potentially violating",
+    re.IGNORECASE,
+)
+#: Broader wordings, about the request only when the message names no run-level thing
+#: (:data:`RUN_LEVEL`): ``max_tokens ... exceeds the limit`` is about every request.
+REQUEST_SPECIFIC_BROAD = re.compile(
+    r"is too long|too many tokens|exceeds? (the )?(limit|maximum)", re.IGNORECASE
+)
+#: What a run-level error names: the model, the key, a generation field sent in every request.
+RUN_LEVEL = re.compile(
+    r"\bmodel\b|api[ _-]?key|deployment|max_(completion_|new_)?tokens|max_output_tokens|"
+    r"temperature|top_p|\bstop\b|\bseed\b|\bn\b|reasoning_effort|parameter|argument|field",
     re.IGNORECASE,
 )
 
@@ -166,7 +191,7 @@ def _status_outcome(err: Any, body: Mapping[str, Any]) -> Outcome:
     error = {"code": str(status), "message": message}
     if status == 400 and _asks_other_field(message, body):
         kind = WRONG_FIELD
-    elif status in REQUEST_SPECIFIC_STATUSES and _request_specific(message, answer):
+    elif status in REQUEST_SPECIFIC_STATUSES and request_specific(message, answer):
         kind, error["scope"] = REQUEST_FAILED, "request"
     return Outcome(
         kind,
@@ -177,13 +202,27 @@ def _status_outcome(err: Any, body: Mapping[str, Any]) -> Outcome:
     )
 
 
-def _request_specific(message: str, answer: Any) -> bool:
-    """Whether a 4xx says the request itself cannot be served (:data:`REQUEST_SPECIFIC`)."""
+def _error_codes(answer: Any) -> set[str]:
+    """The ``code`` and inner code (Azure's ``innererror.code``) of an error body."""
     inner = answer.get("error") if isinstance(answer, dict) else None
-    code = inner.get("code") if isinstance(inner, dict) else None
-    if code in ("context_length_exceeded", "string_above_max_length"):
+    if not isinstance(inner, dict):
+        return set()
+    deeper = inner.get("innererror")
+    codes = {inner.get("code"), deeper.get("code") if isinstance(deeper, dict) else None}
+    return {c for c in codes if isinstance(c, str)}
+
+
+def request_specific(message: str, answer: Any = None) -> bool:
+    """Whether a 4xx says the request itself cannot be served: its error code
+    (:data:`REQUEST_CODES`, unless one of :data:`RUN_CODES`), else its message
+    (:data:`REQUEST_SPECIFIC`, or :data:`REQUEST_SPECIFIC_BROAD` naming nothing of
+    :data:`RUN_LEVEL`)."""
+    codes = _error_codes(answer)
+    if codes & RUN_CODES:
+        return False
+    if codes & REQUEST_CODES or REQUEST_SPECIFIC.search(message):
         return True
-    return REQUEST_SPECIFIC.search(message) is not None
+    return REQUEST_SPECIFIC_BROAD.search(message) is not None and not RUN_LEVEL.search(message)
 
 
 def _asks_other_field(message: str, body: Mapping[str, Any]) -> bool:
@@ -195,21 +234,26 @@ def _asks_other_field(message: str, body: Mapping[str, Any]) -> bool:
 _SNAPSHOT = re.compile(r"-\d{4}(?:-\d{2}-\d{2})?|:latest")
 
 
-def same_model(asked: str, answered: Any) -> bool:
+def same_model(asked: str, answered: Any, accepted: Collection[str] = ()) -> bool:
     """Whether a completion's ``model`` is the model asked: the same name, a dated snapshot of
-    it (OpenAI answers ``gpt-4o`` as ``gpt-4o-2024-08-06``, ``gpt-4`` as ``gpt-4-0613``), or
-    its default tag (Ollama's ``:latest``); a completion that names no model is taken as
-    the one asked."""
-    if answered is None or answered == asked:
+    it (OpenAI answers ``gpt-4o`` as ``gpt-4o-2024-08-06``, ``gpt-4`` as ``gpt-4-0613``), its
+    default tag (Ollama's ``:latest``), or a name the user accepted for it (``accepted``:
+    ``--accept-model``, for a ``--model`` that is an alias: TGI answers as ``tgi``, an Azure
+    deployment or a LiteLLM alias as the model behind it); a completion that names no model
+    is taken as the one asked."""
+    if answered is None or answered == asked or answered in accepted:
         return True
     if not isinstance(answered, str) or not answered.startswith(asked):
         return False
     return _SNAPSHOT.fullmatch(answered[len(asked) :]) is not None
 
 
-def completion_outcome(status: int, text: str, model: str | None = None) -> Outcome:
-    """The outcome of a 2xx answer with body ``text`` to a request for ``model``: a usable
-    chat completion, or why it is not (see :data:`ANSWERED`)."""
+def completion_outcome(
+    status: int, text: str, model: str | None = None, accepted: Collection[str] = ()
+) -> Outcome:
+    """The outcome of a 2xx answer with body ``text`` to a request for ``model`` (or a model
+    named in ``accepted``, :func:`same_model`): a usable chat completion, or why it is not
+    (see :data:`ANSWERED`)."""
     try:
         data = json.loads(text)
     except ValueError:
@@ -217,16 +261,18 @@ def completion_outcome(status: int, text: str, model: str | None = None) -> Outc
         return Outcome(FAILED, status, text, {"code": "invalid_json", "message": message})
     problem = completion_problem(data)
     answered = data.get("model") if isinstance(data, dict) else None
-    if problem is None and model is not None and not same_model(model, answered):
+    if problem is None and model is not None and not same_model(model, answered, accepted):
         problem = "other_model", f"answered by model {answered!r}, not the model asked {model!r}"
     if problem is None:
         return Outcome(ANSWERED, status, data)
     return Outcome(FAILED, status, data, {"code": problem[0], "message": problem[1]})
 
 
-async def attempt(client: Any, body: Mapping[str, Any], deadline: float) -> Outcome:
+async def attempt(
+    client: Any, body: Mapping[str, Any], deadline: float, accepted: Collection[str] = ()
+) -> Outcome:
     """Send the chat-completion ``body`` (its model included) once; the whole answer must
-    arrive within ``deadline`` seconds."""
+    arrive within ``deadline`` seconds, from that model or one of ``accepted``."""
     import openai
 
     rest = dict(body)
@@ -242,7 +288,7 @@ async def attempt(client: Any, body: Mapping[str, Any], deadline: float) -> Outc
         return _status_outcome(err, body)
     except openai.APIConnectionError as err:  # APITimeoutError included
         return _connection_outcome(err, deadline)
-    return completion_outcome(raw.status_code, raw.text, model)
+    return completion_outcome(raw.status_code, raw.text, model, accepted)
 
 
 def _timeout(deadline: float) -> Outcome:

@@ -268,7 +268,7 @@ def parse_wote_answer(
         return _unrecoverable("incomplete", ended, repairs)
     kept, problem, dropped = drop_reasoning(text)
     if problem is not None:
-        return _unrecoverable(problem, "the answer ends inside a <think> block", repairs)
+        return _unrecoverable(problem, "the answer ends inside a reasoning block", repairs)
     if dropped:
         repairs.append({"kind": "reasoning_dropped"})
     kept = kept.strip()

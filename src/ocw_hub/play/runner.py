@@ -95,6 +95,8 @@ class Server:
     #: The generation fields of every request (:func:`ocw_hub.play.generation.play_fields`);
     #: None: the paper's, ``max_tokens`` and ``temperature`` 0 (and ``seed`` when given).
     fields: Mapping[str, Any] | None = None
+    #: Other names the model may answer as (``--accept-model``).
+    accept_models: Sequence[str] = ()
 
     def body_fields(self) -> dict[str, Any]:
         """The generation fields sent in every request, in body order."""
@@ -203,6 +205,7 @@ def _send_round(
             max_tokens_field=field_setting[0],
             auto_field=field_setting[1],
             into=lines,
+            accept_models=server.accept_models,
         )
     except LLMServerError:
         answered = [

@@ -53,17 +53,25 @@ def listing(ids: Sequence[str]) -> str:
     return capped(ids, 10)
 
 
-def read_predictions(path: PathLike, config: str) -> dict[str, Any]:
+#: The largest predictions file ``evaluate`` reads, in bytes (a file of the splits' 494 walls
+#: with long connections is under 1 MiB): a larger one is refused before it is read.
+MAX_PREDICTIONS_BYTES = 64 * 2**20
+
+
+def read_predictions(
+    path: PathLike, config: str, max_bytes: int = MAX_PREDICTIONS_BYTES
+) -> dict[str, Any]:
     """Parse and shape-check a predictions file: ``{wall_id: WallPrediction}`` for the OCW
     configs, ``{id: prediction_text}`` for ``wote``.
 
     Raises:
-        PredictionsError: no such file, not UTF-8, not valid JSON, a key given twice (strict
-            :func:`ocw_hub.jsonio.read_json`); wrong top-level shape; an entry without its
-            id; unknown or missing fields; a prediction that is not 4 groups of 4 clue strings
-            or 4 connection strings (names the wall and the field); duplicated ids (listed).
+        PredictionsError: no such file, over ``max_bytes``, not UTF-8, not valid JSON, a key
+            given twice (strict :func:`ocw_hub.jsonio.read_json`); wrong top-level shape; an
+            entry without its id; unknown or missing fields; a prediction that is not 4 groups
+            of 4 clue strings or 4 connection strings (names the wall and the field);
+            duplicated ids (listed).
     """
-    raw = jsonio.read_json(path, PredictionsError, "predictions file")
+    raw = jsonio.read_json(path, PredictionsError, "predictions file", max_bytes)
     return _READERS[config_spec(config).dataset](Path(path), raw)
 
 

@@ -1,0 +1,111 @@
+"""Memory on huge inputs: every JSON Lines file (requests, response logs, play logs) is read one
+bounded line at a time, and a line over the cap (``MAX_LINE_BYTES``; small here) is a one-line
+error naming the file and the line, never read whole; a predictions file over
+``MAX_PREDICTIONS_BYTES`` is refused before it is read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_llm_faults import make_requests, run_llm, write_requests
+from typer.testing import CliRunner
+
+from ocw_hub.cli import app
+from ocw_hub.errors import PredictionsError
+from ocw_hub.llm import log
+from ocw_hub.llm.log import CutLineWarning, json_records, partial_tail
+from ocw_hub.scoring.predictions import read_predictions
+
+runner = CliRunner()
+FIXTURE = Path(__file__).parent / "data" / "llm" / "ocw"
+WALLS = json.loads((FIXTURE / "test.json").read_text(encoding="utf-8"))["dataset"]
+CAP = 2000
+
+
+def _answer(wall_id: str, text: str) -> dict[str, Any]:
+    message = {"role": "assistant", "content": text}
+    body = {"model": "m", "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+    return {"custom_id": wall_id, "response": {"status_code": 200, "body": body}, "error": None}
+
+
+def _file(path: Path, records: list[Any], end: str = "\n") -> Path:
+    text = "\n".join(r if isinstance(r, str) else json.dumps(r) for r in records) + end
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+#: (the file's lines, the line over the cap): response logs, plain answers, requests.
+HUGE = {
+    "a long answer in the middle": (
+        [_answer("a", "x"), _answer("b", "y" * 5000), _answer("c", "z")], 2),
+    "one line, no newline (the 1 GiB case)": ([_answer("a", "y" * 5000)], 1),
+    "a plain {wall_id, text} answer": ([{"wall_id": "a", "text": "t"}] * 3
+                                       + [{"wall_id": "b", "text": "é" * 3000}], 4),
+    "a request": (make_requests(2) + [{**make_requests(1)[0], "pad": "p" * 4000}], 3),
+    "not JSON at all": (["{" * 10_000], 1),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(HUGE))
+def test_a_line_over_the_cap_is_a_one_line_error(tmp_path: Path, name: str) -> None:
+    records, line = HUGE[name]
+    end = "" if "no newline" in name else "\n"
+    path = _file(tmp_path / "log.jsonl", records, end)
+    with pytest.raises(PredictionsError) as caught:
+        list(json_records(path, PredictionsError, max_line_bytes=CAP))
+    message = str(caught.value)
+    assert message.startswith(f"{path}, line {line}: ") and "\n" not in message
+    assert f"{CAP} bytes" in message
+
+
+def test_lines_up_to_the_cap_are_read(tmp_path: Path) -> None:
+    line = json.dumps({"t": "x" * (CAP - 10)})
+    record = json.loads(line)
+    path = _file(tmp_path / "log.jsonl", [line[:-1] + " " * (CAP - len(line)) + "}"] * 2)
+    assert [n for n, _ in json_records(path, PredictionsError, max_line_bytes=CAP)] == [1, 2]
+    assert next(json_records(path, PredictionsError, max_line_bytes=CAP))[1] == record
+
+
+def test_a_cut_last_line_is_still_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    whole = json.dumps(_answer("a", "x")) + "\n"
+    path.write_text(whole + json.dumps(_answer("b", "y"))[:-7], encoding="utf-8")
+    with pytest.warns(CutLineWarning, match="line 2"):
+        assert [n for n, _ in json_records(path, PredictionsError, max_line_bytes=CAP)] == [1]
+    assert partial_tail(path, max_line_bytes=CAP) == len(whole.encode())
+    path.write_text(whole, encoding="utf-8")
+    assert partial_tail(path, max_line_bytes=CAP) is None
+
+
+def test_parse_and_run_llm_refuse_a_huge_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(log, "MAX_LINE_BYTES", CAP)
+    responses = _file(tmp_path / "responses.jsonl", [_answer(WALLS[0]["wall_id"], "y" * 5000)], "")
+    out = tmp_path / "p.json"
+    data = ["--data-dir", str(FIXTURE), "--cache-dir", str(tmp_path / "cache"), "--no-checks"]
+    result = runner.invoke(app, ["parse", str(responses), "--out", str(out), *data])
+    assert result.exit_code == 1 and not out.exists()
+    assert f"{CAP} bytes" in " ".join(result.output.split())
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    requests = write_requests(tmp_path / "req.jsonl", make_requests(2))
+    result = run_llm(requests, responses, ["http://127.0.0.1:9"])  # the log is read first
+    assert result.exit_code == 1 and f"{CAP} bytes" in " ".join(result.output.split())
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert responses.stat().st_size > CAP  # nothing cut off
+
+
+@pytest.mark.parametrize("config", ["default", "wote"])
+def test_a_predictions_file_over_the_cap_is_refused_before_it_is_read(
+    tmp_path: Path, config: str
+) -> None:
+    path = tmp_path / "predictions.json"
+    key = "id" if config == "wote" else "wall_id"
+    path.write_text(json.dumps([{key: "a", "pad": "x" * 3000}]), encoding="utf-8")
+    with pytest.raises(PredictionsError) as caught:
+        read_predictions(path, config, max_bytes=CAP)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: ") and str(CAP) in message and "\n" not in message
