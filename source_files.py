@@ -137,7 +137,7 @@ def check_name(value: str, where: Where, field: str) -> None:
     check_line(value, where, field)
 
 
-def load_json(path: object, what: str, where_type: type[Where] = Where) -> Any:
+def load_json(path: str | os.PathLike[str], what: str, where_type: type[Where] = Where) -> Any:
     """Parse a JSON source file strictly and return the document.
 
     Strict: a key that appears twice in one JSON object (which ``json`` resolves silently,

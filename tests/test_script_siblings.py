@@ -62,6 +62,16 @@ def test_a_script_imports_every_sibling_its_siblings_need(script: str) -> None:
         assert _imports(sibling)[1] <= imported, sibling.name
 
 
+def test_mypy_reads_every_script_and_sibling() -> None:
+    """mypy checks the scripts through the links of typecheck/hub_assets (pyproject.toml)."""
+    root = Path(__file__).resolve().parents[1]
+    links = sorted((root / "typecheck" / "hub_assets").iterdir())
+    assert all(link.is_symlink() and link.resolve() == root / link.name for link in links)
+    assert [link.name for link in links] == sorted(
+        {path.name for name in SCRIPTS for path in script_files(name)}
+    )
+
+
 @pytest.mark.parametrize("sibling", SIBLINGS)
 def test_siblings_use_the_standard_library_only(sibling: str) -> None:
     path = script_files("OCW")[0].parent / f"{sibling}.py"

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
-from ocw_hub.shown import PREVIEW_CHARS, inert, preview
+from ocw_hub.shown import PREVIEW_CHARS, capped, inert, preview
 
 #: Clear the screen, retitle the terminal, an OSC 8 hyperlink, a C1 CSI, a bidi override, BEL.
 HOSTILE = "\x1b[2J\x1b]0;owned\x07\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\\x9b31m\u202eevil\u2066"
@@ -35,6 +35,14 @@ def test_inert_escapes_controls_and_keeps_text() -> None:
 def test_inert_output_is_always_printable(text: str) -> None:
     assert inert(text).isprintable()
     assert all(line.isprintable() for line in inert(text, newlines=True).split("\n"))
+
+
+def test_capped_lists_the_first_items_then_counts_the_rest() -> None:
+    assert capped("abc") == "a, b, c"
+    assert capped(range(8), 3) == "0, 1, 2 and 5 more"
+    long = "x" * (PREVIEW_CHARS + 1)
+    assert capped([long]) == preview(long) and capped([long], show=inert) == long
+    assert capped(["a\x1b", "b", "c"], 2, lines=True) == "- a\\x1b\n- b\n- … and 1 more"
 
 
 def _no_control(output: str) -> None:

@@ -43,6 +43,11 @@ class ConfigSpec:
         ablation: an ablation copy of the main release (``ocw_randomized``, ``ocw_wordnet``):
             the main release given as its source is refused (``ocw_releases.py``).
         splits: its split names, in order.
+        nested_figures: whether a row's entry in the results (``per_wall``) holds each task's
+            figures under the task's name (OCW: ``{"grouping": {"ami": ...}}``); False: on
+            the entry itself (WoTe's ``per_question``: ``{"id", "f1", ...}``).
+        percent: whether its task figures are on 0-100 (WoTe's SQuAD exact_match and f1);
+            OCW's are on 0-1, or counts.
     """
 
     name: str
@@ -59,6 +64,8 @@ class ConfigSpec:
     whole_walls_played: bool = True
     ablation: bool = False
     splits: tuple[str, ...] = SPLITS
+    nested_figures: bool = True
+    percent: bool = False
 
     @property
     def export(self) -> str:
@@ -69,6 +76,11 @@ class ConfigSpec:
     def size_key(self) -> str:
         """The results field counting its rows: ``n_walls`` or ``n_questions``."""
         return f"n_{self.units}"
+
+    @property
+    def items_key(self) -> str:
+        """The results field listing its rows' figures: ``per_wall`` or ``per_question``."""
+        return f"per_{self.unit}"
 
 
 def _ocw(
@@ -108,6 +120,8 @@ CONFIGS: dict[str, ConfigSpec] = {
             id_key="id",
             tasks=("spans",),
             sibling="wote_questions",
+            nested_figures=False,
+            percent=True,
         ),
     )
 }

@@ -172,12 +172,17 @@ def write_text_atomic(path: PathLike, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
-def json_text(value: object, *, indent: int | None = 2) -> str:
+def json_text(value: object, *, indent: int | None = 2, end: str = "\n") -> str:
     """``value`` as the JSON text every ocw-hub JSON file holds: UTF-8 characters as they are
-    (``ensure_ascii=False``), ``indent`` spaces (None: one line), a final newline."""
+    (``ensure_ascii=False``), ``indent`` spaces (None: one line), ``end`` (a final newline)."""
     import json
 
-    return json.dumps(value, indent=indent, ensure_ascii=False) + "\n"
+    return json.dumps(value, indent=indent, ensure_ascii=False) + end
+
+
+def jsonl_text(records: Iterable[object]) -> str:
+    """JSON Lines: each record as one line of :func:`json_text`."""
+    return "".join(json_text(record, indent=None) for record in records)
 
 
 def write_json(path: PathLike, value: object, *, indent: int | None = 2) -> None:

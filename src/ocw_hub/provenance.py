@@ -296,10 +296,9 @@ NO_RECORD = "no protocol record"
 
 def _paths(paths: Sequence[str], limit: int = 3) -> str:
     """Up to ``limit`` paths in full (escaped), then how many more."""
-    from .shown import inert
+    from .shown import capped, inert
 
-    shown = ", ".join(inert(p) for p in paths[:limit])
-    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+    return capped(paths, limit, show=inert)
 
 
 def check_one_protocol(

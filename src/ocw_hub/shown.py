@@ -9,7 +9,7 @@ HTML output escapes with :func:`html.escape` instead.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 #: Characters of one echoed value (a clue, an id) in a message or a table cell.
 PREVIEW_CHARS = 80
@@ -52,10 +52,20 @@ def preview(value: object) -> str:
 CAPPED_ITEMS = 5
 
 
-def capped(items: Iterable[object], limit: int = CAPPED_ITEMS) -> str:
-    """The first ``limit`` items comma-separated, each a :func:`preview`, then how many are
-    left: ``a, b, c`` or ``a, b, c, d, e and 7 more``."""
+def capped(
+    items: Iterable[object],
+    limit: int = CAPPED_ITEMS,
+    *,
+    show: Callable[[object], str] = preview,
+    lines: bool = False,
+) -> str:
+    """The first ``limit`` items comma-separated, each shown by ``show`` (a :func:`preview`),
+    then how many are left: ``a, b, c`` or ``a, b, c, d, e and 7 more``; with ``lines``, a
+    ``- item`` line each and ``- … and 7 more`` last."""
     items = list(items)
-    shown = ", ".join(preview(item) for item in items[:limit])
     rest = len(items) - limit
+    if lines:
+        listed = [f"- {show(item)}" for item in items[:limit]]
+        return "\n".join(listed + ([f"- … and {rest} more"] if rest > 0 else []))
+    shown = ", ".join(show(item) for item in items[:limit])
     return f"{shown} and {rest} more" if rest > 0 else shown

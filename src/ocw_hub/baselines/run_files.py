@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import io
-import json
 import re
 import zipfile
 from collections.abc import Iterable, Sequence
@@ -73,7 +72,7 @@ def check_predictions_dir(
 
 def predictions_json(predictions: Sequence[dict[str, Any]]) -> str:
     """A predictions file's text: a JSON list, one wall per line (UTF-8, not ASCII-escaped)."""
-    lines = ",\n".join("  " + json.dumps(p, ensure_ascii=False) for p in predictions)
+    lines = ",\n".join("  " + json_text(p, indent=None, end="") for p in predictions)
     return f"[\n{lines}\n]\n" if predictions else "[]\n"
 
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..configs import verification_mode
+from ..configs import ConfigSpec, config_spec, verification_mode
 from ..provenance import protocol_text
 from ..shown import inert
 from ._common import check_choice, check_config, console, data_dir_of, quiet_datasets
@@ -28,8 +28,9 @@ COLUMNS = (
 )
 
 
-def _digits(figure: str, task: str) -> int:
-    return 2 if task == "spans" or figure in ("full_wall", "correct_groups") else 4
+def _digits(figure: str, spec: ConfigSpec) -> int:
+    """Decimals of a figure: 2 for counts and figures on 0-100, 4 for those on 0-1."""
+    return 2 if spec.percent or figure in ("full_wall", "correct_groups") else 4
 
 
 def _cells(row: dict[str, Any], digits: int) -> list[str]:
@@ -200,13 +201,13 @@ def compare(
     if output_format == "json":
         typer.echo(json_text(table), nl=False)
         return
-    digits = _digits(table["figure"], table["task"])
+    spec = config_spec(table["systems"][0]["config"])
+    digits = _digits(table["figure"], spec)
     body = [[inert(c) for c in _cells(row, digits)] for row in table["systems"]]
     header = list(COLUMNS)
     _usage_column(header, body, table["systems"])
     header[2] = table["figure"] + (" (lower is better)" if table["lower_is_better"] else "")
-    if table["task"] == "spans":  # WoTe: questions, never walls
-        header[6] = "questions in common"
+    header[6] = f"{spec.units} in common"  # walls, or WoTe's questions
     if output_format == "markdown":
         typer.echo(_markdown(header, body))
         if table.get("slice"):

@@ -16,7 +16,8 @@ from typing import Any
 import datasets
 
 from ..configs import PathLike, config_spec
-from ..errors import SourceUnavailableError, WrongSourceError
+from ..errors import OutputPathError, SourceUnavailableError, WrongSourceError
+from ..outputs import write_json
 from ..resources import load_script, load_sibling, script_files
 
 
@@ -203,9 +204,8 @@ def _record_source(name: str, data_dir: PathLike | None, cache_dir: PathLike | N
     key = hashlib.sha256(f"{spec.name}\0{source}".encode()).hexdigest()[:16]
     record = _cache_root(cache_dir) / SOURCES_FOLDER / f"{spec.name}-{key}.json"
     try:
-        record.parent.mkdir(parents=True, exist_ok=True)
-        record.write_text(json.dumps({"config": spec.name, "data_dir": source}), encoding="utf-8")
-    except OSError:  # a read-only cache still serves its rows
+        write_json(record, {"config": spec.name, "data_dir": source})
+    except (OSError, OutputPathError):  # a read-only cache still serves its rows
         pass
 
 

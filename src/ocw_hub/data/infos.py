@@ -9,7 +9,6 @@ fresh build against it; the Hub shows it for script repos. It is generated from 
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import asdict
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import datasets
 
 from ..configs import CONFIGS, config_spec
+from ..outputs import json_text
 from ..resources import dataset_infos_path
 from .builders import get_builder, official_splits
 
@@ -130,7 +130,7 @@ def render_dataset_infos() -> str:
             for split, value in entry["splits"].items()
         }
         payload[name] = entry
-    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    return json_text(payload)
 
 
 def write_dataset_infos() -> bool:

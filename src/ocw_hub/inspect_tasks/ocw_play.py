@@ -38,6 +38,7 @@ from inspect_ai.scorer import Score, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..configs import config_spec, verification_mode
+from ..outputs import jsonl_text
 from ..play import rules
 from ..play.log import VERSION
 from ..play.scoring import score_play_log
@@ -106,7 +107,7 @@ def _score_one(header: Mapping[str, Any], records: Sequence[Mapping[str, Any]], 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "wall.jsonl"
         lines = [header, *records]
-        path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+        path.write_text(jsonl_text(lines), encoding="utf-8")
         scored = score_play_log(path, [row], header["config"])
     return scored["per_wall"][0]["play"]
 
@@ -196,5 +197,5 @@ def play_log_from_eval(eval_log: str | os.PathLike[str], out: str | os.PathLike[
         raise ValueError(f"{eval_log}: no ocw_play samples (no play_records in the store)")
     lines = [stored[0]["play_header"]] + [r for s in stored for r in s["play_records"]]
     path = check_output_file(out, [eval_log])
-    write_text_atomic(path, "".join(json.dumps(r) + "\n" for r in lines))
+    write_text_atomic(path, jsonl_text(lines))
     return path

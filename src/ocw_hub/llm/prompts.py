@@ -37,12 +37,12 @@ One request per wall, in the OpenAI batch *input* shape that OpenAI's Batch API,
 from __future__ import annotations
 
 import functools
-import json
 import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import OCWHubError
+from ..outputs import jsonl_text
 from .profiles import Generation, check_generation, generation_fields
 from .styles import RESPONSE_FORMATS, STYLE_NAMES, StyleError, load_style, user_message
 from .styles import response_format as schema_response_format
@@ -354,4 +354,4 @@ def build_requests(
 
 def requests_jsonl(requests: Sequence[Mapping[str, Any]]) -> str:
     """JSON Lines text: one request per line (UTF-8 kept as is), ending with a newline."""
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in requests)
+    return jsonl_text(requests)

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 
 from .. import jsonio
-from ..configs import PathLike, config_spec
+from ..configs import ConfigSpec, PathLike, config_spec
 from ..errors import OCWHubError
 from . import bootstrap
-from .intervals import FIGURES, per_item, run_intervals, runs_intervals, task_values
+from .intervals import FIGURES, run_intervals, runs_intervals, task_values
 from .slices import span_text
 
 #: Resamples of ``compare`` by default: enough for a p-value below 0.001 (the least is
@@ -29,7 +29,7 @@ COMPARE_RESAMPLES = 10_000
 #: The figure systems are ranked by unless told: AMI of the grouping (chance-adjusted, so a
 #: random partition scores 0, and a mean of per-wall values that moves with every clue, unlike
 #: the counts of solved walls), F1 for WoTe (SQuAD's headline).
-DEFAULT_FIGURE = {"OCW": "ami", "WoTe": "f1"}
+DEFAULT_FIGURE = {"ocw": "ami", "wote": "f1"}
 #: Figures where lower is better.
 LOWER_IS_BETTER = frozenset({"wd"})
 #: The label of the contestants' row.
@@ -97,13 +97,19 @@ def _runs_of(results: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def _per_wall(results: Mapping[str, Any], task: str, key: str) -> dict[str, float]:
     """Per wall scored in every run, the mean over runs of the per-wall ``key``."""
-    per_run = [task_values(per_item(run), task) for run in _runs_of(results)]
+    per_run = [task_values(run, task) for run in _runs_of(results)]
     common = [i for i in per_run[0] if all(i in v and key in v[i] for v in per_run)]
     return {i: float(np.mean([v[i][key] for v in per_run])) for i in common}
 
 
 def _system(
-    label: str, results: dict[str, Any], task: str, figure: str, n_resamples: int, seed: int
+    label: str,
+    results: dict[str, Any],
+    spec: ConfigSpec,
+    task: str,
+    figure: str,
+    n_resamples: int,
+    seed: int,
 ) -> System:
     runs = _runs_of(results)
     if not all(task in run for run in runs):
@@ -117,7 +123,7 @@ def _system(
     else:
         value, std = float(results[task][figure]), None
         ci = run_intervals(results, n_resamples, seed)
-    size = "n_questions" if task == "spans" else "n_walls"
+    size = spec.size_key
     scored = min(int(run[task].get(size, run[task].get("n_walls", 0))) for run in runs)
     return System(
         label=label,
@@ -141,7 +147,7 @@ def _contestants(first: System, figure: str, n_resamples: int, seed: int) -> Sys
     if value is None or ci is None:
         return None
     key = FIGURES["human"][figure][0]
-    per_wall = {i: v[key] for i, v in task_values(per_item(run), "human").items() if key in v}
+    per_wall = {i: v[key] for i, v in task_values(run, "human").items() if key in v}
     return System(CONTESTANTS, first.results, float(value), None, ci, per_wall, 0, 0)
 
 
@@ -241,9 +247,9 @@ def compare_systems(
         loaded.append((str(entry), results))
     spec = config_spec(str(loaded[0][1]["config"]))
     script = spec.script
-    figure = figure or DEFAULT_FIGURE[script]
+    figure = figure or DEFAULT_FIGURE[spec.dataset]
     task = task_of(script, figure, spec.tasks)
-    systems = [_system(label, r, task, figure, n_resamples, seed) for label, r in loaded]
+    systems = [_system(label, r, spec, task, figure, n_resamples, seed) for label, r in loaded]
     check_sources(systems, allow_different_sources)
     if contestants and (human := _contestants(systems[0], figure, n_resamples, seed)):
         systems.append(human)

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..configs import CONFIGS, ConfigSpec
 from . import bootstrap
 from .groups import FOUND_BY, decoy_share_interval
 
@@ -58,27 +59,26 @@ FIGURES: dict[str, dict[str, tuple[str, float, bool]]] = {
 }
 
 
-def per_item(result: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The per-wall (``per_wall``) or per-question (``per_question``) list of one run."""
-    return list(result.get("per_wall", result.get("per_question", [])))
+def _layout(result: Mapping[str, Any]) -> ConfigSpec:
+    """The spec of the configs whose per-item list ``result`` holds (``ConfigSpec.items_key``:
+    ``per_wall``, ``per_question``)."""
+    return next((s for s in CONFIGS.values() if s.items_key in result), CONFIGS["default"])
 
 
-def item_id(item: Mapping[str, Any]) -> str:
-    """The id of a per-wall (``wall_id``) or per-question (``id``) entry."""
-    return str(item.get("wall_id", item.get("id")))
-
-
-def task_values(items: Sequence[Mapping[str, Any]], task: str) -> dict[str, dict[str, float]]:
-    """``{item id: {per-wall key: value}}`` of the items scored for ``task`` (WoTe's ``spans``
-    keys sit on the item itself; a figure the item lacks, e.g. BERTScore, is left out; a
-    ``None`` human figure, e.g. ``full_wall`` of a rebuilt wall, too)."""
+def task_values(result: Mapping[str, Any], task: str) -> dict[str, dict[str, float]]:
+    """``{item id: {per-wall key: value}}`` of the items of one run scored for ``task`` (a
+    figure the item lacks, e.g. BERTScore, is left out; a ``None`` human figure, e.g.
+    ``full_wall`` of a rebuilt wall, too). Where the figures sit on the item is the config's
+    (``ConfigSpec.nested_figures``)."""
+    spec = _layout(result)
     keys = {key for key, _, _ in FIGURES[task].values()}
     out: dict[str, dict[str, float]] = {}
-    for item in items:
-        source = item if task == "spans" else item.get(task)
+    for item in result.get(spec.items_key, []):
+        own = item if task in spec.tasks else None
+        source = item.get(task) if spec.nested_figures else own
         if not isinstance(source, Mapping):
             continue
-        out[item_id(item)] = {
+        out[str(item[spec.id_key])] = {
             k: float(source[k]) for k in keys if k in source and source[k] is not None
         }
     return out
@@ -107,10 +107,9 @@ def run_intervals(
     """``{task: {figure: [low, high]}}`` of one run (a single-run dict of
     :func:`ocw_hub.scoring.runs.evaluate_files`): walls (questions) resampled, among those the
     task scored; ``human`` over every wall of the split."""
-    items = per_item(result)
     out: dict[str, dict[str, list[float]]] = {}
     for task in FIGURES:
-        values = task_values(items, task)
+        values = task_values(result, task)
         keys = sorted({k for v in values.values() for k in v})
         keys = [k for k in keys if all(k in v for v in values.values())]
         if not values or not keys or task not in result:
@@ -150,7 +149,7 @@ def _run_cube(
     ``(n_walls, n_runs, n_keys)``; None when there are none."""
     if not all(task in run for run in runs):
         return None
-    per_run = [task_values(per_item(run), task) for run in runs]
+    per_run = [task_values(run, task) for run in runs]
     common = [i for i in per_run[0] if all(i in values for values in per_run)]
     keys = _shared_keys(per_run, common)
     if not keys:

@@ -160,9 +160,8 @@ def raise_faults(path: PathLike, faults: Sequence[str]) -> None:
         return
     if len(faults) == 1:
         raise PredictionsError(f"{path}: {faults[0]}")
-    lines = "\n".join(f"- {fault}" for fault in faults[:MAX_FAULTS])
-    more = f"\n- … and {len(faults) - MAX_FAULTS} more" if len(faults) > MAX_FAULTS else ""
-    raise PredictionsError(f"{path}: {len(faults)} faults:\n{lines}{more}")
+    listed = capped(faults, MAX_FAULTS, show=str, lines=True)
+    raise PredictionsError(f"{path}: {len(faults)} faults:\n{listed}")
 
 
 def _wote_pairs(path: Path, raw: Any) -> list[tuple[str, Any]]:

@@ -28,7 +28,7 @@ from typing import Any
 from ..configs import CONFIGS, ConfigSpec, PathLike, config_spec
 from ..errors import ChoiceError, PredictionsError
 from ..resources import load_metric_module
-from ..shown import capped, preview
+from ..shown import capped
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .groups import add_group_figures
 from .intervals import TWO_LEVEL  # noqa: F401 (defined here before; kept importable)
@@ -293,7 +293,7 @@ def _foreign_clues(
             foreign[index] = unknown
     if foreign:
         first = next(iter(foreign))
-        example = ", ".join(preview(c) for c in foreign[first][:3])
+        example = capped(foreign[first], 3)
         warnings.warn(
             f"{path}: {len(foreign)} of {len(gold.ids)} walls have predicted clues that are not "
             f"clues of the wall (e.g. wall {gold.ids[first]}: {example}); they count "

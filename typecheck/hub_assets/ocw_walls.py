@@ -1,0 +1,1 @@
+../../ocw_walls.py

@@ -1,0 +1,1 @@
+../../wote_questions.py
