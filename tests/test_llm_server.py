@@ -29,7 +29,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
-from ocw_hub.provenance import rebind_protocol
+from ocw_hub.provenance import read_protocol
 
 pytestmark = pytest.mark.llm_server
 
@@ -94,16 +94,20 @@ def _data(task: str, data_dirs: dict[str, Path], tmp_path: Path) -> list[str | P
     return [*options, "--data-dir", data_dirs[config], "--cache-dir", cache, "--no-checks"]
 
 
+#: The generation options of every request: greedy, at most :data:`MAX_TOKENS` new tokens.
+CAPPED = ["--profile", "custom", "--max-tokens", str(MAX_TOKENS), "--temperature", "0"]
+
+
 def _requests(task: str, data_dirs: dict[str, Path], tmp_path: Path) -> list[dict[str, Any]]:
-    """``ocw-hub prompts`` for the task (1 shot for OCW), capped at :data:`MAX_TOKENS`."""
+    """``ocw-hub prompts`` for the task (1 shot for OCW), capped at :data:`MAX_TOKENS` by the
+    custom profile (:data:`CAPPED`)."""
     path = tmp_path / "requests.jsonl"
     shots = [] if task == "spans" else ["--shots", SHOTS]
-    _ocw("prompts", *shots, "--out", path, *_data(task, data_dirs, tmp_path))
+    _ocw("prompts", *shots, *CAPPED, "--out", path, *_data(task, data_dirs, tmp_path))
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     for line in lines:
-        line["body"]["max_tokens"] = MAX_TOKENS
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    rebind_protocol(path)  # the edit is deliberate: the record is bound to the file anew
+        assert {k: v for k, v in line["body"].items() if k not in ("model", "messages")} == {
+            "max_tokens": MAX_TOKENS, "temperature": 0.0}  # fmt: skip
     return lines
 
 
@@ -204,6 +208,8 @@ def test_prompts_run_llm_parse_evaluate(
         assert choice["finish_reason"] in ("stop", "length")
         assert record["response"]["body"]["usage"]["completion_tokens"] <= MAX_TOKENS
 
+    _check_usage(responses, log)
+
     predictions, report, results = _parse_and_evaluate(responses, task, data_dirs, tmp_path)
     entries = report["questions" if task == "spans" else "walls"]
     key = "id" if task == "spans" else "wall_id"
@@ -218,6 +224,19 @@ def test_prompts_run_llm_parse_evaluate(
         if choices[entry[key]]["finish_reason"] == "length":  # never scored as an answer
             assert (entry["status"], entry["reason"]) == ("unrecoverable", "truncated")
     _check_figures(task, predictions, results, _walls(data_dirs))
+
+
+def _check_usage(responses: Path, log: list[dict[str, Any]]) -> None:
+    """run-llm's recorded token totals are the sums of the server's ``usage`` fields."""
+    record = read_protocol(responses)
+    assert record is not None
+    usage = record["usage"]
+    served = [line["response"]["body"]["usage"] for line in log]
+    assert usage["requests"] == usage["answered"] == usage["usage_reported"] == len(log)
+    for name in ("prompt_tokens", "completion_tokens"):
+        assert usage[name] == sum(u[name] for u in served) > 0, name
+    assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
+    assert usage["latency_s"]["timed"] == len(log)
 
 
 def _lm_eval(
