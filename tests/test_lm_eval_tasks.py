@@ -310,6 +310,11 @@ def test_the_command_writes_the_variant_and_its_command_line(tmp_path: Path) -> 
     assert shlex.split(head) == ["ocw-hub", "lm-eval-tasks", "--out", str(folder), *options]
     assert yaml.safe_load(text) == _variant(style="cot", profile="custom", max_tokens=300,
                                             stop=("a b",))["ocw_grouping_cot_custom"]  # fmt: skip
+    # a style or profile without --out: refused, the shipped folder printed by nobody
+    command = [sys.executable, "-m", "ocw_hub", "lm-eval-tasks", "--profile", "custom",
+               "--max-tokens", "5"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and done.stdout == ""
     # the shipped folder is never written to
     command = [sys.executable, "-m", "ocw_hub", "lm-eval-tasks", "--out", str(TASKS_DIR),
                "--prompt-style", "cot"]  # fmt: skip
