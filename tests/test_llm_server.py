@@ -2,15 +2,18 @@
 ``transformers serve`` on SmolLM2-135M-Instruct, see ``tests/llm_model.py``).
 
 ``prompts -> run-llm -> parse -> evaluate`` per task (OCW grouping and connections, WoTe
-spans), and the lm-evaluation-harness tasks of
-``ocw-hub lm-eval-tasks`` through ``lm_eval --model local-chat-completions``, whose figures
-must equal ``ocw-hub evaluate``'s on the answers lm-eval logged. The model's quality does not
-matter: every request answered, the parse outcomes counted, the figures recomputed.
+spans), and the lm-evaluation-harness tasks of ``ocw-hub lm-eval-tasks`` (the shipped ones,
+and a cot task folder it writes with ``--out``) through ``lm_eval --model
+local-chat-completions``, whose figures must equal ``ocw-hub evaluate``'s on the answers
+lm-eval logged. The model's quality does not matter: every request answered, the parse
+outcomes counted, the figures recomputed, and run-llm's token totals equal to the sums of
+the server's ``usage`` fields.
 
 The server comes from ``OCW_HUB_LLM_BASE_URL`` (``http://127.0.0.1:PORT/v1``) and
 ``OCW_HUB_LLM_MODEL`` (the model name it serves); without them these tests are skipped, and
 ``OCW_HUB_REQUIRE_LLM=1`` (set by ``.ci/run``) makes a missing server a failure. Answers are
-capped at :data:`MAX_TOKENS` new tokens (the paper's 144 would only make the run longer).
+capped at :data:`MAX_TOKENS` new tokens, greedy (:data:`CAPPED`: the paper's 144 would only
+make the run longer).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
-from ocw_hub.provenance import rebind_protocol
+from ocw_hub.provenance import read_protocol
 
 pytestmark = pytest.mark.llm_server
 
@@ -94,16 +97,20 @@ def _data(task: str, data_dirs: dict[str, Path], tmp_path: Path) -> list[str | P
     return [*options, "--data-dir", data_dirs[config], "--cache-dir", cache, "--no-checks"]
 
 
+#: The generation options of every request: greedy, at most :data:`MAX_TOKENS` new tokens.
+CAPPED = ["--profile", "custom", "--max-tokens", str(MAX_TOKENS), "--temperature", "0"]
+
+
 def _requests(task: str, data_dirs: dict[str, Path], tmp_path: Path) -> list[dict[str, Any]]:
-    """``ocw-hub prompts`` for the task (1 shot for OCW), capped at :data:`MAX_TOKENS`."""
+    """``ocw-hub prompts`` for the task (1 shot for OCW), capped at :data:`MAX_TOKENS` by the
+    custom profile (:data:`CAPPED`)."""
     path = tmp_path / "requests.jsonl"
     shots = [] if task == "spans" else ["--shots", SHOTS]
-    _ocw("prompts", *shots, "--out", path, *_data(task, data_dirs, tmp_path))
+    _ocw("prompts", *shots, *CAPPED, "--out", path, *_data(task, data_dirs, tmp_path))
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     for line in lines:
-        line["body"]["max_tokens"] = MAX_TOKENS
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    rebind_protocol(path)  # the edit is deliberate: the record is bound to the file anew
+        assert {k: v for k, v in line["body"].items() if k not in ("model", "messages")} == {
+            "max_tokens": MAX_TOKENS, "temperature": 0.0}  # fmt: skip
     return lines
 
 
@@ -204,6 +211,8 @@ def test_prompts_run_llm_parse_evaluate(
         assert choice["finish_reason"] in ("stop", "length")
         assert record["response"]["body"]["usage"]["completion_tokens"] <= MAX_TOKENS
 
+    _check_usage(responses, log)
+
     predictions, report, results = _parse_and_evaluate(responses, task, data_dirs, tmp_path)
     entries = report["questions" if task == "spans" else "walls"]
     key = "id" if task == "spans" else "wall_id"
@@ -220,14 +229,35 @@ def test_prompts_run_llm_parse_evaluate(
     _check_figures(task, predictions, results, _walls(data_dirs))
 
 
+def _check_usage(responses: Path, log: list[dict[str, Any]]) -> None:
+    """run-llm's recorded token totals are the sums of the server's ``usage`` fields."""
+    record = read_protocol(responses)
+    assert record is not None
+    usage = record["usage"]
+    served = [line["response"]["body"]["usage"] for line in log]
+    assert usage["requests"] == usage["answered"] == usage["usage_reported"] == len(log)
+    for name in ("prompt_tokens", "completion_tokens"):
+        assert usage[name] == sum(u[name] for u in served) > 0, name
+    assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
+    assert usage["latency_s"]["timed"] == len(log)
+
+
 def _lm_eval(
-    task: str, server: tuple[str, str], data_dirs: dict[str, Path], out: Path
+    task: str,
+    server: tuple[str, str],
+    data_dirs: dict[str, Path],
+    out: Path,
+    variant: list[str] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Run ``lm_eval`` on the shipped task; (its results JSON, its logged samples)."""
+    """Run ``lm_eval`` on the shipped task, or on the task folder ``ocw-hub lm-eval-tasks
+    --out DIR *variant`` writes (its own decoding: no ``--gen_kwargs``); (its results JSON,
+    its logged samples)."""
     base_url, model = server
-    listed = runner.invoke(app, ["lm-eval-tasks"])
+    folder = ["--out", str(out.parent / "tasks"), *variant] if variant is not None else []
+    listed = runner.invoke(app, ["lm-eval-tasks", *folder])
     assert listed.exit_code == 0, listed.output
-    name = LM_EVAL_TASKS[task]
+    name = LM_EVAL_TASKS[task] + (_variant_suffix(variant) if variant is not None else "")
+    gen_kwargs = [] if variant is not None else ["--gen_kwargs", f"max_gen_toks={MAX_TOKENS}"]
     metadata: dict[str, Any] = {"data_dir": str(data_dirs[_config(task)]), "split": "test",
                                 "no_checks": True}  # fmt: skip
     if task != "spans":
@@ -240,8 +270,8 @@ def _lm_eval(
     command = [
         sys.executable, "-m", "lm_eval", "run", "--model", "local-chat-completions",
         "--model_args", model_args, "--include_path", listed.output.strip(), "--tasks", name,
-        "--apply_chat_template", "--metadata", json.dumps(metadata),
-        "--gen_kwargs", f"max_gen_toks={MAX_TOKENS}", "--log_samples", "--output_path", str(out),
+        "--apply_chat_template", "--metadata", json.dumps(metadata), *gen_kwargs,
+        "--log_samples", "--output_path", str(out),
     ]  # fmt: skip
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1800)
@@ -250,6 +280,14 @@ def _lm_eval(
     (samples_file,) = out.rglob(f"samples_{name}_*.jsonl")
     samples = [json.loads(line) for line in samples_file.read_text(encoding="utf-8").splitlines()]
     return json.loads(results_file.read_text(encoding="utf-8")), samples
+
+
+def _variant_suffix(variant: list[str]) -> str:
+    """``_cot_custom``: the style and profile of a variant's options, as its task names end."""
+    from ocw_hub.lm_eval_tasks.variants import suffix
+
+    options = dict(zip(variant[::2], variant[1::2], strict=False))
+    return suffix(options.get("--prompt-style"), options.get("--profile", "paper"))
 
 
 LM_EVAL_TASKS = {"grouping": "ocw_grouping", "connections": "ocw_connections", "spans": "wote"}
@@ -284,3 +322,37 @@ def test_lm_eval_figures_equal_evaluate(
     for name in FIGURES[task]:
         assert reported[f"{name},none"] == pytest.approx(figures[task][name], abs=1e-9), name
     _check_figures(task, predictions, figures, _walls(data_dirs))
+
+
+def test_lm_eval_cot_task_figures_equal_evaluate(
+    server: tuple[str, str], data_dirs: dict[str, Path], tmp_path: Path
+) -> None:
+    # A task folder of `lm-eval-tasks --out`: the cot prompt, the custom profile's decoding
+    # (sent by lm-eval as max_tokens), the answers parsed from the cot answer block.
+    variant = ["--prompt-style", "cot", *CAPPED]
+    results, samples = _lm_eval("grouping", server, data_dirs, tmp_path / "lm-eval", variant)
+    path = tmp_path / "cot-requests.jsonl"
+    _ocw("prompts", "--shots", SHOTS, "--prompt-style", "cot", *CAPPED, "--out", path,
+         *_data("grouping", data_dirs, tmp_path))  # fmt: skip
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    asked = {line["custom_id"]: line["body"]["messages"] for line in lines}
+    responses = tmp_path / "lm-eval-answers.jsonl"
+    with responses.open("w", encoding="utf-8") as handle:
+        for sample in samples:
+            (text,) = sample["resps"][0]
+            arguments = sample["arguments"]["gen_args_0"]
+            (context,) = arguments["arg_0"]  # the messages as JSON
+            assert json.loads(context) == asked[sample["doc"]["wall_id"]]
+            assert arguments["arg_1"]["max_gen_toks"] == MAX_TOKENS
+            assert arguments["arg_1"]["temperature"] == 0.0
+            handle.write(json.dumps({"wall_id": sample["doc"]["wall_id"], "text": text}) + "\n")
+    data = _data("grouping", data_dirs, tmp_path)
+    predictions = tmp_path / "cot.predictions.json"
+    _ocw("parse", responses, "--prompt-style", "cot", "--out", predictions, *data)
+    scored = tmp_path / "cot.results.json"
+    scoring = [o for o in data if o not in ("--task", "grouping")]
+    _ocw("evaluate", predictions, "--out", scored, *scoring)
+    figures = json.loads(scored.read_text(encoding="utf-8"))["grouping"]
+    reported = results["results"]["ocw_grouping_cot_custom"]
+    for name in FIGURES["grouping"]:
+        assert reported[f"{name},none"] == pytest.approx(figures[name], abs=1e-9), name

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -223,3 +224,161 @@ def test_no_cache_folder_no_record(
     assert not (tmp_path / "absent").exists()
     with pytest.raises(ValueError, match="plain task name"):
         forget_stale_requests({"lm_eval_task": "../wote"}, [])
+
+
+# ----------------------------------------------------------------------------------------
+# task folders for a prompt style and a profile (ocw-hub lm-eval-tasks --out)
+# ----------------------------------------------------------------------------------------
+
+
+def _variant(**options: Any) -> dict[str, dict[str, Any]]:
+    from ocw_hub.llm.profiles import Generation
+    from ocw_hub.lm_eval_tasks.variants import variant_configs
+
+    style, response_format = options.pop("style", None), options.pop("response_format", None)
+    return variant_configs(style, response_format, Generation(**options))
+
+
+def test_the_paper_variant_is_the_shipped_tasks() -> None:
+    configs = _variant()
+    assert sorted(configs) == list(TASKS)
+    common = _yaml(COMMON)["generation_kwargs"]
+    for task, config in configs.items():
+        shipped = _yaml(f"{task}.yaml")
+        assert config["include"] == str(TASKS_DIR / f"{task}.yaml")
+        assert config["tag"] == "ocw" and config["task"] == task
+        assert config["generation_kwargs"] == shipped.get("generation_kwargs", common), task
+        kept = {k: config["dataset_kwargs"][k] for k in shipped["dataset_kwargs"]}
+        assert kept == shipped["dataset_kwargs"]
+
+
+def test_a_variant_sends_the_profiles_fields() -> None:
+    cot = _variant(style="cot", profile="custom", max_tokens=512, temperature=0.7, top_p=0.9,
+                   stop=("END",), seed=3)  # fmt: skip
+    assert sorted(cot) == ["ocw_connections_cot_custom", "ocw_grouping_cot_custom"]
+    grouping = cot["ocw_grouping_cot_custom"]
+    assert grouping["tag"] == "ocw_cot_custom"
+    assert grouping["generation_kwargs"] == {"until": ["END"], "max_gen_toks": 512,
+        "do_sample": True, "temperature": 0.7, "top_p": 0.9, "seed": 3}  # fmt: skip
+    assert grouping["dataset_kwargs"] == {
+        "task": "grouping", "lm_eval_task": "ocw_grouping_cot_custom", "profile": "custom",
+        "prompt_style": "cot",
+        "generation": {"max_tokens": 512, "temperature": 0.7, "top_p": 0.9, "stop": ["END"],
+                       "seed": 3},
+    }  # fmt: skip
+    reasoning = _variant(profile="reasoning", max_tokens=8000, reasoning_effort="high")
+    assert sorted(reasoning) == sorted(f"{t}_reasoning" for t in TASKS)
+    for config in reasoning.values():
+        assert config["generation_kwargs"] == {"until": [], "max_gen_toks": 8000,
+                                               "reasoning_effort": "high"}  # fmt: skip
+    schema = _variant(style="json")["ocw_grouping_json"]
+    sent = schema["generation_kwargs"]["response_format"]
+    assert sent["type"] == "json_schema" and sent["json_schema"]["name"] == "ocw_grouping"
+    prompt = _variant(style="json", response_format="prompt")["ocw_grouping_json"]
+    assert "response_format" not in prompt["generation_kwargs"]
+    assert prompt["dataset_kwargs"]["response_format"] == "prompt"
+
+
+def test_a_variant_refuses_what_lm_eval_cannot_send() -> None:
+    from ocw_hub.errors import GenerationProfileError
+    from ocw_hub.llm.styles import StyleError
+
+    with pytest.raises(GenerationProfileError):
+        _variant(profile="custom", max_tokens=10, n=3)
+    with pytest.raises(StyleError):
+        _variant(style="cot", response_format="prompt")
+    with pytest.raises(StyleError):
+        _variant(style="haiku")
+
+
+def _write_variant(folder: Path, *options: str) -> Path:
+    command = [sys.executable, "-m", "ocw_hub", "lm-eval-tasks", "--out", str(folder), *options]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(folder.resolve())
+    return folder
+
+
+def test_the_command_writes_the_variant_and_its_command_line(tmp_path: Path) -> None:
+    options = ["--prompt-style", "cot", "--profile", "custom", "--max-tokens", "300",
+               "--stop", "a b"]  # fmt: skip
+    folder = _write_variant(tmp_path / "cot", *options)
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == ["ocw_connections_cot_custom.yaml", "ocw_grouping_cot_custom.yaml"]
+    text = (folder / "ocw_grouping_cot_custom.yaml").read_text(encoding="utf-8")
+    head = text.splitlines()[0].removeprefix("# Written by: ")
+    assert shlex.split(head) == ["ocw-hub", "lm-eval-tasks", "--out", str(folder), *options]
+    assert yaml.safe_load(text) == _variant(style="cot", profile="custom", max_tokens=300,
+                                            stop=("a b",))["ocw_grouping_cot_custom"]  # fmt: skip
+    # a style or profile without --out: refused, the shipped folder printed by nobody
+    command = [sys.executable, "-m", "ocw_hub", "lm-eval-tasks", "--profile", "custom",
+               "--max-tokens", "5"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and done.stdout == ""
+    # the shipped folder is never written to
+    command = [sys.executable, "-m", "ocw_hub", "lm-eval-tasks", "--out", str(TASKS_DIR),
+               "--prompt-style", "cot"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and not (TASKS_DIR / "ocw_grouping_cot.yaml").exists()
+
+
+def _variant_task(lm_eval_tasks: Any, folder: Path, name: str, data: Path, **metadata: Any) -> Any:
+    manager = lm_eval_tasks.TaskManager(
+        include_path=str(folder),
+        include_defaults=False,
+        metadata={"data_dir": str(data), "no_checks": True, **metadata},
+    )
+    return lm_eval_tasks.get_task_dict([name], manager)[name]
+
+
+@pytest.mark.lm_eval
+def test_a_cot_task_sends_the_styles_prompt_and_parses_its_block(
+    lm_eval_tasks: Any, built: Path, tmp_path: Path
+) -> None:
+    from ocw_hub.data.sources import load_rows
+    from ocw_hub.llm.prompts import build_requests
+
+    folder = _write_variant(tmp_path / "cot", "--prompt-style", "cot", "--profile", "custom",
+                            "--max-tokens", "700")  # fmt: skip
+    task = _variant_task(lm_eval_tasks, folder, "ocw_grouping_cot_custom", built, shots=1)
+    assert task.config.generation_kwargs["max_gen_toks"] == 700
+    docs = list(task.test_docs())
+    walls = load_rows("default", "test", str(built / "ocw")).rows
+    train = load_rows("default", "train", str(built / "ocw")).rows
+    requests = build_requests(walls, train, task="grouping", shots=1, style="cot")
+    assert [d["user_message"] for d in docs] == [
+        r["body"]["messages"][1]["content"] for r in requests
+    ]
+    assert [d["system_prompt"] for d in docs] == [
+        r["body"]["messages"][0]["content"] for r in requests
+    ]
+    doc = docs[0]
+    gold = "\n".join(", ".join(g["gt_words"]) for g in doc["groups"].values())
+    # the groups after the final-answer line are read; without that line, nothing is
+    solved = task.process_results(doc, [f"Thinking about it.\nFinal answer:\n{gold}"])
+    assert (solved["full_wall"], solved["correct_groups"]) == (1, 4)
+    unmarked = task.process_results(doc, [gold])
+    assert (unmarked["full_wall"], unmarked["correct_groups"]) == (0, 0)
+
+
+@pytest.mark.lm_eval
+def test_two_budgets_under_one_task_name_never_share_cached_requests(
+    lm_eval_tasks: Any, built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lm_eval.caching import cache
+
+    cached = tmp_path / "lm-eval-cache"
+    cached.mkdir()
+    monkeypatch.setattr(cache, "PATH", str(cached))
+    name = "ocw_grouping_custom"
+    sent = []
+    for budget in ("100", "200", "100"):
+        folder = _write_variant(tmp_path / f"b{budget}", "--profile", "custom",
+                                "--max-tokens", budget)  # fmt: skip
+        task = _variant_task(lm_eval_tasks, folder, name, built)
+        task.build_all_requests(cache_requests=True)
+        sent.append({instance.args[1]["max_gen_toks"] for instance in task.instances})
+    assert sent == [{100}, {200}, {100}]
+    assert [p.name for p in cached.iterdir() if p.name.endswith(DIGEST_SUFFIX)] == [
+        f"requests-{name}{DIGEST_SUFFIX}"
+    ]

@@ -25,6 +25,7 @@ from ocw_hub.llm.styles import (
     read_sections,
     schema_problem,
     styles_markdown,
+    styles_table,
 )
 
 STYLE_DIR = Path(__file__).parents[1] / "src" / "ocw_hub" / "llm" / "prompt_styles"
@@ -285,6 +286,7 @@ def test_a_style_file_with_an_unknown_placeholder_is_refused(monkeypatch) -> Non
         (text.replace("${clues}", "${clue}", 1), r"unknown placeholder\(s\) \['clue'\]"),
         (text.replace("Solve this wall.", "Pay $5.", 1), "starts no placeholder"),
         (text.replace("=== connections user ===", "=== connection user ==="), "no section"),
+        (text.replace("=== reproduces ===", "=== reproduced ==="), "'reproduces'"),
     ):
         monkeypatch.setattr(styles, "_resource", lambda _name, b=broken: b)
         styles.load_style.cache_clear()
@@ -320,3 +322,14 @@ def test_a_perfect_answer_in_any_order_round_trips(groups, clues, style) -> None
     parsed = _parse(text, style)
     assert parsed.status == "clean" and parsed.groups == answer
     assert sorted(map(sorted, parsed.groups)) == sorted(map(sorted, GOLD))
+
+
+def test_the_table_says_what_each_style_reproduces() -> None:
+    rows = [line for line in styles_table().splitlines() if line.startswith("| `")]
+    assert [row.split(" | ")[0].strip("| `") for row in rows] == list(STYLE_NAMES)
+    for name, row in zip(STYLE_NAMES, rows, strict=True):
+        reproduces = load_style(name).reproduces
+        assert reproduces and "\n" not in reproduces
+        assert row.endswith(f" | {reproduces} |"), name
+    assert "Loredo Lopez et al., COLING 2025" in load_style("cot").reproduces
+    assert "notebook" in load_style("paper").reproduces

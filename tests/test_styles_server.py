@@ -1,6 +1,7 @@
 """The ``cot`` and ``json`` prompt styles end to end against the real local server (``.ci/run``
 starts ``transformers serve`` on SmolLM2-135M-Instruct; skipped without one, see
-tests/test_llm_server.py): ``prompts --prompt-style ... -> run-llm -> parse -> evaluate``.
+tests/test_llm_server.py): ``prompts --prompt-style ... --profile custom --max-tokens N ->
+run-llm -> parse -> evaluate``, with run-llm's token totals checked against the log.
 
 ``transformers serve`` refuses a ``response_format`` field, so the ``json`` run writes its
 schema in the prompt (``--response-format prompt``). The model's quality does not matter:
@@ -18,10 +19,12 @@ from typing import Any
 
 import pytest
 from test_llm_server import (
+    CAPPED,
     MAX_TOKENS,
     N_WALLS,
     SHOTS,
     _check_figures,
+    _check_usage,
     _data,
     _ocw,
     _parse_and_evaluate,
@@ -32,7 +35,7 @@ from test_llm_server import (
 
 from ocw_hub.llm.answer_blocks import after_marker, json_block
 from ocw_hub.llm.styles import load_style
-from ocw_hub.provenance import rebind_protocol
+from ocw_hub.provenance import read_protocol
 
 pytestmark = pytest.mark.llm_server
 
@@ -41,16 +44,15 @@ STYLES = {"cot": ["--prompt-style", "cot"],
 
 
 def _requests(style: str, dirs: dict[str, Path], tmp_path: Path) -> list[str]:
-    """``ocw-hub prompts`` for task 1 in ``style``, capped at :data:`MAX_TOKENS`; the ids."""
+    """``ocw-hub prompts`` for task 1 in ``style``, capped at :data:`MAX_TOKENS` by
+    ``--profile custom --max-tokens`` (:data:`CAPPED`); the ids."""
     path = tmp_path / "requests.jsonl"
-    _ocw("prompts", "--shots", SHOTS, *STYLES[style], "--out", path,
+    _ocw("prompts", "--shots", SHOTS, *STYLES[style], *CAPPED, "--out", path,
          *_data("grouping", dirs, tmp_path))  # fmt: skip
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     for line in lines:
-        assert "response_format" not in line["body"]
-        line["body"]["max_tokens"] = MAX_TOKENS
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    rebind_protocol(path)  # the edit is deliberate: the record is bound to the file anew
+        assert {k: v for k, v in line["body"].items() if k not in ("model", "messages")} == {
+            "max_tokens": MAX_TOKENS, "temperature": 0.0}  # fmt: skip
     return [line["custom_id"] for line in lines]
 
 
@@ -81,6 +83,10 @@ def test_a_style_run_end_to_end(
     log = [json.loads(line) for line in responses.read_text(encoding="utf-8").splitlines()]
     assert sorted(r["custom_id"] for r in log) == sorted(asked)
     choices: dict[str, Any] = {r["custom_id"]: r["response"]["body"]["choices"][0] for r in log}
+    _check_usage(responses, log)
+    record = read_protocol(responses)
+    assert record is not None and record["profile"] == "custom"
+    assert record["generation"] == {"max_tokens": MAX_TOKENS, "temperature": 0.0}
 
     predictions, report, results = _parse_and_evaluate(responses, "grouping", data_dirs, tmp_path)
     assert report["prompt_style"] == style and results["protocol"]["prompt_style"] == style

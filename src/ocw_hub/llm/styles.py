@@ -6,6 +6,8 @@ up to the next header (the one line break before a header, or at the end of the 
 part of the text). Sections:
 
 * ``description``: one line, shown by ``ocw-hub prompts --list-styles``;
+* ``reproduces``: one line, the published setting the style reproduces (or that none does),
+  the last column of :func:`styles_table`;
 * ``answer``: how ``parse`` reads the answer: ``text`` (as it stands), ``after MARKER`` (only
   the text after the last line that starts with ``MARKER``; none: no answer) or ``json`` (one
   JSON object, valid against ``<style>.<task>.schema.json``);
@@ -64,6 +66,7 @@ class Style:
     Attributes:
         name: the style's name (its file's stem).
         description: one line.
+        reproduces: one line: the published setting it reproduces, or that none does.
         answer: ``text``, ``json``, or ``after`` (then ``marker`` is set).
         marker: the final-answer marker of an ``after`` answer (``Final answer:``), else None.
         sections: every section's text by name.
@@ -72,6 +75,7 @@ class Style:
 
     name: str
     description: str
+    reproduces: str
     answer: str
     marker: str | None
     sections: Mapping[str, str]
@@ -115,7 +119,7 @@ def read_sections(text: str, where: str) -> dict[str, str]:
 
 
 def _check(name: str, sections: dict[str, str], where: str) -> None:
-    needed = ["description", "answer"]
+    needed = ["description", "reproduces", "answer"]
     needed += [f"{t} {part}" for t in TASK_NAMES for part in ("system", "user")]
     missing = [n for n in needed if n not in sections]
     if missing:
@@ -165,7 +169,8 @@ def load_style(name: str) -> Style:
             schemas[task] = schema
         if "schema in prompt" not in sections:
             raise StyleError(f"{where}: no section 'schema in prompt'")
-    return Style(name, sections["description"], answer, marker, sections, schemas)
+    reproduces = sections["reproduces"]
+    return Style(name, sections["description"], reproduces, answer, marker, sections, schemas)
 
 
 def _keywords(schema: Any) -> set[str]:
@@ -272,11 +277,11 @@ _ANSWER_SHOWN = {
 
 def styles_table() -> str:
     """The Markdown table of the styles (``docs/experiment.md`` holds it as is)."""
-    rows = ["| style | what parse reads | the style |", "| --- | --- | --- |"]
+    rows = ["| style | what parse reads | the style | reproduces |", "| --- | --- | --- | --- |"]
     for name in STYLE_NAMES:
         style = load_style(name)
         read = _ANSWER_SHOWN[style.answer].format(marker=style.marker)
-        rows.append(f"| `{name}` | {read} | {style.description} |")
+        rows.append(f"| `{name}` | {read} | {style.description} | {style.reproduces} |")
     return "\n".join(rows) + "\n"
 
 

@@ -8,17 +8,20 @@ same answers:
   files, an ``ocw-hub build`` export folder of Parquet files, or a Hub repo id), given by
   ``--metadata '{"data_dir": ..., "split": "test", "shots": 0, "seed": 42}'`` (and
   ``"no_checks": true`` as ``--no-checks``: raw files whose split sizes are not the release's);
-  lm-eval always names the evaluated split ``test``.
+  lm-eval always names the evaluated split ``test``. A task folder of ``ocw-hub lm-eval-tasks
+  --out`` (:mod:`.variants`) adds ``prompt_style``, ``response_format``, ``profile`` and
+  ``generation`` through ``dataset_kwargs``.
 * **Prompt**: each doc carries the request that ``ocw-hub prompts`` writes for it
   (:func:`ocw_hub.llm.prompts.build_requests`, the paper's wording;
   :func:`ocw_hub.llm.wote.build_wote_requests` for WoTe): ``system_prompt`` (the
   task's ``description``, sent as the system message with ``--apply_chat_template``) and
   ``user_message`` (the K in-context examples inside it, as the paper laid them out).
 * **Answer**: parsed as ``ocw-hub parse`` does (robust mode, :func:`ocw_hub.llm.responses.
-  parse_wall`), shape-checked as ``ocw-hub evaluate`` reads a predictions file, and scored
-  by the metric's own per-wall code (WoTe: :func:`ocw_hub.llm.wote.parse_wote_answer` and
-  the metric's SQuAD scores per question); lm-eval's ``mean`` of the per-wall figures is the
-  metric's mean, and :func:`total` sums the counts (full walls, correct groups).
+  parse_wall`, the answer block of the doc's prompt style), shape-checked as ``ocw-hub
+  evaluate`` reads a predictions file, and scored by the metric's own per-wall code (WoTe:
+  :func:`ocw_hub.llm.wote.parse_wote_answer` and the metric's SQuAD scores per question);
+  lm-eval's ``mean`` of the per-wall figures is the metric's mean, and :func:`total` sums the
+  counts (full walls, correct groups).
 """
 
 from __future__ import annotations
@@ -48,9 +51,13 @@ def _split_rows(
 
 
 def _with_messages(
-    rows: list[dict[str, Any]], requests: list[dict[str, Any]], settings: dict[str, Any]
+    rows: list[dict[str, Any]],
+    requests: list[dict[str, Any]],
+    settings: dict[str, Any],
+    style: str = "paper",
 ) -> dict[str, Any]:
-    """``{"test": Dataset}`` of the rows, each with its request's two messages added; lm-eval's
+    """``{"test": Dataset}`` of the rows, each with its request's two messages added (and the
+    prompt ``style`` as ``prompt_style``, unless paper: the answer hooks read it); lm-eval's
     cached requests of the task are dropped unless built from these ``settings`` and docs
     (:func:`ocw_hub.lm_eval_tasks.request_cache.forget_stale_requests`)."""
     import datasets
@@ -58,9 +65,12 @@ def _with_messages(
     from ocw_hub.lm_eval_tasks.request_cache import forget_stale_requests
 
     docs = []
+    shown = {} if style == "paper" else {"prompt_style": style}
     for row, request in zip(rows, requests, strict=True):
         system, user = request["body"]["messages"]
-        docs.append({**row, "system_prompt": system["content"], "user_message": user["content"]})
+        docs.append(
+            {**row, "system_prompt": system["content"], "user_message": user["content"], **shown}
+        )
     forget_stale_requests(settings, docs)
     return {"test": datasets.Dataset.from_list(docs)}
 
@@ -72,10 +82,13 @@ def ocw_dataset(
     shots: int = 0,
     seed: int = DEFAULT_SEED,
     no_checks: bool = False,
+    prompt_style: str = "paper",
+    response_format: str = "schema",
     **other: Any,
 ) -> dict[str, Any]:
     """The docs of ``task`` (``grouping`` or ``connections``): ``{"test": Dataset}``, one
-    row per wall of ``split`` with its ``system_prompt`` and ``user_message`` added.
+    row per wall of ``split`` with its ``system_prompt`` and ``user_message`` added, in the
+    prompt style ``prompt_style`` (a task folder of ``ocw-hub lm-eval-tasks --out`` sets it).
 
     Raises:
         ocw_hub.llm.prompts.PromptError: more shots than the train split has.
@@ -85,10 +98,15 @@ def ocw_dataset(
     train = (
         walls if split == "train" or int(shots) == 0 else _split_rows(data_dir, "train", no_checks)
     )
-    requests = build_requests(walls, train, task=task, shots=int(shots), seed=int(seed))
+    requests = build_requests(
+        walls, train, task=task, shots=int(shots), seed=int(seed), style=prompt_style,
+        response_format=response_format,
+    )  # fmt: skip
     settings = {"task": task, "data_dir": data_dir, "split": split, "shots": int(shots)}
     settings.update(seed=int(seed), no_checks=no_checks, **other)
-    return _with_messages(walls, requests, settings)
+    if prompt_style != "paper":  # the paper task's digest as before
+        settings.update(prompt_style=prompt_style, response_format=response_format)
+    return _with_messages(walls, requests, settings, prompt_style)
 
 
 def wote_dataset(
@@ -119,8 +137,11 @@ def connections_target(doc: dict[str, Any]) -> str:
 
 
 def _prediction(doc: dict[str, Any], text: str, task: str) -> Any:
-    """The wall's prediction as ``ocw-hub parse`` writes it and ``ocw-hub evaluate`` reads it."""
-    parsed = parse_wall(doc, Response(str(doc["wall_id"]), text, 1), task=task, mode="robust")
+    """The wall's prediction as ``ocw-hub parse`` writes it and ``ocw-hub evaluate`` reads it
+    (the answer block of the doc's ``prompt_style``, paper when absent)."""
+    response = Response(str(doc["wall_id"]), text, 1)
+    style = doc.get("prompt_style") or "paper"
+    parsed = parse_wall(doc, response, task=task, mode="robust", style=style)
     entry = {"predicted_groups": parsed.groups, "predicted_connections": parsed.connections}
     return check_wall_prediction("lm-eval answer", str(doc["wall_id"]), entry)
 
