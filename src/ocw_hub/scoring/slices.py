@@ -249,51 +249,37 @@ def unsliced_play_log(is_play_log: bool, wanted: WallSlice | None) -> bool:
 # -- intervals by season ---------------------------------------------------------------------
 
 
-def _season_run(run: Mapping[str, Any], season: str) -> dict[str, Any]:
-    """One run's figures of one season, with its walls as ``per_wall``."""
-    walls = [w for w in run["per_wall"] if str(w["season"]) == season]
-    return {**run["by_season"][season], "per_wall": walls}
-
-
 def add_intervals(results: dict[str, Any], n_resamples: int, seed: int) -> None:
     """``ci95`` and ``bootstrap`` (what was resampled) of a results dict of
-    :func:`ocw_hub.scoring.runs.evaluate_files`: one run, walls resampled
-    (:func:`.intervals.run_intervals`); several (``runs``), the two-level interval of the mean
-    over runs (:func:`.intervals.runs_intervals`); and by season (:func:`add_season_intervals`)."""
-    from .intervals import TWO_LEVEL, bootstrap_record, run_intervals, runs_intervals
+    :func:`ocw_hub.scoring.runs.evaluate_files`, the split's and every season's, in one
+    computation (:func:`.intervals.segment_intervals`): one run, walls resampled; several
+    (``runs``), the two-level interval of the mean over runs.
+
+    By season (nothing without ``by_season``: WoTe), each season's walls resampled as a split
+    of their own: one run, in ``by_season[s]["ci95"]``; several, in ``by_season[s]`` of the
+    results, which holds ``n_walls`` and the interval (each run keeps its own figures)."""
+    from .intervals import TWO_LEVEL, bootstrap_record, segment_intervals
 
     runs = results.get("runs")
+    first = results if runs is None else runs[0]
+    seasons: dict[str, list[int]] = {s: [] for s in first.get("by_season", {})}
+    for position, wall in enumerate(first.get("per_wall", []) if seasons else []):
+        seasons[str(wall["season"])].append(position)
+    found = segment_intervals(
+        [results] if runs is None else runs, {"": None, **seasons}, n_resamples, seed
+    )
+    results["ci95"] = found.pop("")
+    results["bootstrap"] = bootstrap_record(
+        n_resamples, seed, "walls" if runs is None else TWO_LEVEL
+    )
     if runs is None:
-        results["ci95"] = run_intervals(results, n_resamples, seed)
-        results["bootstrap"] = bootstrap_record(n_resamples, seed, "walls")
-    else:
-        results["ci95"] = runs_intervals(runs, n_resamples, seed)
-        results["bootstrap"] = bootstrap_record(n_resamples, seed, TWO_LEVEL)
-    add_season_intervals(results, n_resamples, seed)
-
-
-def add_season_intervals(results: dict[str, Any], n_resamples: int, seed: int) -> None:
-    """``ci95`` of every season: one run, in ``by_season[s]["ci95"]`` (walls of the season
-    resampled); several runs, the two-level interval of the mean over runs in
-    ``by_season[s]["ci95"]`` of the results (``by_season[s]`` holding ``n_walls`` and the
-    interval; each run keeps its own figures). Nothing without ``by_season`` (WoTe)."""
-    from .intervals import run_intervals, runs_intervals
-
-    runs = results.get("runs")
-    if runs is None:
-        for season in results.get("by_season", {}):
-            found = run_intervals(_season_run(results, season), n_resamples, seed)
-            results["by_season"][season]["ci95"] = found
-        return
-    if not runs or "by_season" not in runs[0]:
-        return
-    results["by_season"] = {
-        season: {
-            "n_walls": entry["n_walls"],
-            "ci95": runs_intervals([_season_run(r, season) for r in runs], n_resamples, seed),
+        for season, ci in found.items():
+            results["by_season"][season]["ci95"] = ci
+    elif seasons:
+        results["by_season"] = {
+            season: {"n_walls": first["by_season"][season]["n_walls"], "ci95": ci}
+            for season, ci in found.items()
         }
-        for season, entry in runs[0]["by_season"].items()
-    }
 
 
 # -- slicing a results file (report, compare) ------------------------------------------------
