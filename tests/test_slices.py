@@ -194,3 +194,60 @@ def test_aired_after_reads_the_dates_of_a_release_tarball(tmp_path: Path) -> Non
                  cache_dir=tmp_path / "cache")  # fmt: skip
     assert cut["slice"]["seasons"] == [13, 15]
     assert [w["wall_id"] for w in cut["per_wall"]] == ["654041", "b308e4"]
+
+
+def _season_bars(path: Path) -> tuple[list[tuple[float, list[float]]], str]:
+    """The season plot's interval bars of one results file (x, [low, high]) and the report's
+    HTML of the file."""
+    from ocw_hub.views.plots import plot_by_season
+    from ocw_hub.views.report import build_report
+    from ocw_hub.views.report_data import read_results
+
+    plot = plot_by_season(read_results([path]))
+    assert plot is not None
+    lines = [
+        (float(line.get_xdata()[0]), [float(y) for y in line.get_ydata()])
+        for ax in plot.figure.axes
+        for line in ax.lines
+        if line.get_gid() == "season-ci"
+    ]
+    return lines, build_report(read_results([path]), walls=None)
+
+
+def test_the_season_plot_draws_the_intervals_of_one_run_and_of_several(tmp_path: Path) -> None:
+    """One run: each season's interval over its walls; four runs: the two-level interval of
+    the mean over runs; both with the contestants' beside them: 3 seasons x (model,
+    contestants) x 2 panels = 12 bars, at the values of ``by_season[s].ci95``."""
+    walls = json.loads((DATED / "test.json").read_text(encoding="utf-8"))["dataset"]
+    perfect = tmp_path / "perfect.json"
+    perfect.write_text(json.dumps([
+        {"wall_id": w["wall_id"],
+         "predicted_connections": [g["gt_connection"] for g in w["groups"].values()],
+         "predicted_groups": [g["gt_words"] for g in w["groups"].values()]}
+        for w in walls
+    ]), encoding="utf-8")  # fmt: skip
+    seasons = ["1", "13", "15"]
+    for name, files in (("one", [PREDICTIONS]), ("four", [PREDICTIONS, perfect] * 2)):
+        copies = []
+        for i, source in enumerate(files):  # distinct names: four runs of one model
+            copies.append(tmp_path / f"{name}-run-{i}.json")
+            copies[-1].write_bytes(source.read_bytes())
+        results = evaluate_files(
+            copies, "default", "test", DATED, verification_mode="no_checks",
+            allow_missing=True, bootstrap=200, as_runs=True,
+        )  # fmt: skip
+        out = tmp_path / f"{name}.json"
+        out.write_text(json.dumps(results), encoding="utf-8")
+        lines, page = _season_bars(out)
+        assert len(lines) == 12, name
+        expected = [
+            results["by_season"][s]["ci95"][task][figure]
+            for figure in ("full_wall_rate", "correct_groups_rate")
+            for task in ("grouping", "human")
+            for s in seasons
+        ]
+        assert sorted(map(str, [y for _, y in lines])) == sorted(map(str, expected))
+        assert page.count('id="season-ci') == 12, name
+    # four runs (two perfect): season 1's correct-groups rate is between run means 0.625 and 1
+    low, high = results["by_season"]["1"]["ci95"]["grouping"]["correct_groups_rate"]
+    assert 0.625 - 1e-9 <= low < high <= 1.0
