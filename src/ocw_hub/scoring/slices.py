@@ -326,18 +326,68 @@ def _slice_run(run: Mapping[str, Any], kept: set[int]) -> dict[str, Any]:
     return out
 
 
+def _left_out(
+    record: Any, wanted: WallSlice, dates: Callable[[], SeasonMap], held: set[int]
+) -> list[int]:
+    """The seasons ``wanted`` keeps that a results file's own slice (its ``slice`` record)
+    left out, so the file no longer holds them: none when the file is not sliced."""
+    if not isinstance(record, Mapping):
+        return []
+    asked = record.get("asked") or {}
+    before = WallSlice(
+        None if asked.get("seasons") is None else tuple(asked["seasons"]),
+        None if asked.get("aired_after") is None else parse_date(asked["aired_after"]),
+    )
+    known: SeasonMap = {}
+    if wanted.aired_after is not None or before.aired_after is not None:
+        try:
+            known = dates()
+        except SeasonDatesError:  # the earlier cut by date unknown: count it as cut
+            known = {}
+
+    def keeps(cut: WallSlice, season: int) -> bool:
+        if cut.seasons is not None and season not in cut.seasons:
+            return False
+        start = known.get(season, {}).get("start_date")
+        return cut.aired_after is None or (start is not None and start > cut.aired_after)
+
+    asked_for = set(wanted.seasons) if wanted.seasons is not None else set(known)
+    return sorted(s for s in asked_for - held if keeps(wanted, s) and not keeps(before, s))
+
+
+def _refuse_widening(
+    record: Any, wanted: WallSlice, dates: Callable[[], SeasonMap], held: set[int], name: str
+) -> None:
+    """Refuse a slice of a sliced results file that asks for seasons its own slice cut off.
+
+    Raises:
+        SliceError: naming the file and the seasons it holds.
+    """
+    missing = _left_out(record, wanted, dates, held)
+    if missing:
+        raise SliceError(
+            f"{name} holds {record['label']} only: seasons {span_text(missing)} of "
+            f"{describe(wanted)} were cut from it; slice the predictions with evaluate instead"
+        )
+
+
 def slice_results(
-    data: Mapping[str, Any], wanted: WallSlice, dates: Callable[[], SeasonMap]
+    data: Mapping[str, Any],
+    wanted: WallSlice,
+    dates: Callable[[], SeasonMap],
+    name: str | None = None,
 ) -> dict[str, Any]:
     """A results dict of ``evaluate`` (one run or several) cut to the slice: every figure
     recomputed from the per-wall ones of the walls kept (the metric's ``aggregate_*``), mean
     and std over runs again, ``ci95`` and the seasons' intervals again with the results'
     recorded resamples and seed (none when it had none), and ``slice`` recorded. A results
-    file already sliced is cut further (its walls are all it has).
+    file already sliced is cut further, its record keeping the walls of the whole split; one
+    that would need seasons its slice left out is refused (``name``: the file, in the error).
 
     Raises:
         SliceError, SeasonDatesError: see :func:`chosen_seasons`; WoTe results; a play
-            result (``ocw-hub evaluate PLAY_LOG``: a play log is scored whole).
+            result (``ocw-hub evaluate PLAY_LOG``: a play log is scored whole); a sliced file
+            asked for seasons it no longer holds.
     """
     from .runs import summarize_runs
 
@@ -349,8 +399,11 @@ def slice_results(
                          "reported whole (play only the walls of the slice)")  # fmt: skip
     present = [int(w["season"]) for w in runs[0]["per_wall"]]
     kept = set(chosen_seasons(present, wanted, dates))
+    before = data.get("slice")
+    _refuse_widening(before, wanted, dates, set(present), name or "the results file")
     cut = [_slice_run(run, kept) for run in runs]
-    record = slice_record(wanted, sorted(kept), cut[0]["n_walls"], len(present))
+    n_all = before["n_walls_unsliced"] if isinstance(before, Mapping) else len(present)
+    record = slice_record(wanted, sorted(kept), cut[0]["n_walls"], n_all)
     boot = data.get("bootstrap")
     n, seed = (boot["resamples"], boot["seed"]) if isinstance(boot, Mapping) else (0, 0)
     if "runs" not in data:
