@@ -37,7 +37,7 @@ CONFIDENCE = 0.95
 #: large split; below that size (every real split) the block is the whole index matrix.
 BLOCK_DRAWS = 1 << 22
 #: Cells of the two-level count matrix computed at once (a few resamples' worth): small
-#: enough for the CPU's cache, about 4 times faster than a whole block on 494 walls x 16 runs.
+#: enough for the CPU's cache: about twice as fast as a whole block on 494 walls x 16 runs.
 CHUNK_CELLS = 1 << 17
 
 Indices = NDArray[np.int64]
