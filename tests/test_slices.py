@@ -147,7 +147,7 @@ def test_cli_records_and_shows_the_slice(tmp_path: Path) -> None:
     ])  # fmt: skip
     assert result.exit_code == 0, result.output
     html = page.read_text(encoding="utf-8")
-    assert "slice: seasons 13 (1 of 2 walls)" in html
+    assert "slice: seasons 13 (1 of 6 walls)" in html  # of the whole split, not of the file
     # compare: a results file and predictions, both on the slice
     result = runner.invoke(app, [
         "compare", str(out), str(PREDICTIONS), "--data-dir", str(DATED), "--no-checks",
@@ -194,3 +194,100 @@ def test_aired_after_reads_the_dates_of_a_release_tarball(tmp_path: Path) -> Non
                  cache_dir=tmp_path / "cache")  # fmt: skip
     assert cut["slice"]["seasons"] == [13, 15]
     assert [w["wall_id"] for w in cut["per_wall"]] == ["654041", "b308e4"]
+
+
+def _season_bars(path: Path) -> tuple[list[tuple[float, list[float]]], str]:
+    """The season plot's interval bars of one results file (x, [low, high]) and the report's
+    HTML of the file."""
+    from ocw_hub.views.plots import plot_by_season
+    from ocw_hub.views.report import build_report
+    from ocw_hub.views.report_data import read_results
+
+    plot = plot_by_season(read_results([path]))
+    assert plot is not None
+    lines = [
+        (float(line.get_xdata()[0]), [float(y) for y in line.get_ydata()])
+        for ax in plot.figure.axes
+        for line in ax.lines
+        if line.get_gid() == "season-ci"
+    ]
+    return lines, build_report(read_results([path]), walls=None)
+
+
+def test_the_season_plot_draws_the_intervals_of_one_run_and_of_several(tmp_path: Path) -> None:
+    """One run: each season's interval over its walls; four runs: the two-level interval of
+    the mean over runs; both with the contestants' beside them: 3 seasons x (model,
+    contestants) x 2 panels = 12 bars, at the values of ``by_season[s].ci95``."""
+    walls = json.loads((DATED / "test.json").read_text(encoding="utf-8"))["dataset"]
+    perfect = tmp_path / "perfect.json"
+    perfect.write_text(json.dumps([
+        {"wall_id": w["wall_id"],
+         "predicted_connections": [g["gt_connection"] for g in w["groups"].values()],
+         "predicted_groups": [g["gt_words"] for g in w["groups"].values()]}
+        for w in walls
+    ]), encoding="utf-8")  # fmt: skip
+    seasons = ["1", "13", "15"]
+    for name, files in (("one", [PREDICTIONS]), ("four", [PREDICTIONS, perfect] * 2)):
+        copies = []
+        for i, source in enumerate(files):  # distinct names: four runs of one model
+            copies.append(tmp_path / f"{name}-run-{i}.json")
+            copies[-1].write_bytes(source.read_bytes())
+        results = evaluate_files(
+            copies, "default", "test", DATED, verification_mode="no_checks",
+            allow_missing=True, bootstrap=200, as_runs=True,
+        )  # fmt: skip
+        out = tmp_path / f"{name}.json"
+        out.write_text(json.dumps(results), encoding="utf-8")
+        lines, page = _season_bars(out)
+        assert len(lines) == 12, name
+        expected = [
+            results["by_season"][s]["ci95"][task][figure]
+            for figure in ("full_wall_rate", "correct_groups_rate")
+            for task in ("grouping", "human")
+            for s in seasons
+        ]
+        assert sorted(map(str, [y for _, y in lines])) == sorted(map(str, expected))
+        assert page.count('id="season-ci') == 12, name
+    # four runs (two perfect): season 1's correct-groups rate is between run means 0.625 and 1
+    low, high = results["by_season"]["1"]["ci95"]["grouping"]["correct_groups_rate"]
+    assert 0.625 - 1e-9 <= low < high <= 1.0
+
+
+def test_a_sliced_results_file_is_not_widened_silently(tmp_path: Path) -> None:
+    """A file cut to season 1 holds 4 of the split's 6 walls: asked for seasons 1 and 13 it is
+    refused (season 13 was cut off, not absent), in one line naming the file and the seasons
+    it holds; cut further, it keeps the split's 6 walls as its total, as ``evaluate`` on the
+    narrower slice does."""
+    from functools import partial
+
+    from ocw_hub.scoring.slices import season_dates
+
+    dates = partial(season_dates, "default", DATED, None)
+    first = _score(walls_slice=WallSlice(seasons=tuple(range(1, 14))))  # 1 and 13: 5 walls
+    assert (first["slice"]["n_walls"], first["slice"]["n_walls_unsliced"]) == (5, 6)
+    narrower = slice_results(first, WallSlice(seasons=(1,)), dates)
+    scored = _score(walls_slice=WallSlice(seasons=(1,)))
+    assert (narrower["slice"]["n_walls"], narrower["slice"]["n_walls_unsliced"]) == (4, 6)
+    for key in ("grouping", "groups", "human", "by_season", "ci95", "slice"):
+        assert narrower[key] == scored[key], key
+    with pytest.raises(SliceError) as err:
+        slice_results(narrower, WallSlice(seasons=(1, 13)), dates, name="cut.json")
+    assert str(err.value).startswith("cut.json ") and "seasons 1 (4 of 6 walls)" in str(err.value)
+    # seasons the file's own slice asked for are no widening: 2-12 hold no wall of the split
+    again = slice_results(first, WallSlice(seasons=tuple(range(1, 14))), dates)
+    assert again["slice"]["seasons"] == [1, 13] and again["n_walls"] == 5
+    # cut by date (seasons 13 and 15), then asked for season 1, which the date left out
+    dated = _score(walls_slice=WallSlice(aired_after=datetime.date(2015, 1, 1)))
+    with pytest.raises(SliceError):
+        slice_results(dated, WallSlice(seasons=(1, 13)), dates, name="dated.json")
+    assert slice_results(dated, WallSlice(seasons=(13,)), dates)["n_walls"] == 1
+    # the CLI: one line, the file named
+    out = tmp_path / "cut.json"
+    out.write_text(json.dumps(narrower), encoding="utf-8")
+    result = runner.invoke(app, [
+        "report", str(out), "-o", str(tmp_path / "r.html"), "--seasons", "1-13",
+        "--data-dir", str(DATED), "--no-checks",
+    ])  # fmt: skip
+    assert result.exit_code == 1
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and str(out) in errors[0] and "seasons 2-13 " in errors[0]

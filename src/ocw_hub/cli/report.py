@@ -72,6 +72,6 @@ def _sliced(f: Any, wanted: Any, dirs: dict[str, str], cache_dir: Path | None) -
     from ..views.report_data import ResultsFile
 
     dates = partial(season_dates, f.config, dirs.get(f.config, dirs.get("*")), cache_dir)
-    data = slice_results(f.data, wanted, dates)
+    data = slice_results(f.data, wanted, dates, name=str(f.path))
     runs = tuple(data["runs"]) if "runs" in data else (data,)
     return ResultsFile(f.path, f.label, data, runs)

@@ -36,6 +36,9 @@ CONFIDENCE = 0.95
 #: (``// (n_walls * n_runs)`` for the two-level bootstrap), so memory stays bounded on a
 #: large split; below that size (every real split) the block is the whole index matrix.
 BLOCK_DRAWS = 1 << 22
+#: Cells of the two-level count matrix computed at once (a few resamples' worth): small
+#: enough for the CPU's cache: about twice as fast as a whole block on 494 walls x 16 runs.
+CHUNK_CELLS = 1 << 17
 
 Indices = NDArray[np.int64]
 
@@ -190,15 +193,25 @@ def two_level_means(
     else:
         blocks = walls
     out = []
-    n_cells = n_walls * n_runs
     for wall_block, run_block in blocks:
-        rows, draws = wall_block.shape[0], run_block.shape[1] * run_block.shape[2]
-        # cell (resample r, wall w, run k) at r * n_cells + w * n_runs + k: one bincount
-        base = (wall_block.astype(np.int64) + np.arange(rows)[:, None] * n_walls) * n_runs
-        cells = (base[:, :, None] + run_block).ravel()
-        counts = np.bincount(cells, minlength=rows * n_cells).reshape(rows, n_cells)
-        out.append(counts @ flat / draws)
+        # rows a few at a time: the count matrix of a chunk stays in the CPU's cache
+        step = max(1, CHUNK_CELLS // (n_walls * n_runs))
+        for i in range(0, wall_block.shape[0], step):
+            out.append(_cell_means(wall_block[i : i + step], run_block[i : i + step], flat))
     return np.concatenate(out)
+
+
+def _cell_means(
+    walls: NDArray[np.integer], runs: NDArray[np.integer], flat: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """:func:`two_level_means` of a few resamples: counts of each (wall, run) cell, one
+    bincount, times the values ``flat`` (shape ``(n_walls * n_runs, ...)``)."""
+    rows, n_runs, n_cells = walls.shape[0], runs.shape[2], flat.shape[0]
+    # cell (resample r, wall w, run k) at r * n_cells + w * n_runs + k
+    base = (walls.astype(np.int64) + np.arange(rows)[:, None] * (n_cells // n_runs)) * n_runs
+    cells = (base[:, :, None] + runs).ravel()
+    counts = np.bincount(cells, minlength=rows * n_cells).reshape(rows, n_cells)
+    return counts @ flat / (runs.shape[1] * n_runs)
 
 
 def percentile_interval(

@@ -217,7 +217,7 @@ def compare_systems(
     seed: int = bootstrap.DEFAULT_SEED,
     allow_different_sources: bool = False,
     contestants: bool = True,
-    cut: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    cut: Callable[..., dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Compare systems: each entry a results JSON, or predictions (a file or a folder of
     runs) that ``score`` turns into results (``evaluate_files``); ``cut`` (a slice of walls,
@@ -241,7 +241,7 @@ def compare_systems(
             from ..views.report_data import read_results
 
             results = read_results([path])[0].data
-            results = cut(results) if cut is not None else results
+            results = cut(results, name=str(path)) if cut is not None else results
         else:
             results = score(path)
         loaded.append((str(entry), results))

@@ -19,10 +19,7 @@ import itertools
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from ..resources import load_metric_module
-from . import bootstrap
 
 #: Gold groups and clues per group on a wall.
 N_GROUPS = 4
@@ -204,49 +201,3 @@ def add_group_figures(
     results["groups"] = aggregate_groups([r for rs in by_season.values() for r in rs])
     for season, records in by_season.items():
         results["by_season"][season]["groups"] = aggregate_groups(records)
-
-
-# -- the interval of the decoy share (a ratio of totals) --------------------------------------
-
-
-def _ratio_interval(numerator: np.ndarray, denominator: np.ndarray) -> list[float] | None:
-    """The percentile interval of resampled ratios, resamples whose denominator is 0 left
-    out (None when every one is)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratios = numerator / denominator
-    finite = ratios[np.isfinite(ratios)]
-    if not len(finite):
-        return None
-    low, high = bootstrap.percentile_interval(finite)
-    return [float(low), float(high)]
-
-
-def _ratio_values(run: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
-    return {
-        str(w["wall_id"]): (float(w["groups"]["decoys"]), float(w["groups"]["wrong_groups"]))
-        for w in run.get("per_wall", [])
-        if isinstance(w.get("groups"), Mapping)
-    }
-
-
-def decoy_share_interval(
-    runs: Sequence[Mapping[str, Any]], n_resamples: int, seed: int = bootstrap.DEFAULT_SEED
-) -> list[float] | None:
-    """The 95 % interval of ``decoy_share`` (decoys over wrong groups, a ratio of totals):
-    one run, the ratio of resampled means over walls (:func:`bootstrap.bootstrap_means`, the
-    index matrix of every other figure); several runs, the two-level bootstrap of the ratio of
-    the means over runs (:func:`bootstrap.two_level_means` on the walls every run scored).
-    Resamples without a wrong group are left out; None when there is no wall or no wrong
-    group."""
-    per_run = [_ratio_values(run) for run in runs]
-    common = [i for i in per_run[0] if all(i in values for values in per_run)]
-    if not common:
-        return None
-    if len(runs) == 1:
-        matrix = np.array([per_run[0][i] for i in common])
-        resampled = bootstrap.bootstrap_means(matrix, n_resamples, seed)
-    else:
-        cube = np.array([[values[i] for values in per_run] for i in common])
-        blocks = bootstrap.run_index_blocks(len(common), len(runs), n_resamples, seed)
-        resampled = bootstrap.two_level_means(cube, blocks)
-    return _ratio_interval(resampled[:, 0], resampled[:, 1])

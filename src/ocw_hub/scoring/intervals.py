@@ -12,13 +12,15 @@ model take the two-level bootstrap (walls, then runs within each wall). Exact de
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..configs import CONFIGS, ConfigSpec
 from . import bootstrap
-from .groups import FOUND_BY, decoy_share_interval
+from .groups import FOUND_BY
 
 #: Per task, each headline figure as ``figure -> (per-wall key, factor, total)``: the figure
 #: is ``factor * mean`` of the per-wall key over the walls scored, times their number when
@@ -89,16 +91,160 @@ def _figures_of(task: str, keys: set[str]) -> dict[str, tuple[str, float, bool]]
 
 
 def _intervals(
-    task: str, keys: list[str], resampled: np.ndarray, n_walls: int
+    task: str, keys: Sequence[str], bounds: np.ndarray, n_walls: int
 ) -> dict[str, list[float]]:
-    """``{figure: [low, high]}`` from resampled means of ``keys`` (columns of ``resampled``)."""
-    bounds = bootstrap.percentile_interval(resampled)
+    """``{figure: [low, high]}`` from the percentile ``bounds`` (shape ``(2, len(keys))``) of
+    the resampled means of ``keys``."""
     out: dict[str, list[float]] = {}
     for figure, (key, factor, total) in _figures_of(task, set(keys)).items():
-        column = keys.index(key)
+        column = list(keys).index(key)
         scale = factor * (n_walls if total else 1)
         out[figure] = [float(bounds[0, column] * scale), float(bounds[1, column] * scale)]
     return out
+
+
+def _aligned(runs: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any] | None]]:
+    """Each run's per-wall items in the first run's order (None where a run lacks the wall)."""
+    spec = _layout(runs[0])
+    first: list[Mapping[str, Any] | None] = list(runs[0].get(spec.items_key, []))
+    ids = [str(i[spec.id_key]) for i in runs[0].get(spec.items_key, [])]
+    out = [first]
+    for run in runs[1:]:
+        items = list(run.get(spec.items_key, []))
+        if [str(i[spec.id_key]) for i in items] != ids:
+            by_id = {str(i[spec.id_key]): i for i in items}
+            out.append([by_id.get(i) for i in ids])
+        else:
+            out.append(items)
+    return out
+
+
+def _is_map(value: Any) -> bool:
+    return isinstance(value, dict) or isinstance(value, Mapping)
+
+
+def _rows(sources: Sequence[Any], keys: list[str]) -> list[Sequence[Any]]:
+    """The values of ``keys`` of each source (None: a missing key, or not a mapping)."""
+    empty = [None] * len(keys)
+    every = itemgetter(*keys) if len(keys) > 1 else lambda s: (s[keys[0]],)
+    try:  # the usual case: every key on every wall scored
+        return [every(s) if _is_map(s) else empty for s in sources]
+    except KeyError:
+        return [[s.get(k) for k in keys] if _is_map(s) else empty for s in sources]
+
+
+def _table(
+    aligned: Sequence[Sequence[Mapping[str, Any] | None]], task: str, spec: ConfigSpec
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """A task's per-wall keys, which walls each run scored (shape ``(n_walls, n_runs)``) and
+    the values ``(n_walls, n_runs, n_keys)``, NaN where missing (as :func:`task_values`)."""
+    keys = sorted({key for key, _, _ in FIGURES[task].values()})
+
+    def source(item: Mapping[str, Any] | None) -> Any:
+        if spec.nested_figures:
+            return (item or {}).get(task)
+        return item if task in spec.tasks else None
+
+    sources = [[source(item) for item in items] for items in aligned]
+    scored = np.array([[_is_map(s) for s in run] for run in sources], dtype=bool)
+    rows = [_rows(run, keys) for run in sources]
+    values = np.array(rows, dtype=np.float64).reshape(len(aligned), -1, len(keys))
+    return keys, scored.T, values.transpose(1, 0, 2)
+
+
+#: One computation: (two-level, the walls drawn) -> its parts (segment, task, keys, cube).
+_Jobs = dict[tuple[bool, tuple[int, ...]], list[tuple[str, str, list[str], np.ndarray]]]
+
+
+def _jobs(runs: Sequence[Mapping[str, Any]], segments: Mapping[str, Sequence[int] | None]) -> _Jobs:
+    """What to resample: for every segment and task, the walls scored in every run (in the
+    first run's order) and the keys they all have; parts drawn on the same walls at the same
+    levels share one computation, so they share the draws."""
+    aligned = _aligned(runs)
+    spec = _layout(runs[0])
+    everywhere = np.arange(len(aligned[0]))
+    jobs: _Jobs = {}
+    for task in FIGURES:
+        if not all(task in run for run in runs):
+            continue
+        keys, scored, values = _table(aligned, task, spec)
+        two = len(runs) > 1 and task != "human"  # the contestants: the same in every run
+        used = slice(None) if two else slice(0, 1)
+        for name, positions in segments.items():
+            where = everywhere if positions is None else np.asarray(positions, dtype=np.int64)
+            walls = where[scored[where, used].all(axis=1)]
+            cube = values[walls, used]
+            shared = ~np.isnan(cube).any(axis=(0, 1))
+            if len(walls) and shared.any():
+                kept = [k for k, ok in zip(keys, shared, strict=True) if ok]
+                part = (name, task, kept, cube[:, :, shared])
+                jobs.setdefault((two, tuple(walls.tolist())), []).append(part)
+    return jobs
+
+
+def _ratio_interval(numerator: np.ndarray, denominator: np.ndarray) -> list[float] | None:
+    """The percentile interval of resampled ratios, resamples whose denominator is 0 left
+    out (None when every one is)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = numerator / denominator
+    finite = ratios[np.isfinite(ratios)]
+    if not len(finite):
+        return None
+    low, high = bootstrap.percentile_interval(finite)
+    return [float(low), float(high)]
+
+
+def _decoy_share(keys: list[str], means: np.ndarray) -> list[float] | None:
+    """``decoy_share``'s interval from the resampled means of the ``groups`` keys: decoys
+    over wrong groups on each resample, a ratio of totals."""
+    if not {"decoys", "wrong_groups"} <= set(keys):
+        return None
+    return _ratio_interval(means[:, keys.index("decoys")], means[:, keys.index("wrong_groups")])
+
+
+def segment_intervals(
+    runs: Sequence[Mapping[str, Any]],
+    segments: Mapping[str, Sequence[int] | None],
+    n_resamples: int,
+    seed: int = bootstrap.DEFAULT_SEED,
+) -> dict[str, dict[str, dict[str, list[float]]]]:
+    """``{segment: {task: {figure: [low, high]}}}`` of one run (walls resampled) or several
+    runs of one model (the two-level bootstrap of the mean over runs; ``human``, the same in
+    every run, over walls of the first run only), for each segment of walls (positions in
+    the first run's ``per_wall``; None: all of them), each resampled as a split of its own.
+
+    A task's walls are those every run scored for it; tasks and ``decoy_share`` on the same
+    walls share one set of draws and one count matrix; every percentile is taken in one call.
+    BLAS runs on one thread: its products here are small, and threads cost more than they
+    save on a busy machine.
+    """
+    resampled, parts = [], []
+    out: dict[str, dict[str, dict[str, list[float]]]] = {name: {} for name in segments}
+    with threadpool_limits(limits=1, user_api="blas"):
+        for (two, walls), job in _jobs(runs, segments).items():
+            cube = np.concatenate([c for *_, c in job], axis=2)
+            if two:
+                draws = bootstrap.run_index_blocks(len(walls), len(runs), n_resamples, seed)
+                means = bootstrap.two_level_means(cube, draws)
+            else:
+                means = bootstrap.bootstrap_means(cube[:, 0], n_resamples, seed)
+            resampled.append(means)
+            first = 0  # the job's columns: its parts' keys one after the other
+            for name, task, keys, _ in job:
+                parts.append((name, task, keys, len(walls)))
+                share = _decoy_share(keys, means[:, first : first + len(keys)])
+                if task == "groups" and share is not None:
+                    out[name]["groups"] = {"decoy_share": share}
+                first += len(keys)
+    if not parts:
+        return out
+    bounds = bootstrap.percentile_interval(np.concatenate(resampled, axis=1))
+    first = 0
+    for name, task, keys, n_walls in parts:
+        found = _intervals(task, keys, bounds[:, first : first + len(keys)], n_walls)
+        out[name][task] = {**found, **out[name].get(task, {})}
+        first += len(keys)
+    return {name: {t: out[name][t] for t in FIGURES if t in out[name]} for name in out}
 
 
 def run_intervals(
@@ -107,55 +253,7 @@ def run_intervals(
     """``{task: {figure: [low, high]}}`` of one run (a single-run dict of
     :func:`ocw_hub.scoring.runs.evaluate_files`): walls (questions) resampled, among those the
     task scored; ``human`` over every wall of the split."""
-    out: dict[str, dict[str, list[float]]] = {}
-    for task in FIGURES:
-        values = task_values(result, task)
-        keys = sorted({k for v in values.values() for k in v})
-        keys = [k for k in keys if all(k in v for v in values.values())]
-        if not values or not keys or task not in result:
-            continue
-        matrix = np.array([[v[k] for k in keys] for v in values.values()])
-        resampled = bootstrap.bootstrap_means(matrix, n_resamples, seed)
-        out[task] = _intervals(task, keys, resampled, len(matrix))
-    _add_decoy_share(out, [result], n_resamples, seed)
-    return out
-
-
-def _add_decoy_share(
-    out: dict[str, dict[str, list[float]]],
-    runs: Sequence[Mapping[str, Any]],
-    n_resamples: int,
-    seed: int,
-) -> None:
-    """``decoy_share``'s interval (a ratio of totals: :func:`.groups.decoy_share_interval`)."""
-    if "groups" in out:
-        share = decoy_share_interval(runs, n_resamples, seed)
-        if share is not None:
-            out["groups"]["decoy_share"] = share
-
-
-def _shared_keys(per_run: Sequence[dict[str, dict[str, float]]], common: list[str]) -> list[str]:
-    """The per-wall keys every run has on every one of the ``common`` walls, sorted."""
-    if not common:
-        return []
-    first = per_run[0][common[0]]
-    return sorted(k for k in first if all(k in v[i] for v in per_run for i in common))
-
-
-def _run_cube(
-    runs: Sequence[Mapping[str, Any]], task: str
-) -> tuple[list[str], list[str], np.ndarray] | None:
-    """The walls every run scored for ``task``, the per-wall keys they all have and the values
-    ``(n_walls, n_runs, n_keys)``; None when there are none."""
-    if not all(task in run for run in runs):
-        return None
-    per_run = [task_values(run, task) for run in runs]
-    common = [i for i in per_run[0] if all(i in values for values in per_run)]
-    keys = _shared_keys(per_run, common)
-    if not keys:
-        return None
-    cube = np.array([[[v[i][k] for k in keys] for v in per_run] for i in common])
-    return common, keys, cube
+    return segment_intervals([result], {"": None}, n_resamples, seed)[""]
 
 
 def runs_intervals(
@@ -165,27 +263,7 @@ def runs_intervals(
     of each figure: the two-level bootstrap (:func:`bootstrap.two_level_means`) over the
     walls every run scored for the task (tasks scored on the same walls share the draws);
     ``human`` (the same in every run) over walls only."""
-    cubes: dict[tuple[str, ...], list[tuple[str, list[str], np.ndarray]]] = {}
-    for task in FIGURES:
-        found = None if task == "human" else _run_cube(runs, task)
-        if found is not None:
-            common, keys, cube = found
-            cubes.setdefault(tuple(common), []).append((task, keys, cube))
-    out: dict[str, dict[str, list[float]]] = {}
-    for walls, tasks in cubes.items():
-        blocks = bootstrap.run_index_blocks(len(walls), len(runs), n_resamples, seed)
-        resampled = bootstrap.two_level_means(np.concatenate([c for *_, c in tasks], 2), blocks)
-        first = 0
-        for task, keys, _ in tasks:
-            columns = resampled[:, first : first + len(keys)]
-            out[task] = _intervals(task, keys, columns, len(walls))
-            first += len(keys)
-    _add_decoy_share(out, runs, n_resamples, seed)
-    if "human" in runs[0]:  # the same walls in every run: over walls only
-        human = run_intervals(runs[0], n_resamples, seed).get("human")
-        if human is not None:
-            out["human"] = human
-    return out
+    return segment_intervals(runs, {"": None}, n_resamples, seed)[""]
 
 
 #: What the two-level bootstrap resamples (the results' ``bootstrap.resampled``).

@@ -249,51 +249,37 @@ def unsliced_play_log(is_play_log: bool, wanted: WallSlice | None) -> bool:
 # -- intervals by season ---------------------------------------------------------------------
 
 
-def _season_run(run: Mapping[str, Any], season: str) -> dict[str, Any]:
-    """One run's figures of one season, with its walls as ``per_wall``."""
-    walls = [w for w in run["per_wall"] if str(w["season"]) == season]
-    return {**run["by_season"][season], "per_wall": walls}
-
-
 def add_intervals(results: dict[str, Any], n_resamples: int, seed: int) -> None:
     """``ci95`` and ``bootstrap`` (what was resampled) of a results dict of
-    :func:`ocw_hub.scoring.runs.evaluate_files`: one run, walls resampled
-    (:func:`.intervals.run_intervals`); several (``runs``), the two-level interval of the mean
-    over runs (:func:`.intervals.runs_intervals`); and by season (:func:`add_season_intervals`)."""
-    from .intervals import TWO_LEVEL, bootstrap_record, run_intervals, runs_intervals
+    :func:`ocw_hub.scoring.runs.evaluate_files`, the split's and every season's, in one
+    computation (:func:`.intervals.segment_intervals`): one run, walls resampled; several
+    (``runs``), the two-level interval of the mean over runs.
+
+    By season (nothing without ``by_season``: WoTe), each season's walls resampled as a split
+    of their own: one run, in ``by_season[s]["ci95"]``; several, in ``by_season[s]`` of the
+    results, which holds ``n_walls`` and the interval (each run keeps its own figures)."""
+    from .intervals import TWO_LEVEL, bootstrap_record, segment_intervals
 
     runs = results.get("runs")
+    first = results if runs is None else runs[0]
+    seasons: dict[str, list[int]] = {s: [] for s in first.get("by_season", {})}
+    for position, wall in enumerate(first.get("per_wall", []) if seasons else []):
+        seasons[str(wall["season"])].append(position)
+    found = segment_intervals(
+        [results] if runs is None else runs, {"": None, **seasons}, n_resamples, seed
+    )
+    results["ci95"] = found.pop("")
+    results["bootstrap"] = bootstrap_record(
+        n_resamples, seed, "walls" if runs is None else TWO_LEVEL
+    )
     if runs is None:
-        results["ci95"] = run_intervals(results, n_resamples, seed)
-        results["bootstrap"] = bootstrap_record(n_resamples, seed, "walls")
-    else:
-        results["ci95"] = runs_intervals(runs, n_resamples, seed)
-        results["bootstrap"] = bootstrap_record(n_resamples, seed, TWO_LEVEL)
-    add_season_intervals(results, n_resamples, seed)
-
-
-def add_season_intervals(results: dict[str, Any], n_resamples: int, seed: int) -> None:
-    """``ci95`` of every season: one run, in ``by_season[s]["ci95"]`` (walls of the season
-    resampled); several runs, the two-level interval of the mean over runs in
-    ``by_season[s]["ci95"]`` of the results (``by_season[s]`` holding ``n_walls`` and the
-    interval; each run keeps its own figures). Nothing without ``by_season`` (WoTe)."""
-    from .intervals import run_intervals, runs_intervals
-
-    runs = results.get("runs")
-    if runs is None:
-        for season in results.get("by_season", {}):
-            found = run_intervals(_season_run(results, season), n_resamples, seed)
-            results["by_season"][season]["ci95"] = found
-        return
-    if not runs or "by_season" not in runs[0]:
-        return
-    results["by_season"] = {
-        season: {
-            "n_walls": entry["n_walls"],
-            "ci95": runs_intervals([_season_run(r, season) for r in runs], n_resamples, seed),
+        for season, ci in found.items():
+            results["by_season"][season]["ci95"] = ci
+    elif seasons:
+        results["by_season"] = {
+            season: {"n_walls": first["by_season"][season]["n_walls"], "ci95": ci}
+            for season, ci in found.items()
         }
-        for season, entry in runs[0]["by_season"].items()
-    }
 
 
 # -- slicing a results file (report, compare) ------------------------------------------------
@@ -340,18 +326,68 @@ def _slice_run(run: Mapping[str, Any], kept: set[int]) -> dict[str, Any]:
     return out
 
 
+def _left_out(
+    record: Any, wanted: WallSlice, dates: Callable[[], SeasonMap], held: set[int]
+) -> list[int]:
+    """The seasons ``wanted`` keeps that a results file's own slice (its ``slice`` record)
+    left out, so the file no longer holds them: none when the file is not sliced."""
+    if not isinstance(record, Mapping):
+        return []
+    asked = record.get("asked") or {}
+    before = WallSlice(
+        None if asked.get("seasons") is None else tuple(asked["seasons"]),
+        None if asked.get("aired_after") is None else parse_date(asked["aired_after"]),
+    )
+    known: SeasonMap = {}
+    if wanted.aired_after is not None or before.aired_after is not None:
+        try:
+            known = dates()
+        except SeasonDatesError:  # the earlier cut by date unknown: count it as cut
+            known = {}
+
+    def keeps(cut: WallSlice, season: int) -> bool:
+        if cut.seasons is not None and season not in cut.seasons:
+            return False
+        start = known.get(season, {}).get("start_date")
+        return cut.aired_after is None or (start is not None and start > cut.aired_after)
+
+    asked_for = set(wanted.seasons) if wanted.seasons is not None else set(known)
+    return sorted(s for s in asked_for - held if keeps(wanted, s) and not keeps(before, s))
+
+
+def _refuse_widening(
+    record: Any, wanted: WallSlice, dates: Callable[[], SeasonMap], held: set[int], name: str
+) -> None:
+    """Refuse a slice of a sliced results file that asks for seasons its own slice cut off.
+
+    Raises:
+        SliceError: naming the file and the seasons it holds.
+    """
+    missing = _left_out(record, wanted, dates, held)
+    if missing:
+        raise SliceError(
+            f"{name} holds {record['label']} only: seasons {span_text(missing)} of "
+            f"{describe(wanted)} were cut from it; slice the predictions with evaluate instead"
+        )
+
+
 def slice_results(
-    data: Mapping[str, Any], wanted: WallSlice, dates: Callable[[], SeasonMap]
+    data: Mapping[str, Any],
+    wanted: WallSlice,
+    dates: Callable[[], SeasonMap],
+    name: str | None = None,
 ) -> dict[str, Any]:
     """A results dict of ``evaluate`` (one run or several) cut to the slice: every figure
     recomputed from the per-wall ones of the walls kept (the metric's ``aggregate_*``), mean
     and std over runs again, ``ci95`` and the seasons' intervals again with the results'
     recorded resamples and seed (none when it had none), and ``slice`` recorded. A results
-    file already sliced is cut further (its walls are all it has).
+    file already sliced is cut further, its record keeping the walls of the whole split; one
+    that would need seasons its slice left out is refused (``name``: the file, in the error).
 
     Raises:
         SliceError, SeasonDatesError: see :func:`chosen_seasons`; WoTe results; a play
-            result (``ocw-hub evaluate PLAY_LOG``: a play log is scored whole).
+            result (``ocw-hub evaluate PLAY_LOG``: a play log is scored whole); a sliced file
+            asked for seasons it no longer holds.
     """
     from .runs import summarize_runs
 
@@ -363,8 +399,11 @@ def slice_results(
                          "reported whole (play only the walls of the slice)")  # fmt: skip
     present = [int(w["season"]) for w in runs[0]["per_wall"]]
     kept = set(chosen_seasons(present, wanted, dates))
+    before = data.get("slice")
+    _refuse_widening(before, wanted, dates, set(present), name or "the results file")
     cut = [_slice_run(run, kept) for run in runs]
-    record = slice_record(wanted, sorted(kept), cut[0]["n_walls"], len(present))
+    n_all = before["n_walls_unsliced"] if isinstance(before, Mapping) else len(present)
+    record = slice_record(wanted, sorted(kept), cut[0]["n_walls"], n_all)
     boot = data.get("bootstrap")
     n, seed = (boot["resamples"], boot["seed"]) if isinstance(boot, Mapping) else (0, 0)
     if "runs" not in data:

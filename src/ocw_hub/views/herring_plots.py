@@ -176,14 +176,15 @@ def plot_confusion(files: Sequence[ResultsFile]) -> Plot | None:
 def season_intervals(
     ax: Any, f: ResultsFile, seasons: Sequence[str], figure: tuple[str, str], xs: Sequence[float]
 ) -> None:
-    """Thin black bars of the 95 % interval of ``figure`` (task, key) in each season of a
-    one-run results file (``by_season[s]["ci95"]``, :func:`ocw_hub.scoring.slices
-    .add_season_intervals`), at ``xs``; nothing for several runs (their bars show mean ± std)
-    or without intervals."""
-    if len(f.runs) != 1:
-        return
+    """Thin black bars of the 95 % interval of ``figure`` (task, key) in each season, at
+    ``xs``, from the file's own ``by_season[s]["ci95"]`` (:func:`ocw_hub.scoring.slices
+    .add_intervals`): one run, over the season's walls; several runs, the two-level interval
+    of the mean over runs (the contestants': over walls). Nothing without intervals."""
     task, key = figure
+    by_season = f.data.get("by_season")
+    if not isinstance(by_season, dict):
+        return
     for x, season in zip(xs, seasons, strict=True):
-        ci = f.runs[0]["by_season"].get(season, {}).get("ci95", {}).get(task, {}).get(key)
+        ci = by_season.get(season, {}).get("ci95", {}).get(task, {}).get(key)
         if isinstance(ci, list) and len(ci) == 2:
             ax.plot([x, x], ci, color="black", lw=0.8, zorder=5, gid="season-ci")

@@ -69,7 +69,7 @@ def plot_by_season(files: Sequence[ResultsFile]) -> Plot | None:
         samples_of = partial(_season_samples, seasons=seasons, figure=figure)
         file_bars(ax, files, samples_of, width, shift=len(files) / 2)
         human = human_values([first[s]["human"] for s in seasons], figure, files[0].config)
-        for i, f in enumerate(files):  # one run: the season's 95 % interval (slices.py)
+        for i, f in enumerate(files):  # the season's 95 % interval (slices.py)
             season_intervals(
                 ax, f, seasons, ("grouping", figure), [p + (i - len(files) / 2) * width for p in x]
             )
@@ -93,8 +93,9 @@ def plot_by_season(files: Sequence[ResultsFile]) -> Plot | None:
         f"Model against human by season ({config} / {split})",
         "Share of walls solved in full (top) and of groups found (bottom) per season, each "
         "model (one run: its 95 % bootstrap interval over the season's walls, thin bars; "
-        "several runs: mean ± std over runs, dots = runs; a dash on the axis: 0) beside the "
-        "contestants on the show (thin bars: their 95 % interval)"
+        "several runs: mean ± std over runs, dots = runs, and the thin bar the 95 % two-level "
+        "interval of the mean, walls then runs resampled; a dash on the axis: 0) beside the "
+        "contestants on the show (thin bars: their 95 % interval over the season's walls)"
         + (f" ({NO_HUMAN_NOTE})." if config in REBUILT_WALLS else "."),
         fig,
     )
