@@ -419,3 +419,21 @@ def test_the_contestants_figures_carry_their_interval(
     assert rows[("connections", "found by the contestants")][3].endswith(f"[{low:.4f}, {high:.4f}]")
     plain = {(r[0], r[1]): r for r in summary_rows(scored[0])}
     assert "[" not in plain[("grouping", "correct_groups_rate")][3]
+
+
+def test_runs_of_which_one_lacks_a_task(tmp_path: Path, release: Path, cache: Path) -> None:
+    """Two runs, one with connections and one without: the grouping figures are the mean over
+    both, and connections has no mean over runs (the table says in how many runs it is)."""
+    from ocw_hub.scoring.summary import summary_rows
+
+    walls = _test_walls()
+    both = _write(tmp_path / "a.json", [_perfect(w) for w in walls])
+    groups_only = _write(tmp_path / "b.json", [_perfect(w, connections=False) for w in walls])
+    res = evaluate_files(
+        [both, groups_only], "default", "test", release, cache_dir=cache,
+        verification_mode="no_checks", bootstrap=0, as_runs=True,
+    )  # fmt: skip
+    assert "connections" not in res["mean"] and res["mean"]["grouping"]["full_wall"] == 4
+    rows = {(r[0], r[1]): r for r in summary_rows(res)}
+    assert rows[("connections", "runs with this task")][2] == "1 of 2"
+    assert not [r for r in rows if r[0] == "connections" and r[1] == "exact_match"]

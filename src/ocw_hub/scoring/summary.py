@@ -105,7 +105,10 @@ def _ocw_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
     else:
         rows.append(("walls", "missing, scored as wrong", str(results["n_missing"]), "-"))
     for task in config_spec(results["config"]).tasks:
-        if task not in runs[0]:
+        having = sum(task in run for run in runs)
+        if having < len(runs):  # no mean over runs: say so rather than show one run's
+            if having:
+                rows.append((task, "runs with this task", f"{having} of {len(runs)}", "-"))
             continue
         rows.append((task, "walls scored", str(runs[0][task]["n_walls"]), "-"))
         if "runs" in results:
