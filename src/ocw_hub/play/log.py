@@ -186,12 +186,7 @@ def replay(
         if clues is not None:  # matched as parse matches an answer's clues
             clues = match_clues(clues, [c for g in state.groups for c in g])
         verdict = rules.apply(state, clues, record["invalid"])
-        if verdict.verdict != record["verdict"]:
-            given = f"field verdict: {record['verdict']!r} recorded, the rules give"
-            raise _error(path, number, records.wall_id, f"{given} {verdict.verdict!r}")
-        if "state" in record and record["state"] != state_record(verdict.state):
-            given = f"field state: {record['state']!r} recorded, the rules give"
-            raise _error(path, number, records.wall_id, f"{given} {state_record(verdict.state)}")
+        _check_replayed(path, number, records.wall_id, record, verdict)
         verdicts.append(verdict)
         state = verdict.state
     if records.connections is not None and state.rules != "show":
@@ -210,6 +205,18 @@ def replay(
             f"field reason: {reason!r} recorded, the rules give {state.ended!r}",
         )  # fmt: skip
     return state, verdicts
+
+
+def _check_replayed(
+    path: Path, number: int, wall_id: str, record: Mapping[str, Any], verdict: rules.Verdict
+) -> None:
+    """Raises PlayLogError: a recorded verdict, or state (when recorded), not the replay's."""
+    if verdict.verdict != record["verdict"]:
+        given = f"field verdict: {record['verdict']!r} recorded, the rules give"
+        raise _error(path, number, wall_id, f"{given} {verdict.verdict!r}")
+    if "state" in record and record["state"] != state_record(verdict.state):
+        given = f"field state: {record['state']!r} recorded, the rules give"
+        raise _error(path, number, wall_id, f"{given} {state_record(verdict.state)}")
 
 
 def gold_groups(wall: Mapping[str, Any]) -> list[list[str]]:
