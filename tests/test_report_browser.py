@@ -197,7 +197,10 @@ def check_page(seen: dict[str, Any], results: dict[str, dict[str, Any]]) -> None
                     if data["config"] == "ocw_randomized" and key.startswith("full_wall"):
                         assert shown == [], key  # its walls were never played as such: "-"
                         continue
-                    assert shown == pytest.approx([human[key]], abs=5e-5), key
+                    # their figure, then its 95 % interval over the same walls when recorded
+                    expected = [human[key], *(data.get("ci95", {}).get("human", {}).get(key) or [])]
+                    digits = 4 if key.endswith("_rate") else 2
+                    assert shown == pytest.approx(expected, abs=0.5 * 10**-digits), key
     assert checked >= 10
 
 
