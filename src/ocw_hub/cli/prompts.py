@@ -112,22 +112,6 @@ def _generation_record(generation: Any, requests: list[dict[str, Any]]) -> dict[
     }
 
 
-def _response_format(style: str, given: str | None) -> str | None:
-    """The ``--response-format`` of a style whose answer is JSON (default ``schema``); None
-    for the other styles, which refuse the option."""
-    from ..llm.styles import RESPONSE_FORMATS, load_style
-
-    if load_style(style).answer != "json":
-        if given is not None:
-            raise OptionError(
-                f"--response-format {given}: only for a style answered in JSON (--prompt-style "
-                "json)"
-            )
-        return None
-    check_choice("--response-format", given or "schema", RESPONSE_FORMATS)
-    return given or "schema"
-
-
 #: The datasets whose requests are not the paper's walls (``ConfigSpec.dataset``).
 _OTHER_PROMPTS = {"wote": _wote_prompts}
 
@@ -245,7 +229,9 @@ def prompts(
     prompt_style = prompt_style or "paper"
     check_choice("--task", task, TASKS)
     check_choice("--prompt-style", prompt_style, STYLES)
-    response_format = _response_format(prompt_style, response_format)
+    from ..llm.styles import response_format_of
+
+    response_format = response_format_of(prompt_style, response_format)
     out = check_output_file(out, inputs=[local_path(source)])
     _note_cot_budget(prompt_style, profile)
     walls = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)

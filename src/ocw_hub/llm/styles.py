@@ -173,6 +173,28 @@ def load_style(name: str) -> Style:
     return Style(name, sections["description"], reproduces, answer, marker, sections, schemas)
 
 
+def response_format_of(style: str, given: str | None) -> str | None:
+    """Where the schema of ``style``'s answers goes (``given``, default ``schema``) for a style
+    answered in JSON; None for the other styles, which take none.
+
+    Raises:
+        StyleError: an unknown style; ``given`` for a style not answered in JSON, or not one
+            of :data:`RESPONSE_FORMATS`.
+    """
+    if load_style(style).answer != "json":
+        if given is not None:
+            raise StyleError(
+                f"--response-format {given}: only for a style answered in JSON (--prompt-style "
+                "json)"
+            )
+        return None
+    if given is not None and given not in RESPONSE_FORMATS:
+        raise StyleError(
+            f"--response-format {given}: expected one of {', '.join(RESPONSE_FORMATS)}"
+        )
+    return given or "schema"
+
+
 def _keywords(schema: Any) -> set[str]:
     """Every keyword a schema uses, nested ones included (``properties`` names left out)."""
     found: set[str] = set()

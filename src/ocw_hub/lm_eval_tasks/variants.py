@@ -79,16 +79,10 @@ def variant_configs(
             or not one of :data:`~ocw_hub.llm.styles.RESPONSE_FORMATS`.
     """
     from ..llm.prompts import schema_response_format, style_fields
-    from ..llm.styles import RESPONSE_FORMATS, StyleError, load_style
+    from ..llm.styles import load_style, response_format_of
 
     shown = style or "paper"
-    answer = load_style(shown).answer
-    refused = answer != "json" or response_format not in RESPONSE_FORMATS
-    if response_format is not None and refused:
-        raise StyleError(
-            f"--response-format {response_format}: schema or prompt, for a style answered "
-            "in JSON (--prompt-style json)"
-        )
+    response_format = response_format_of(shown, response_format)
     ending = suffix(style, generation.profile)
     configs: dict[str, dict[str, Any]] = {}
     bases = [*OCW_TASKS, *([] if style else ["wote"])]
@@ -98,9 +92,9 @@ def variant_configs(
         settings: dict[str, Any] = {"lm_eval_task": base + ending, "profile": generation.profile}
         if task is not None:
             settings = {"task": task, **settings, "prompt_style": shown}
-            if answer == "json":
-                settings["response_format"] = response_format or "schema"
-                if settings["response_format"] == "schema":
+            if response_format is not None:  # a style answered in JSON
+                settings["response_format"] = response_format
+                if response_format == "schema":
                     fields["response_format"] = schema_response_format(load_style(shown), task)
         settings["generation"] = {k: v for k, v in fields.items() if k != "response_format"}
         configs[base + ending] = {
