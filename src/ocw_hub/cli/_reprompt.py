@@ -129,7 +129,7 @@ def first_answer_path(out: Path) -> Path:
 
 
 def _write_first_record(
-    path: Path, fields: dict[str, Any], records: list[Path], usage: dict[str, Any]
+    path: Path, fields: dict[str, Any], records: list[Path], price: tuple[float, float] | None
 ) -> None:
     """The first answers' record: the responses' own without ``reprompt`` and
     ``follow_up_version`` (what a ``--reprompt 0`` run records), with the usage of the first
@@ -142,8 +142,6 @@ def _write_first_record(
     def first(line: Any) -> bool:
         return parse_follow_up_id(str(line.get("custom_id"))) is None
 
-    given = usage.get("price_per_mtok")  # the whole log's price
-    price = (float(given[0]), float(given[1])) if given else None
     first_usage = log_usage(records[-1], price, lines=("first answers", first))
     record = protocol_record({**fields, "usage": first_usage}, inputs=records)
     for name in ("reprompt", "follow_up_version"):
@@ -154,7 +152,7 @@ def _write_first_record(
 def parse_reprompted(
     answers: dict[str, Any], rows: Any, *, task: str, mode: str, allow_truncated: bool,
     style: str, out: Path, inputs: list[Any], responses: Path, fields: dict[str, Any],
-    usage: dict[str, Any], records: list[Path],
+    price: tuple[float, float] | None, records: list[Path],
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:  # fmt: skip
     """``parse`` of a log with follow-ups: the predictions and report of each wall's last
     answer (with re-prompts), and the first answers' (without: the paper's figure) written to
@@ -188,5 +186,5 @@ def parse_reprompted(
         "first_answer_unrecoverable": first_report["unrecoverable"],
     }
     write_json(first_path, first)
-    _write_first_record(first_path, fields, records, usage)
+    _write_first_record(first_path, fields, records, price)
     return last, report

@@ -295,7 +295,8 @@ def parse(
     records = [responses] if requests is None else [requests, responses]
     upstream = _upstream(records)
     style = _prompt_style(upstream, prompt_style, mode)
-    usage = log_usage(responses, _price(upstream, price_per_mtok))
+    price = _price(upstream, price_per_mtok)
+    usage = log_usage(responses, price)
     if vote and (mode != "robust" or task not in spec.tasks):
         raise OptionError("--vote: OCW answers in robust mode only")
     inputs = [*records, local_path(source)]
@@ -314,7 +315,7 @@ def parse(
             raise OptionError("--vote: not on a log with re-prompts (run-llm --reprompt)")
         predictions, report = parse_reprompted(
             answers, rows, task=task, mode=mode, allow_truncated=allow_truncated, style=style,
-            out=out, inputs=inputs, responses=responses, records=records, usage=usage,
+            out=out, inputs=inputs, responses=responses, records=records, price=price,
             fields={"task": task, "parse_mode": mode, "prompt_style": prompt_style},
         )  # fmt: skip
     elif vote:
