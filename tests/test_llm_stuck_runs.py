@@ -91,6 +91,7 @@ def test_too_long_or_refused_prompts_are_their_requests_failures(
     log = tmp_path / "log.jsonl"
     summary = run_requests(make_requests(8), log, base_url=server.url, model="m", concurrency=1)
     assert sorted(cid for cid, _ in summary.failures) == sorted(f"w{k[1:]}" for k in too_long)
+    assert summary.request_failures == 5  # as logged: what run-llm's last line counts
     assert set(read_log(log)) == {"w4", "w6", "w7"}  # the run went on past them
     assert all(server.count[k] == 1 for k in too_long)  # never retried
     failed = [line for line in log_lines(log) if line["error"]]

@@ -83,7 +83,7 @@ def _report_run(summary: Any, out: Path) -> None:
             err_console.print(
                 f"  {_shown(custom_id)}: {_shown(message)}", highlight=False, soft_wrap=True
             )
-        own = sum(1 for _, message in summary.failures if _is_request_specific(message))
+        own = summary.request_failures
         later = (
             f"; {own} of them failed for a reason of their own (e.g. a prompt too long for the "
             "model's context): a re-run sends them again only with --retry-failed"
@@ -94,12 +94,6 @@ def _report_run(summary: Any, out: Path) -> None:
             f"{len(summary.failures)} requests failed (logged with their error); run the same "
             f"command again to send them again{later}"
         )
-
-
-def _is_request_specific(message: str) -> bool:
-    from ..llm.transport import request_specific
-
-    return request_specific(message)
 
 
 #: After the help: timeouts and retries.

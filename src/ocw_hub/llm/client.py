@@ -135,6 +135,8 @@ class RunSummary:
         switched_max_tokens_field: whether a server's 400 made this run switch it.
         failed_for_good: ``(custom_id, message)`` of the requests not sent because their last
             line in the log is a request-specific failure (without ``retry_failed``).
+        request_failures: of ``failures``, those about their request alone
+            (:func:`is_request_failure`): a re-run sends them only with ``retry_failed``.
     """
 
     total: int
@@ -147,6 +149,7 @@ class RunSummary:
     max_tokens_field: str | None = None
     switched_max_tokens_field: bool = False
     failed_for_good: list[tuple[str, str]] = field(default_factory=list)
+    request_failures: int = 0
 
 
 @dataclass
@@ -374,11 +377,14 @@ def failed_for_good(log_path: str | os.PathLike[str]) -> dict[str, dict[str, Any
         for _number, record in json_records(path, LLMInputError):
             if isinstance(record.get("custom_id"), str):
                 last[record["custom_id"]] = record
-    return {
-        cid: line
-        for cid, line in last.items()
-        if isinstance(line.get("error"), dict) and line["error"].get("scope") == "request"
-    }
+    return {cid: line for cid, line in last.items() if is_request_failure(line)}
+
+
+def is_request_failure(line: Mapping[str, Any]) -> bool:
+    """Whether a log line is a request-specific failure (``error.scope == "request"``,
+    :data:`~.transport.REQUEST_FAILED`)."""
+    error = line.get("error")
+    return isinstance(error, dict) and error.get("scope") == "request"
 
 
 def _check_arguments(
@@ -515,6 +521,7 @@ def _send_pending(
                 summary.answered_by[base_url] += 1
             else:
                 summary.failures.append((line["custom_id"], _line_message(line)))
+                summary.request_failures += is_request_failure(line)
             if on_result is not None:
                 on_result(line)
 
