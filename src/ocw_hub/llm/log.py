@@ -232,7 +232,7 @@ def is_success(record: Mapping[str, Any]) -> bool:
     )
 
 
-def partial_tail(path: str | os.PathLike[str], max_line_bytes: int = MAX_LINE_BYTES) -> int | None:
+def partial_tail(path: str | os.PathLike[str], max_line_bytes: int | None = None) -> int | None:
     """Where the last line that :func:`json_records` skips starts (cut short by a crash), as a
     byte offset; None when the file ends cleanly or does not exist. Reads at most the last
     ``max_line_bytes`` + 1 bytes (a longer last line is :func:`json_records`' error)."""
