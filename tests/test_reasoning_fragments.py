@@ -8,7 +8,7 @@ import pytest
 
 from ocw_hub.llm.answer_text import drop_reasoning
 from ocw_hub.llm.parsing import parse_groups
-from ocw_hub.llm.wote import parse_wote_answer
+from ocw_hub.llm.wote import SpanParse, parse_wote_answer
 
 #: (the model's content, the span it states once its reasoning is dropped, or "" for none)
 FRAGMENTS = [
@@ -22,17 +22,23 @@ FRAGMENTS = [
 ]
 
 
-@pytest.mark.parametrize(("text", "span"), FRAGMENTS)
-def test_wote_answer_never_keeps_a_tag_fragment(text: str, span: str) -> None:
-    parsed = parse_wote_answer(text, "stop")
-    assert "think" not in parsed.prediction_text.casefold()
-    assert parsed.status != "clean"
+def _reasoning_dropped(parsed: SpanParse, span: str) -> None:
+    """``span`` is the answer once its reasoning is dropped (a repair), or none for an
+    unclosed block (unrecoverable)."""
     assert parsed.prediction_text == span
     if span:
         assert parsed.status == "repaired"
         assert {"kind": "reasoning_dropped"} in parsed.repairs
     else:
         assert (parsed.status, parsed.reason) == ("unrecoverable", "unclosed_reasoning")
+
+
+@pytest.mark.parametrize(("text", "span"), FRAGMENTS)
+def test_wote_answer_never_keeps_a_tag_fragment(text: str, span: str) -> None:
+    parsed = parse_wote_answer(text, "stop")
+    assert "think" not in parsed.prediction_text.casefold()
+    assert parsed.status != "clean"
+    _reasoning_dropped(parsed, span)
 
 
 @pytest.mark.parametrize(
@@ -69,12 +75,7 @@ OTHER_TAGS = [
 @pytest.mark.parametrize(("text", "span"), OTHER_TAGS)
 def test_wote_answer_drops_thinking_and_reasoning_blocks(text: str, span: str) -> None:
     parsed = parse_wote_answer(text, "stop")
-    assert parsed.prediction_text == span
-    if span:
-        assert parsed.status == "repaired"
-        assert {"kind": "reasoning_dropped"} in parsed.repairs
-    else:
-        assert (parsed.status, parsed.reason) == ("unrecoverable", "unclosed_reasoning")
+    _reasoning_dropped(parsed, span)
 
 
 @pytest.mark.parametrize(
