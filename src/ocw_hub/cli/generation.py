@@ -15,6 +15,15 @@ PROFILE_HELP = (
     "--sampling-seed, -n, --reasoning-effort). See docs/experiment.md."
 )
 
+ResponseFormat = Annotated[
+    str | None,
+    typer.Option(
+        "--response-format",
+        help="--prompt-style json: send the JSON schema as the request's response_format "
+        "(schema, the default: servers with structured output) or write it in the "
+        "prompt (prompt).",
+    ),
+]
 MaxTokens = Annotated[
     int | None,
     typer.Option(

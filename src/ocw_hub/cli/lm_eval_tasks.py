@@ -14,6 +14,7 @@ from .generation import (
     PROFILE_HELP,
     MaxTokens,
     ReasoningEffort,
+    ResponseFormat,
     SamplingSeed,
     Stop,
     Temperature,
@@ -41,14 +42,7 @@ def lm_eval_tasks(
             "tasks only (WoTe is written only when no style is given).",
         ),
     ] = None,
-    response_format: Annotated[
-        str | None,
-        typer.Option(
-            "--response-format",
-            help="--prompt-style json: schema (sent as response_format, the default) or "
-            "prompt (the schema in the user message).",
-        ),
-    ] = None,
+    response_format: ResponseFormat = None,
     profile: Annotated[str, typer.Option("--profile", help=PROFILE_HELP)] = "paper",
     max_tokens: MaxTokens = None,
     reasoning_effort: ReasoningEffort = None,

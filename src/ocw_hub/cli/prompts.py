@@ -26,6 +26,7 @@ from .generation import (
     Choices,
     MaxTokens,
     ReasoningEffort,
+    ResponseFormat,
     SamplingSeed,
     Stop,
     Temperature,
@@ -169,15 +170,7 @@ def prompts(
             "parse --vote reads them as K samples.",
         ),
     ] = False,
-    response_format: Annotated[
-        str | None,
-        typer.Option(
-            "--response-format",
-            help="--prompt-style json: send the JSON schema as the request's response_format "
-            "(schema, the default: servers with structured output) or write it in the "
-            "prompt (prompt).",
-        ),
-    ] = None,
+    response_format: ResponseFormat = None,
     list_styles: Annotated[
         bool,
         typer.Option(
