@@ -132,3 +132,50 @@ def test_play_accepts_the_names_given(
     assert result.exit_code == 0, result.output
     head = json.loads(log.read_text(encoding="utf-8").split("\n", 1)[0])
     assert (head["model"], head["accepted_models"]) == (alias, [served])
+
+
+@pytest.mark.parametrize(("alias", "served"), ALIASES[:1])
+def test_a_resumed_run_llm_log_keeps_the_names_its_answers_were_accepted_under(
+    tmp_path: Path, alias_server, alias: str, served: str
+) -> None:
+    """The record is rewritten by every run: a re-run without the option (nothing left to
+    send, or more requests) keeps the names of the first run, whose answers ``parse`` still
+    reads as the model's; the re-run itself accepts only the names it is given."""
+    server = alias_server(served)
+    requests = write_requests(tmp_path / "req.jsonl", make_requests(2))
+    out = tmp_path / "out.jsonl"
+    base = ["--base-url", server.url, "--model", alias, "--out", str(out)]
+    first = runner.invoke(app, ["run-llm", str(requests), *base, "--accept-model", served])
+    assert first.exit_code == 0, first.output
+    write_requests(requests, make_requests(3))
+    again = runner.invoke(app, ["run-llm", str(requests), *base])
+    assert again.exit_code == 1  # w2 answered under the name this run does not accept
+    record = read_protocol(out)
+    assert record is not None and record["accepted_models"] == [served]
+    answers = read_responses(out)
+    assert {k: r.problem is None for k, r in answers.items()} == {
+        "w0": True,
+        "w1": True,
+        "w2": False,
+    }
+    assert log_lines(out)[-1]["error"]["code"] == "other_model"
+
+
+@pytest.mark.parametrize(("alias", "served"), ALIASES[:1])
+def test_a_play_log_is_resumed_only_with_the_names_it_was_played_with(
+    tmp_path: Path, alias_server, alias: str, served: str
+) -> None:
+    """The play log's header is written once: a resumed run that accepts other names would
+    make it untrue, so it is refused and the log is left as it was."""
+    server = alias_server(served, answer=Contestant(fixture_rows()))
+    log = tmp_path / "play.jsonl"
+    args = ["play", "--base-url", server.url, "--model", alias, "--rules", "nyt", "--out",
+            str(log), "--data-dir", str(PLAY_FIXTURE), "--no-checks"]  # fmt: skip
+    first = runner.invoke(app, [*args, "--walls", "1", "--accept-model", served])
+    assert first.exit_code == 0, first.output
+    before = log.read_bytes()
+    for others in ([], ["--accept-model", served, "--accept-model", "another-name"]):
+        refused = runner.invoke(app, [*args, "--walls", "1", *others])
+        assert refused.exit_code == 1 and log.read_bytes() == before
+    same = runner.invoke(app, [*args, "--walls", "1", "--accept-model", served])
+    assert same.exit_code == 0 and log.read_bytes() == before  # nothing left to play

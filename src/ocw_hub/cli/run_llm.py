@@ -176,6 +176,23 @@ def _write_record(
     write_protocol(out, fields, inputs=[requests])
 
 
+def _accepted_before(out: Path) -> list[str]:
+    """The ``accepted_models`` of the record of a log being resumed (the names its answers
+    were accepted under), else ``[]``: also none from a record that no longer describes the
+    log (a run killed before writing it), whose answers ``parse`` then judges by the model
+    alone."""
+    from ..provenance import ProvenanceError, read_protocol, record_path
+
+    if not (out.is_file() and record_path(out).is_file()):
+        return []
+    try:
+        record = read_protocol(out) or {}
+    except ProvenanceError:  # ProtocolMismatchError too
+        return []
+    names = record.get("accepted_models")
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+
 def _generation_record(
     loaded: list[dict[str, Any]],
     model: str,
@@ -312,6 +329,7 @@ def run_llm(
         raise OptionError(f"--base-url: a server is given twice ({', '.join(base_url)})")
     require("llm", "run-llm")
     out = check_output_file(out, inputs=[requests])
+    recorded = sorted(set(accepted) | set(_accepted_before(out)))
     loaded = read_requests(requests)
     parsing = reprompt_setup(requests, out, reprompt, config, split, data_dir, cache_dir, no_checks)
     if generation is not None:
@@ -359,8 +377,8 @@ def run_llm(
                     sent_field = summary.max_tokens_field
                 sent = _generation_record(loaded, model, generation, sent_field)
                 sent.update(reprompt_fields(reprompt))
-                if accepted:
-                    sent["accepted_models"] = accepted
+                if recorded:  # a resumed log's answers stay accepted as they were
+                    sent["accepted_models"] = recorded
                 _write_record(out, requests, model, sent, price)
     if server_error is not None:
         raise _server_failure(server_error, out) from server_error

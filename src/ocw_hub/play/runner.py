@@ -34,7 +34,7 @@ from .turns import WallPlay, take_answer
 #: Header fields a resumed log must share with the run (the rest may differ).
 SAME_RUN = (
     "rules", "max_guesses", "max_invalid", "config", "split", "player", "max_tokens", "walls",
-    "profile", "generation",
+    "profile", "generation", "accepted_models",
 )  # fmt: skip
 
 
