@@ -184,15 +184,21 @@ def _requests(lm_eval_tasks: Any, data: Path, cache: bool = True, **settings: An
     return [instance.args for instance in task.instances]
 
 
-@pytest.mark.lm_eval
-def test_a_changed_setting_never_reuses_cached_requests(
-    lm_eval_tasks: Any, built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from lm_eval.caching import cache
-
+@pytest.fixture
+def lm_eval_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty folder that lm-eval's request cache (``--cache_requests``) uses for the test."""
+    cache = pytest.importorskip("lm_eval.caching.cache")
     folder = tmp_path / "lm-eval-cache"
     folder.mkdir()
     monkeypatch.setattr(cache, "PATH", str(folder))
+    return folder
+
+
+@pytest.mark.lm_eval
+def test_a_changed_setting_never_reuses_cached_requests(
+    lm_eval_tasks: Any, built: Path, lm_eval_cache: Path
+) -> None:
+    folder = lm_eval_cache
     zero = _requests(lm_eval_tasks, built, shots=0)
     (entry,) = (p for p in folder.iterdir() if p.name.startswith("requests-ocw_grouping-"))
     written = entry.stat().st_mtime_ns
@@ -363,13 +369,9 @@ def test_a_cot_task_sends_the_styles_prompt_and_parses_its_block(
 
 @pytest.mark.lm_eval
 def test_two_budgets_under_one_task_name_never_share_cached_requests(
-    lm_eval_tasks: Any, built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    lm_eval_tasks: Any, built: Path, tmp_path: Path, lm_eval_cache: Path
 ) -> None:
-    from lm_eval.caching import cache
-
-    cached = tmp_path / "lm-eval-cache"
-    cached.mkdir()
-    monkeypatch.setattr(cache, "PATH", str(cached))
+    cached = lm_eval_cache
     name = "ocw_grouping_custom"
     sent = []
     for budget in ("100", "200", "100"):
