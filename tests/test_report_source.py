@@ -218,6 +218,24 @@ def test_two_exports_in_one_cache_and_a_changed_export(tmp_path: Path) -> None:
     assert caught.value.reason == CHANGED
 
 
+def test_raw_files_and_their_export_are_one_source(tmp_path: Path) -> None:
+    """One report of a file scored on the raw folder and one scored on its export: the same
+    rows (``rows_sha256``), though the files read differ, so no "different content"."""
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    assert _build_small(out, tmp_path / "bc", "default").exit_code == 0
+    raw, exported = tmp_path / "raw.json", tmp_path / "export.json"
+    on_raw = _evaluate(
+        tmp_path, raw, "--data-dir", str(HUB_DATA / "ocw"), "--cache-dir", str(cache)
+    )
+    on_export = _evaluate(tmp_path, exported, "--data-dir", str(out / "ocw"), "--cache-dir",
+                          str(cache))  # fmt: skip
+    assert on_raw["source"]["sha256"] != on_export["source"]["sha256"]
+    walls = load_walls(
+        read_results([raw, exported]), {}, cache_dir=cache, verification_mode="no_checks"
+    )
+    assert _first_connection(walls) == _gold_connection(HUB_DATA / "ocw")
+
+
 def test_results_without_a_recorded_source_read_the_cache_as_before(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     a = _source(tmp_path, "a", connection="Only source")

@@ -343,3 +343,40 @@ def test_wote_questions_get_intervals_and_compare(tmp_path: Path, cache: Path) -
     header, _, first, second = shown.output.strip().split("\n\n")[0].splitlines()
     assert "questions in common" in header and "walls" not in header
     assert str(runs / "run-01.json") in first and str(runs / "run-02.json") in second
+
+
+def test_compare_sees_raw_files_and_their_export_as_one_source(
+    tmp_path: Path, release: Path, cache: Path
+) -> None:
+    """The source compared is the rows scored (``rows_sha256``), not the files read: the raw
+    release and its export are one source, though their files differ; a release with one
+    connection edited is another."""
+    hub = tmp_path / "hub"
+    built = _invoke("build", "-c", "ocw", "--data-dir", release, "--out", hub, "--cache-dir", cache,
+                    "--no-checks")  # fmt: skip
+    assert built.exit_code == 0, built.output
+    edited = tmp_path / "edited"
+    edited.mkdir()
+    for split in WALLS:
+        payload = json.loads((release / f"{split}.json").read_text(encoding="utf-8"))
+        if split == "test":
+            payload["dataset"][7]["groups"]["group_2"]["gt_connection"] += " (edited)"
+            payload["dataset"][7]["gt_connections"][1] += " (edited)"
+        (edited / f"{split}.json").write_text(json.dumps(payload), encoding="utf-8")
+    random_file, perfect, _ = _systems(tmp_path)
+    scored = {}
+    for name, preds, data in [("raw", random_file, release), ("export", perfect, hub / "ocw"),
+                              ("edited", perfect, edited)]:  # fmt: skip
+        scored[name] = tmp_path / f"{name}-results.json"
+        args = ["--data-dir", data, "--cache-dir", cache, "--no-checks", "--out", scored[name]]
+        result = _invoke("evaluate", preds, *args)
+        assert result.exit_code == 0, result.output
+    sources = {k: json.loads(p.read_text(encoding="utf-8"))["source"] for k, p in scored.items()}
+    assert sources["raw"]["sha256"] != sources["export"]["sha256"]
+    assert sources["raw"]["rows_sha256"] == sources["export"]["rows_sha256"]
+    assert sources["raw"]["rows_sha256"] != sources["edited"]["rows_sha256"]
+    same = _invoke("compare", scored["raw"], scored["export"], "--format", "json")
+    assert same.exit_code == 0, same.output
+    assert [r["in_common"] for r in json.loads(same.output)["systems"]] == [N_TEST, N_TEST]
+    other = _invoke("compare", scored["raw"], scored["edited"])
+    assert other.exit_code == 1 and "--allow-different-sources" in other.output

@@ -401,6 +401,27 @@ def _origin(
     return {"kind": source.kind, "path": source.location, "sha256": digest(source.location)}
 
 
+def rows_digest(rows: Sequence[Mapping[str, Any]], id_key: str) -> str:
+    """SHA-256 (hex) of a split's rows as scored, whatever files they were read from: each row
+    as JSON with sorted keys, in id order. Raw files, their export and the Hub copy of the same
+    walls (questions) give one digest; one edited clue gives another."""
+    import hashlib
+    import json
+
+    digest = hashlib.sha256()
+    for row in sorted(rows, key=lambda r: str(r[id_key])):
+        line = json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        digest.update(line.encode("utf-8", "surrogateescape") + b"\n")
+    return digest.hexdigest()
+
+
+def source_content(source: Mapping[str, Any]) -> str | None:
+    """What two recorded sources are compared by (``compare``, ``report``): the digest of the
+    rows scored (:func:`rows_digest`), else (results written before it) of the files read."""
+    found = source.get("rows_sha256") or source.get("sha256")
+    return found if isinstance(found, str) else None
+
+
 def arrow_digest(cache_files: Sequence[Mapping[str, str]]) -> str | None:
     """The content digest (``source_files.source_digest``) of a dataset's Arrow files that
     exist (``Dataset.cache_files``), or None when there are none."""

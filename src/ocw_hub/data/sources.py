@@ -224,7 +224,7 @@ def rows_and_source(
     Raises:
         As :func:`load_rows`.
     """
-    from ..provenance import source_provenance
+    from ..provenance import rows_digest, source_provenance
 
     spec = config_spec(config)
     cache_files: Sequence[Mapping[str, str]] = []
@@ -238,7 +238,9 @@ def rows_and_source(
             download_mode=download_mode,
         )
     ids = [r[spec.id_key] for r in rows]
-    return rows, source_provenance(spec.name, data_dir, ids, cache_files, split)
+    source = source_provenance(spec.name, data_dir, ids, cache_files, split)
+    source["rows_sha256"] = rows_digest(rows, spec.id_key)
+    return rows, source
 
 
 def _raw_rows(

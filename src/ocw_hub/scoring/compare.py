@@ -152,10 +152,15 @@ def _contestants(first: System, figure: str, n_resamples: int, seed: int) -> Sys
 
 
 def _source_key(results: Mapping[str, Any]) -> tuple[str, str, str]:
+    """(config, split, source): the source is the digest of the rows scored
+    (:func:`~ocw_hub.provenance.rows_digest`: raw files and their export are one source), else
+    (results written before it) of the files read."""
+    from ..provenance import source_content
+
     source = results.get("source")
     shown = "not recorded"
     if isinstance(source, Mapping):
-        shown = str(source.get("sha256") or source.get("label") or "not recorded")
+        shown = str(source_content(source) or source.get("label") or "not recorded")
     cut = results.get("slice")  # systems on different slices differ as splits do
     seasons = f" (seasons {span_text(cut['seasons'])})" if isinstance(cut, Mapping) else ""
     split = str(results.get("split")) + seasons

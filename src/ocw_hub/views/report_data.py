@@ -411,17 +411,20 @@ def _recorded_walls(
         ReportError: two files record sources of different content.
         RecordedSourceError: that source is gone or changed.
     """
+    from ..provenance import source_content
     from .report_source import recorded_source, recorded_split
 
     recorded = [(f, s) for f in files if (s := recorded_source(f)) is not None]
     if not recorded:
         return None
     first, source = recorded[0]
-    other = next(((f, s) for f, s in recorded if s["sha256"] != source["sha256"]), None)
+    content = str(source_content(source))
+    other = next(((f, s) for f, s in recorded if str(source_content(s)) != content), None)
     if other is not None:
         raise ReportError(
             f"{first.path} and {other[0].path} ({first.config}/{first.split}) were scored on "
-            f"sources of different content (sha256 {source['sha256'][:12]} and "
-            f"{other[1]['sha256'][:12]}); give the walls to draw: --data-dir {first.config}=DIR"
+            f"sources of different content (sha256 {content[:12]} and "
+            f"{str(source_content(other[1]))[:12]}); give the walls to draw: "
+            f"--data-dir {first.config}=DIR"
         )
     return recorded_split(first, cache_dir=cache_dir, verification_mode=verification_mode)
