@@ -111,3 +111,26 @@ def test_repo_id_goes_to_the_hub_loader(monkeypatch: pytest.MonkeyPatch) -> None
     with pytest.raises(SourceUnavailableError, match="cannot read someone/ocw"):
         sources.load_split("ocw", "test", "someone/ocw")
     assert calls == [("someone/ocw", "default", "test")]
+
+
+def test_a_mistyped_local_path_is_no_repo_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``build/hubb`` beside a ``build`` folder is a local path that does not exist (an error at
+    once), not a repo id the Hub is asked for (retries over the network, then an error)."""
+    from typer.testing import CliRunner
+
+    from ocw_hub.cli import app
+    from ocw_hub.data import sources
+
+    calls = []
+    monkeypatch.setattr(datasets, "load_dataset", lambda *a, **k: calls.append(a))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "build" / "hub").mkdir(parents=True)
+    assert not sources.looks_like_repo_id("build/hubb")
+    assert sources.find_source("ocw", "build/hubb").kind == "files"
+    assert sources.looks_like_repo_id("TaatiTeam/OCW")
+    preds = tmp_path / "preds.json"
+    preds.write_text("[]", encoding="utf-8")
+    result = CliRunner().invoke(app, ["evaluate", str(preds), "--data-dir", "build/hubb"])
+    assert result.exit_code == 1 and calls == []

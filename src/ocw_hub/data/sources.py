@@ -49,8 +49,11 @@ EXPORTS_FOLDER = "ocw_hub_exports"
 
 
 def looks_like_repo_id(text: str) -> bool:
-    """``ORG/NAME`` as the Hub spells repo ids, and not a path that exists here."""
-    return bool(_REPO_ID.match(text)) and not Path(text).exists()
+    """``ORG/NAME`` as the Hub spells repo ids, and not a path that exists here, nor one in a
+    folder that exists here (``build/hubb`` beside a ``build`` folder is a mistyped path, not
+    a repo to ask the Hub for)."""
+    path = Path(text)
+    return bool(_REPO_ID.match(text)) and not path.exists() and not path.parent.is_dir()
 
 
 def prepared_split(
