@@ -117,3 +117,22 @@ def test_an_interrupted_run_is_redone_and_a_second_writer_refused(
             reproduce(ocw_fixture_dir, out, **kwargs)
     reproduce(ocw_fixture_dir, out, **kwargs)  # the same command redoes it
     assert json.loads((out / MANIFEST).read_text())["complete"] is True
+
+
+@pytest.mark.filterwarnings("default::UserWarning")
+def test_each_data_warning_is_shown_once(
+    tmp_path: Path, ocw_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """reproduce reads the release through the builder (the exports) and as raw files (the
+    baselines, the scores): a quirk of one file is one warning, though the data dir is given
+    as a relative path (the builder named it by its absolute path, the raw reader as given)."""
+    monkeypatch.chdir(ocw_fixture_dir.parent)
+    args = ["reproduce", "--data-dir", ocw_fixture_dir.name, "--out", str(tmp_path / "build"),
+            "--runs", "1", "--jobs", "1", "--cache-dir", str(tmp_path / "c"),
+            "--no-checks"]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    shown = [line for line in result.stderr.splitlines() if "wall '0f1677'" in line]
+    release = [line for line in shown if "ocw_randomized" not in line]  # not its derived copy
+    assert len(release) == 1, shown
+    assert str(ocw_fixture_dir / "validation.json") in release[0]

@@ -255,7 +255,7 @@ def _raw_rows(
     ``verification_mode`` is ``no_checks``."""
     spec = config_spec(config)
     sibling = load_sibling(spec.sibling)
-    rows = _RAW_READERS[spec.dataset](folder, spec)
+    rows = _RAW_READERS[spec.dataset](folder.expanduser().resolve(), spec)  # as the builder
     mode = getattr(verification_mode, "value", verification_mode) or "basic_checks"
     sizes = {name: len(rows[name]) for name in spec.splits}
     if mode != "no_checks" and sizes != sibling.OFFICIAL_SPLIT_SIZES:
