@@ -25,6 +25,12 @@ such clues written as strings, the value the loading script gives them. Without 
 the paired run is skipped with a message. ``--paired-only`` runs only that. Measured on this
 2-core machine at load 5 (torch 2.14, flair 0.15, datasets 3.6 for upstream): ocw-hub 0.64 s,
 upstream 9.29 s, ratio 0.069 (ocw-hub before ``load_rows``: 1.4 s, as it imported ``datasets``).
+Again on 2026-12-04 at load 1, ``--repeat 5``, upstream's files as stored for TaatiTeam/OCW
+(``src/ocw/evaluate_only_connect.py`` at 14ec154, ``utils.py`` at 9953634, ``common.py`` at
+4095cb3, ``ocw/arguments.py`` at 5975858; unchanged) on torch 2.13 CPU, flair 0.15.1,
+transformers 4.57, datasets 3.6.0: ocw-hub 1.07 s, upstream 12.10 s, ratio 0.088 (a second
+round: 0.98 s, 10.08 s, 0.097); ``ocw-hub evaluate`` imported no ``datasets``, and
+``ocw-hub --help`` took 0.08 to 0.13 s of CPU.
 """
 
 from __future__ import annotations
