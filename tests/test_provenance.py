@@ -256,3 +256,15 @@ def test_release_label_needs_the_official_split_size(
     source = source_provenance(config, None, ids, split=split)
     assert source["release"] == release
     assert source["label"].startswith(release)
+
+
+def test_one_run_of_a_folder_says_so() -> None:
+    """The folder's record says how many runs were made; a results dict of fewer shows both."""
+    from ocw_hub.provenance import describe_protocol, results_protocol
+
+    record = {"method": "random", "seed": 42, "runs": 4}
+    one = results_protocol({"run": "run-01", "protocol": record})
+    assert isinstance(one, dict) and describe_protocol(one) == "method random, seed 42, runs 1 of 4"
+    assert results_protocol({"n_runs": 4, "protocol": record}) == record
+    assert results_protocol({"n_runs": 2, "protocol": record}) == {**record, "runs": "2 of 4"}
+    assert results_protocol({"run": "x", "protocol": {"method": "llm"}}) == {"method": "llm"}

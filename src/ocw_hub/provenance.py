@@ -473,11 +473,17 @@ def source_provenance(
 
 
 def results_protocol(results: Mapping[str, Any]) -> Mapping[str, Any] | str | None:
-    """The protocol of a results dict: its own (one run, or the runs' common one);
+    """The protocol of a results dict, to show: its own (one run, or the runs' common one),
+    its ``runs`` as ``"1 of 16"`` when fewer runs were scored than the record's folder holds;
     ``"differs by run"`` when its runs were made by different protocols (each run keeps its
     own); None when none was recorded."""
-    if results.get("protocol"):
-        return results["protocol"]
+    protocol = results.get("protocol")
+    if protocol:
+        scored = results.get("n_runs", 1 if "run" in results else None)
+        made = protocol.get("runs") if isinstance(protocol, Mapping) else None
+        if isinstance(made, int) and isinstance(scored, int) and scored != made:
+            return {**protocol, "runs": f"{scored} of {made}"}
+        return protocol
     runs = results.get("runs")
     if isinstance(runs, list) and any(isinstance(r, Mapping) and r.get("protocol") for r in runs):
         return "differs by run (each run's protocol is in the results JSON)"
