@@ -4,6 +4,7 @@ temporary folder, never under /dev)."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import stat
@@ -195,3 +196,23 @@ def test_a_second_predict_into_a_held_folder_is_refused(
     assert result.exit_code == 0, result.output
     written = sorted(p.name for p in folder.iterdir())
     assert written == ["protocol.json", "run-00.json", "run-01.json"]
+
+
+def test_stderr_to_a_pipe_holds_messages_only(tmp_path: Path) -> None:
+    """No progress bar when stderr is no terminal: rich's transient bar left a blank line
+    before the first message of a log or a pipe."""
+    import subprocess
+    import sys
+
+    from ocw_fixtures import OCW_FIXTURE
+
+    preds = tmp_path / "preds.json"
+    preds.write_text(
+        json.dumps([{"wall_id": "x", "predicted_groups": None, "predicted_connections": None}]),
+        encoding="utf-8",
+    )
+    args = ["evaluate", str(preds), "--data-dir", str(OCW_FIXTURE), "--no-checks"]
+    done = subprocess.run([sys.executable, "-m", "ocw_hub", *args], capture_output=True, text=True)
+    lines = done.stderr.splitlines()
+    assert done.returncode == 1 and lines and all(line.strip() for line in lines), lines
+    assert lines[0].startswith("warning:") and lines[-1].startswith("error:")

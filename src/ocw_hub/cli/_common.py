@@ -130,7 +130,8 @@ def quiet_datasets() -> Iterator[None]:
 
 
 def progress(transient: bool = True) -> Any:
-    """A rich progress bar on stderr (description, bar, done/total, elapsed time)."""
+    """A rich progress bar on stderr (description, bar, done/total, elapsed time); none when
+    stderr is no terminal (a log, a pipe: rich would leave a blank line there)."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -146,6 +147,7 @@ def progress(transient: bool = True) -> Any:
         TimeElapsedColumn(),
         console=err_console,
         transient=transient,
+        disable=not err_console.is_terminal,
     )
 
 
