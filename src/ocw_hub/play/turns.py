@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PlayLogError
+from ..llm.answer_text import drop_reasoning
 from ..llm.connections import robust_connections
 from ..llm.parsing import parse_guess
 from . import rules
@@ -67,9 +68,13 @@ def take_answer(
     fields of each record, e.g. ``usage``), the wall advanced past it: a ``guess`` record, or
     the ``connections`` record; then the ``end`` record when the wall is over."""
     extra = {"text": text, "finish_reason": finish, **extra}
-    if wall.state.ended is not None:  # the connection round
+    if wall.state.ended is not None:  # the connection round, read as ``parse`` reads one
         groups = connection_groups(wall.state)
-        answers, _repairs = robust_connections(text, groups)
+        answer, problem, _dropped = drop_reasoning(text)
+        if problem is not None or finish == "length":  # unclosed reasoning, cut: no answer
+            answers = [""] * len(groups)
+        else:
+            answers, _repairs = robust_connections(answer, groups)
         wall.connections_done = True
         made = {"record": "connections", "wall_id": wall.id, "groups": groups, "answers": answers}
         return [{**made, **extra}, wall.end_record()]
