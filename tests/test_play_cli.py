@@ -331,3 +331,29 @@ def test_a_hand_written_human_log_is_scored(tmp_path: Path) -> None:
     assert human["groups_found"] == sum(t["groups_found"] for t in theirs)
     assert human["points_mean"] == sum(t["points"] for t in theirs) / 2
     assert sum(results["play"]["agreement"].values()) == 2 * 4
+
+
+#: Files given as --out by mistake, each without a last newline: never cut, never replaced.
+NOT_LOGS = {"v.csv": b"wall_id,score\n46fa44,1\n740d45,0", "v.txt": b"single line no newline"}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_LOGS))
+def test_a_file_that_is_no_log_is_left_as_it_was(chat_server, tmp_path: Path, name: str) -> None:
+    from test_llm_faults import make_requests, run_llm, write_requests
+
+    server = chat_server(answer=Contestant(fixture_rows()))
+    out = tmp_path / name
+    out.write_bytes(NOT_LOGS[name])
+    assert _play(server.url, out, "show", "--walls", "1").exit_code == 1
+    requests = write_requests(tmp_path / "req.jsonl", make_requests(2))
+    assert run_llm(requests, out, [server.url]).exit_code == 1
+    assert out.read_bytes() == NOT_LOGS[name] and server.bodies == []
+
+
+def test_a_header_cut_by_a_crash_starts_the_log_again(chat_server, tmp_path: Path) -> None:
+    server = chat_server(answer=Contestant(fixture_rows()))
+    log, full = tmp_path / "cut.jsonl", tmp_path / "full.jsonl"
+    assert _play(server.url, full, "show", "--walls", "1").exit_code == 0
+    log.write_bytes(full.read_bytes()[:40])  # the header, cut before its newline
+    assert _play(server.url, log, "show", "--walls", "1").exit_code == 0
+    assert log.read_bytes() == full.read_bytes()

@@ -68,7 +68,11 @@ MAX_LINE_BYTES = 64 * 2**20
 
 
 def _is_cut(line: bytes) -> bool:
-    """Whether a last line without its newline is cut short (not JSON, or UTF-8 cut in two)."""
+    """Whether a last line without its newline is a record cut short by a crash: the start of
+    a JSON object (every record is one) that is not yet JSON, or UTF-8 cut in two. Any other
+    last line (a file that is no log: CSV, text) is no record to cut, and never cut."""
+    if not line.startswith(b"{"):
+        return False
     try:
         json.loads(line)
     except ValueError:

@@ -132,10 +132,9 @@ def play_walls(
     """
     path = Path(log_path)
     with exclusive_log(path):
-        cut = partial_tail(path)
-        if cut is not None:
-            with path.open("r+b") as handle:
-                handle.truncate(cut)
+        cut = partial_tail(path)  # cut only once the file is known to be this run's log
+        if cut == 0:  # nothing but a header cut by a crash
+            _truncate(path, cut)
         played = [WallPlay(row, header) for row in walls]
         summary = PlaySummary(walls=len(played))
         fresh = not path.exists() or path.stat().st_size == 0
@@ -149,12 +148,19 @@ def play_walls(
             for wall in played:
                 if wall.id in log.walls:
                     wall.resume(path, log.walls[wall.id])
+            if cut is not None:
+                _truncate(path, cut)
         summary.already_done = sum(w.done for w in played)
         with LogWriter(path) as writer:
             if fresh:
                 writer.write(_header(header))
             _rounds(played, writer, server, summary, on_round)
     return summary
+
+
+def _truncate(path: Path, size: int) -> None:
+    with path.open("r+b") as handle:
+        handle.truncate(size)
 
 
 def _request(wall: WallPlay, server: Server) -> dict[str, Any]:
