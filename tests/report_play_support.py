@@ -94,7 +94,7 @@ def play_results(folder: Path, config: str = "default") -> dict[str, Path]:
     out = {}
     for name, log in logs.items():
         out[name] = folder / f"{name}.json"
-        cli("evaluate", str(log), *data, "--out", str(out[name]), "--bootstrap", "50")
+        cli("evaluate", str(log), *data, "--out", str(out[name]), "--bootstrap", "100")
     predictions = folder / "random"
     cli("predict", "-m", "random", "--runs", "2", "--out", str(predictions), *data)
     out["oneshot"] = folder / "oneshot.json"

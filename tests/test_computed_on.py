@@ -45,7 +45,7 @@ def _shown(source: dict[str, Any]) -> list[str]:
 
 def _results(tmp_path: Path, *args: str, name: str) -> dict[str, Any]:
     out = tmp_path / f"{name}.json"
-    _cli("evaluate", *args, *DATA, "--out", str(out), "--bootstrap", "20")
+    _cli("evaluate", *args, *DATA, "--out", str(out), "--bootstrap", "100")
     return json.loads(out.read_text(encoding="utf-8"))
 
 
@@ -121,7 +121,7 @@ def systems(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], dict[s
 
 
 def _compare(folders: list[str], output_format: str) -> Any:
-    return _cli("compare", *folders, *DATA, "--bootstrap", "20", "--format", output_format)
+    return _cli("compare", *folders, *DATA, "--bootstrap", "100", "--format", output_format)
 
 
 def test_compare_json_has_the_source_and_each_protocol(systems: tuple) -> None:
@@ -195,7 +195,9 @@ def test_a_play_log_has_its_header_as_protocol(tmp_path: Path) -> None:
     other = tmp_path / "bo.json"
     _cli("evaluate", str(bo), *DATA, "--allow-missing", "--out", str(other))
     table = json.loads(
-        _cli("compare", str(out), str(other), *DATA, "--bootstrap", "20", "--format", "json").stdout
+        _cli(
+            "compare", str(out), str(other), *DATA, "--bootstrap", "100", "--format", "json"
+        ).stdout
     )
     protocols = {row["system"]: row["protocol"] for row in table["systems"]}
     assert protocols[str(other)]["max_guesses"] == 12 and protocols[str(other)]["player"] == "bo"

@@ -46,7 +46,7 @@ def _records(path: Path) -> list[dict[str, Any]]:
 
 def _evaluate(log: Path, tmp_path: Path) -> tuple[dict[str, Any], str]:
     out = tmp_path / f"{log.stem}-results.json"
-    result = runner.invoke(app, ["evaluate", str(log), *DATA, "-o", str(out), "--bootstrap", "50"])
+    result = runner.invoke(app, ["evaluate", str(log), *DATA, "-o", str(out), "--bootstrap", "100"])
     assert result.exit_code == 0, result.output
     return json.loads(out.read_text(encoding="utf-8")), result.output
 

@@ -171,11 +171,11 @@ def test_compare_refuses_systems_on_different_seasons(tmp_path: Path) -> None:
     whole, cut = tmp_path / "whole.json", tmp_path / "cut.json"
     whole.write_text(json.dumps(_score()), encoding="utf-8")
     cut.write_text(json.dumps(_score(walls_slice=WallSlice(seasons=(1,)))), encoding="utf-8")
-    result = runner.invoke(app, ["compare", str(whole), str(cut), "--bootstrap", "50"])
+    result = runner.invoke(app, ["compare", str(whole), str(cut), "--bootstrap", "100"])
     assert result.exit_code == 1 and "different configs, splits or sources" in result.output
     # cut to the same seasons, they compare: the same walls, the same figure
     result = runner.invoke(app, [
-        "compare", str(whole), str(cut), "--seasons", "1", "--bootstrap", "50", "--format", "json",
+        "compare", str(whole), str(cut), "--seasons", "1", "--bootstrap", "100", "--format", "json",
     ])  # fmt: skip
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["systems"]

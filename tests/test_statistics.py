@@ -380,3 +380,97 @@ def test_compare_sees_raw_files_and_their_export_as_one_source(
     assert [r["in_common"] for r in json.loads(same.output)["systems"]] == [N_TEST, N_TEST]
     other = _invoke("compare", scored["raw"], scored["edited"])
     assert other.exit_code == 1 and "--allow-different-sources" in other.output
+
+
+def test_runs_that_scored_different_walls_are_refused(
+    tmp_path: Path, release: Path, cache: Path
+) -> None:
+    """A mean over runs of figures on different walls has no one interval: the interval was
+    drawn on the walls every run scored, and did not hold its own figure."""
+    half = [_perfect(w) if i < N_TEST // 2 else {**_perfect(w), "predicted_groups": None}
+            for i, w in enumerate(TEST_WALLS)]  # fmt: skip
+    _write(tmp_path / "runs" / "run-00.json", half)
+    _write(tmp_path / "runs" / "run-01.json", [_random(w, 1) for w in TEST_WALLS])
+    refused = _invoke("evaluate", tmp_path / "runs", *_data(release, cache))
+    assert refused.exit_code == 1 and "run-01.json" in refused.output
+    same = [{**p, "predicted_groups": None} if i >= N_TEST // 2 else p
+            for i, p in enumerate(_random(w, 1) for w in TEST_WALLS)]  # fmt: skip
+    _write(tmp_path / "runs" / "run-01.json", same)
+    out = tmp_path / "results.json"
+    scored = _invoke("evaluate", tmp_path / "runs", "--out", out, *_data(release, cache))
+    assert scored.exit_code == 0, scored.output
+    results = json.loads(out.read_text(encoding="utf-8"))
+    low, high = results["ci95"]["grouping"]["ami"]
+    assert low <= results["mean"]["grouping"]["ami"] <= high
+    assert (
+        _invoke("compare", out, tmp_path / "runs" / "run-00.json", *_data(release, cache)).exit_code
+        == 0
+    )
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_too_few_resamples_or_a_negative_seed_are_refused(
+    tmp_path: Path, release: Path, cache: Path, command: str
+) -> None:
+    """Below 100 resamples a percentile interval may miss its own figure (then a file
+    ``evaluate`` wrote was refused by ``compare`` and ``report``); a seed is non-negative."""
+    preds = _systems(tmp_path)[: 2 if command == "compare" else 1]
+    for n in (1, 5, 99):
+        few = _invoke(command, *preds, "--bootstrap", n, *_data(release, cache))
+        assert few.exit_code == 1 and "--bootstrap" in few.output
+    seed = _invoke(command, *preds, "--bootstrap-seed", -1, *_data(release, cache))
+    assert seed.exit_code == 2  # a usage error
+    assert _invoke(command, *preds, "--bootstrap", 100, *_data(release, cache)).exit_code == 0
+
+
+def test_a_deeply_nested_file_is_one_line(tmp_path: Path, release: Path, cache: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    result = _invoke("evaluate", deep, *_data(release, cache))
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output and str(deep) in result.output
+
+
+def test_the_difference_shown_is_the_one_tested(tmp_path: Path, release: Path, cache: Path) -> None:
+    """A system that scored half the walls (``null`` for the task on the rest) against one
+    that scored all: its difference from the best is on the walls both scored, by hand."""
+    half = [_perfect(w) if i < N_TEST // 2 else {**_perfect(w), "predicted_groups": None}
+            for i, w in enumerate(TEST_WALLS)]  # fmt: skip
+    mixed = [_swapped(w) if i < N_TEST // 2 else _random(w, 4) for i, w in enumerate(TEST_WALLS)]
+    files = [_write(tmp_path / "half.json", half), _write(tmp_path / "mixed.json", mixed)]
+    shown = _invoke("compare", *files, "--by", "correct_groups_rate", "--format", "json",
+                    "--bootstrap", 100, *_data(release, cache))  # fmt: skip
+    assert shown.exit_code == 0, shown.output
+    rows = {row["system"]: row for row in json.loads(shown.output)["systems"]}
+    other = rows[str(files[1])]
+    assert rows[str(files[0])]["rank"] == 1 and other["in_common"] == N_TEST // 2
+    scored = tmp_path / "mixed-results.json"
+    _invoke("evaluate", files[1], "--out", scored, "--bootstrap", 0, *_data(release, cache))
+    per_wall = {w["wall_id"]: w for w in json.loads(scored.read_text())["per_wall"]}
+    first = [w["wall_id"] for w in TEST_WALLS[: N_TEST // 2]]
+    by_hand = np.mean([per_wall[i]["grouping"]["correct_groups"] / 4 - 1 for i in first])
+    assert other["difference"] == pytest.approx(by_hand) == pytest.approx(-0.5)
+    assert other["value"] - 1 != pytest.approx(by_hand)  # the whole split's would differ
+
+
+def test_systems_of_different_configs_share_no_wall(
+    tmp_path: Path, release: Path, cache: Path
+) -> None:
+    """``ocw_randomized`` keeps the test walls' ids for walls of other clues: no pairing."""
+    derived = tmp_path / "randomized"
+    made = _invoke("derive", "randomized", "--data-dir", release, "--out", derived)
+    assert made.exit_code == 0, made.output
+    files = []
+    for config, data in (("ocw_randomized", derived), ("default", release)):
+        out = tmp_path / f"{config}.json"
+        walls = TEST_WALLS if config == "default" else json.loads(
+            (derived / "test.json").read_text(encoding="utf-8"))["dataset"]  # fmt: skip
+        preds = _write(tmp_path / f"{config}-preds.json", [_random(w, 2) for w in walls])
+        result = _invoke("evaluate", preds, "-c", config, "--out", out, "--data-dir", data,
+                         "--cache-dir", cache, "--no-checks")  # fmt: skip
+        assert result.exit_code == 0, result.output
+        files.append(out)
+    shown = _invoke("compare", *files, "--allow-different-sources", "--format", "json")
+    assert shown.exit_code == 0, shown.output
+    other = json.loads(shown.output)["systems"][1]
+    assert other["in_common"] == 0 and other["p_value"] is None

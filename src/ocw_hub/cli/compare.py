@@ -11,7 +11,17 @@ from ..configs import ConfigSpec, config_spec, verification_mode
 from ..provenance import protocol_text
 from ..shown import inert
 from ._common import check_choice, check_config, console, data_dir_of, quiet_datasets
-from .options import AiredAfter, CacheDir, Config, DataDir, NoChecks, Seasons, Split
+from .options import (
+    AiredAfter,
+    BootstrapSeed,
+    CacheDir,
+    Config,
+    DataDir,
+    NoChecks,
+    Seasons,
+    Split,
+    check_resamples,
+)
 
 FORMATS = ("table", "markdown", "csv", "json")
 COLUMNS = (
@@ -125,15 +135,12 @@ def compare(
         int,
         typer.Option(
             "--bootstrap",
-            min=1,
             metavar="N",
             help="Resamples of walls for the intervals and the paired p-values (the least "
             "p-value is 1/(N+1)).",
         ),
     ] = 10_000,
-    bootstrap_seed: Annotated[
-        int, typer.Option("--bootstrap-seed", help="Seed of the bootstrap's resamples.")
-    ] = 0,
+    bootstrap_seed: BootstrapSeed = 0,
     allow_different_sources: Annotated[
         bool,
         typer.Option(
@@ -167,6 +174,7 @@ def compare(
     from ..scoring.slices import WallSlice, season_dates, slice_results
 
     check_choice("--format", output_format, FORMATS)
+    check_resamples(bootstrap, none_ok=False)
     config = check_config(config)
     source = data_dir_of(data_dir, config)
     walls_slice = WallSlice.parse(seasons, aired_after)

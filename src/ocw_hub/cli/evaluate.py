@@ -13,7 +13,18 @@ from ..configs import config_spec, verification_mode
 from ..extras import require
 from ..shown import inert
 from ._common import check_config, console, data_dir_of, progress, quiet_datasets
-from .options import AiredAfter, CacheDir, Config, DataDir, Fresh, NoChecks, Seasons, Split
+from .options import (
+    AiredAfter,
+    BootstrapSeed,
+    CacheDir,
+    Config,
+    DataDir,
+    Fresh,
+    NoChecks,
+    Seasons,
+    Split,
+    check_resamples,
+)
 
 
 def evaluate(
@@ -51,15 +62,12 @@ def evaluate(
         int,
         typer.Option(
             "--bootstrap",
-            min=0,
             metavar="N",
             help="Resamples of walls (questions) for the 95 % percentile bootstrap interval "
             "of every figure, shown as value \\[low, high] and written as ci95 (0: none).",
         ),
     ] = 1000,
-    bootstrap_seed: Annotated[
-        int, typer.Option("--bootstrap-seed", help="Seed of the bootstrap's resamples.")
-    ] = 0,
+    bootstrap_seed: BootstrapSeed = 0,
     as_runs: Annotated[
         bool,
         typer.Option(
@@ -108,6 +116,7 @@ def evaluate(
     from ..scoring.slices import WallSlice
     from ..scoring.summary import summary_rows
 
+    check_resamples(bootstrap, none_ok=True)
     config = _checked_split(check_config(config), split)
     walls_slice = WallSlice.parse(seasons, aired_after)
     source = data_dir_of(data_dir, config)

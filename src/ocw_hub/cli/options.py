@@ -67,3 +67,23 @@ AiredAfter = Annotated[
         "after DATE (YYYY-MM-DD); needs the release files, the stand-in has no dates (OCW).",
     ),
 ]
+
+#: The least ``--bootstrap`` N: fewer resamples give percentile intervals that may not hold
+#: their own figure (2.5 % of N resamples is under 3 of them).
+MIN_RESAMPLES = 100
+BootstrapSeed = Annotated[
+    int, typer.Option("--bootstrap-seed", min=0, help="Seed of the bootstrap's resamples.")
+]
+
+
+def check_resamples(n: int, none_ok: bool) -> None:
+    """``--bootstrap N``: at least :data:`MIN_RESAMPLES` (or 0, none, where ``none_ok``).
+
+    Raises:
+        OptionError: another N.
+    """
+    from ..errors import OptionError
+
+    if not (n >= MIN_RESAMPLES or (none_ok and n == 0)):
+        least = f"0 (none) or at least {MIN_RESAMPLES}" if none_ok else f"at least {MIN_RESAMPLES}"
+        raise OptionError(f"--bootstrap {n}: give {least} resamples")

@@ -40,7 +40,7 @@ def is_play_log(path: str | os.PathLike[str]) -> bool:
         first = handle.readline(1 << 20)
     try:
         head = json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep for the parser
         return False
     return isinstance(head, dict) and head.get("record") == "play"
 

@@ -192,16 +192,32 @@ def check_sources(systems: Sequence[System], allow_different: bool) -> None:
         )
 
 
-def rank(systems: list[System], figure: str, n_resamples: int, seed: int) -> list[System]:
+def _where(system: System) -> tuple[Any, Any]:
+    return system.results.get("config"), system.results.get("split")
+
+
+def rank(
+    systems: list[System],
+    figure: str,
+    n_resamples: int,
+    seed: int,
+    scale: tuple[float, bool] = (1.0, False),
+) -> list[System]:
     """Sort by ``figure`` (best first; ties keep the given order), then give each system its
-    rank, its difference from the best, the walls it shares with the best and the paired
-    bootstrap p-value of that difference on those walls (:func:`bootstrap.paired_p_value`)."""
+    rank, its difference from the best, the walls it shares with the best (within one config
+    and split) and the paired bootstrap p-value of the difference on those walls
+    (:func:`bootstrap.paired_p_value`); when either scored walls the other did not, the
+    difference shown is the one tested, on the shared walls (``scale``: the figure's factor
+    on the per-wall mean, or whether it is a total, ``intervals.FIGURES``)."""
     sign = 1.0 if figure in LOWER_IS_BETTER else -1.0
     ordered = sorted(systems, key=lambda s: sign * s.value)
     best = ordered[0]
     for position, system in enumerate(ordered, start=1):
         system.rank = position
-        shared = [i for i in best.per_wall if i in system.per_wall]
+        # walls are paired by id within one config and split: ocw_randomized keeps the ids
+        # of the test walls it rebuilds from other walls' groups
+        same = _where(system) == _where(best)
+        shared = [i for i in best.per_wall if i in system.per_wall] if same else []
         system.walls_in_common = len(shared)
         if system is best:
             continue
@@ -210,6 +226,10 @@ def rank(systems: list[System], figure: str, n_resamples: int, seed: int) -> lis
             a = np.array([best.per_wall[i] for i in shared])
             b = np.array([system.per_wall[i] for i in shared])
             system.p_value = bootstrap.paired_p_value(a, b, n_resamples, seed)
+            if len(shared) < max(len(best.per_wall), len(system.per_wall)):
+                # the difference the p-value is of: on the shared walls only
+                factor, total = scale
+                system.difference = float((b - a).sum() if total else factor * (b - a).mean())
     return ordered
 
 
@@ -258,7 +278,7 @@ def compare_systems(
     check_sources(systems, allow_different_sources)
     if contestants and (human := _contestants(systems[0], figure, n_resamples, seed)):
         systems.append(human)
-    ordered = rank(systems, figure, n_resamples, seed)
+    ordered = rank(systems, figure, n_resamples, seed, FIGURES[task][figure][1:])
     return {
         "figure": figure,
         "task": task,

@@ -19,6 +19,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..configs import CONFIGS, ConfigSpec
+from ..errors import PredictionsError
 from . import bootstrap
 from .groups import FOUND_BY
 
@@ -131,6 +132,28 @@ def _rows(sources: Sequence[Any], keys: list[str]) -> list[Sequence[Any]]:
         return [every(s) if _is_map(s) else empty for s in sources]
     except KeyError:
         return [[s.get(k) for k in keys] if _is_map(s) else empty for s in sources]
+
+
+def check_same_walls(runs: Sequence[dict[str, Any]], spec: ConfigSpec) -> None:
+    """Refuse runs that scored different walls (questions) for a task: the mean over runs of
+    figures on different walls has no one interval (the two-level bootstrap draws walls
+    every run scored).
+
+    Raises:
+        PredictionsError: names the two runs, the task and a wall scored by one only.
+    """
+    for task in spec.tasks:
+        first = set(task_values(runs[0], task))
+        for run in runs[1:]:
+            other = set(task_values(run, task))
+            if other != first:
+                odd = sorted(first ^ other)[0]
+                raise PredictionsError(
+                    f"{run['predictions']}: task {task}: scored on {len(other)} {spec.units}, "
+                    f"{runs[0]['predictions']} on {len(first)} ({spec.id_key} {odd} in one "
+                    "only); runs of one system are averaged on the same walls: give the task "
+                    "null for a wall in every run or in none, or evaluate the runs one by one"
+                )
 
 
 def _table(

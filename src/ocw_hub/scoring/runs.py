@@ -31,7 +31,10 @@ from ..resources import load_metric_module
 from ..shown import capped
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .groups import add_group_figures
-from .intervals import TWO_LEVEL  # noqa: F401 (defined here before; kept importable)
+from .intervals import (
+    TWO_LEVEL,  # noqa: F401 (defined here before; kept importable)
+    check_same_walls,
+)
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
 from .slices import WallSlice, add_intervals, apply_slice, unsliced_play_log
 
@@ -525,6 +528,7 @@ def evaluate_files(
         if bootstrap:
             add_intervals(runs[0], bootstrap, bootstrap_seed)
         return {**head, **runs[0]}
+    check_same_walls(runs, spec)
     head["protocol"] = common_protocol(protocols)
     summary: dict[str, Any] = {
         **head,
