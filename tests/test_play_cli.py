@@ -357,3 +357,36 @@ def test_a_header_cut_by_a_crash_starts_the_log_again(chat_server, tmp_path: Pat
     log.write_bytes(full.read_bytes()[:40])  # the header, cut before its newline
     assert _play(server.url, log, "show", "--walls", "1").exit_code == 0
     assert log.read_bytes() == full.read_bytes()
+
+
+@pytest.mark.parametrize("mode", ["content_filter_400", "context_400", "finish_content_filter"])
+def test_an_answer_never_given_is_counted_not_waited_for(tmp_path: Path, mode: str) -> None:
+    """A request refused for itself (Azure's content filter, a conversation past the model's
+    context) or an answer ended by the content filter fails alike when sent again: it is an
+    answer with no guess, which the rules count (3 freeze the wall), not a wall left
+    unfinished for every re-run."""
+    from chat_server import ChatServer, completion
+
+    class Refusing(ChatServer):
+        def _reply(self, body: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
+            if mode == "finish_content_filter":
+                payload = completion(body, "", 1)
+                payload["choices"][0]["finish_reason"] = "content_filter"
+                return 200, payload, {}
+            code = "content_filter" if mode == "content_filter_400" else "context_length_exceeded"
+            return 400, {"error": {"code": code, "message": f"refused: {code}"}}, {}
+
+    server = Refusing()
+    try:
+        log = tmp_path / "play.jsonl"
+        result = _play(server.url, log, "show", "--walls", "1")
+        assert result.exit_code == 0, result.output
+    finally:
+        server.close()
+    records = _records(log)[1:]
+    guesses = [r for r in records if r["record"] == "guess"]
+    assert [g["verdict"] for g in guesses] == ["invalid"] * 3
+    assert {g["finish_reason"] for g in guesses} == {
+        "content_filter" if mode == "finish_content_filter" else "request_failed"
+    }
+    assert _ends(records) == {fixture_rows()[0]["wall_id"]: "frozen_invalid"}

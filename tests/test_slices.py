@@ -221,8 +221,7 @@ def test_the_season_plot_draws_the_intervals_of_one_run_and_of_several(tmp_path:
     walls = json.loads((DATED / "test.json").read_text(encoding="utf-8"))["dataset"]
     perfect = tmp_path / "perfect.json"
     perfect.write_text(json.dumps([
-        {"wall_id": w["wall_id"],
-         "predicted_connections": [g["gt_connection"] for g in w["groups"].values()],
+        {"wall_id": w["wall_id"], "predicted_connections": None,  # as PREDICTIONS: groups
          "predicted_groups": [g["gt_words"] for g in w["groups"].values()]}
         for w in walls
     ]), encoding="utf-8")  # fmt: skip

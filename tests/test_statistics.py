@@ -474,3 +474,22 @@ def test_systems_of_different_configs_share_no_wall(
     assert shown.exit_code == 0, shown.output
     other = json.loads(shown.output)["systems"][1]
     assert other["in_common"] == 0 and other["p_value"] is None
+
+
+def test_a_results_file_edited_by_hand_is_refused(
+    tmp_path: Path, release: Path, cache: Path
+) -> None:
+    """compare pairs per-wall values: a headline that is not their mean, or a wall twice,
+    is a file edited by hand (range checks alone let both through)."""
+    random_file, perfect, _ = _systems(tmp_path)
+    scored = tmp_path / "random-results.json"
+    _invoke("evaluate", random_file, "--out", scored, "--bootstrap", 0, *_data(release, cache))
+    results = json.loads(scored.read_text(encoding="utf-8"))
+    assert _invoke("compare", scored, perfect, *_data(release, cache)).exit_code == 0
+    headline = {**results, "grouping": {**results["grouping"], "ami": 0.5}}
+    twice = {**results, "per_wall": [*results["per_wall"], results["per_wall"][0]]}
+    for name, edited in (("headline", headline), ("twice", twice)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(edited), encoding="utf-8")
+        refused = _invoke("compare", path, perfect, "--by", "ami", *_data(release, cache))
+        assert refused.exit_code == 1 and str(path) in refused.output, refused.output

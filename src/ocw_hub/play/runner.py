@@ -233,6 +233,13 @@ def _record_round(
     """Write a round's records in the split's order; a failed wall waits for a re-run."""
     for wall, request in zip(active, requests, strict=True):
         line = lines.get(request["custom_id"])
+        refused = None if line is None else _refused(line)
+        if line is not None and refused is not None:  # no guess: the rules count it
+            summary.requests += 1
+            for record in take_answer(wall, "", refused, {}):
+                writer.write(record)
+                summary.finished += record["record"] == "end"
+            continue
         if line is None or not is_success(line):
             error = line.get("error") if line is not None else None
             message = (error or {}).get("message", "no answer")
@@ -241,6 +248,25 @@ def _record_round(
             continue
         summary.requests += 1
         _take(wall, line, writer, summary)
+
+
+def _refused(line: Mapping[str, Any]) -> str | None:
+    """Why an answer is no answer the model will ever give this conversation, else None: a
+    request refused for itself (its prompt too long for the model's context, a content
+    policy: ``error.scope`` ``request``), or an answer ended by the content filter. Sent
+    again it fails alike, so it is an answer with no guess (``request_failed``,
+    ``content_filter``), which the rules count, not a wall left unfinished for ever."""
+    from ..llm.client import is_request_failure
+
+    if is_request_failure(line):
+        return "request_failed"
+    response = line.get("response")
+    body = response.get("body") if isinstance(response, Mapping) else None
+    choices = body.get("choices") if isinstance(body, Mapping) else None
+    if isinstance(choices, list) and choices and isinstance(choices[0], Mapping):
+        if choices[0].get("finish_reason") == "content_filter":
+            return "content_filter"
+    return None
 
 
 def _take(wall: WallPlay, line: Mapping[str, Any], writer: LogWriter, summary: PlaySummary) -> None:

@@ -9,6 +9,7 @@ definitions (what is resampled, the seed, the p-value) are in ``docs/statistics.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,16 +126,56 @@ def _system(
         ci = run_intervals(results, n_resamples, seed)
     size = spec.size_key
     scored = min(int(run[task].get(size, run[task].get("n_walls", 0))) for run in runs)
+    per_wall = _per_wall(results, task, key)
+    _check_per_wall(label, runs, spec, (task, figure), value, per_wall)
     return System(
         label=label,
         results=results,
         value=value,
         std=std,
         ci95=ci[task][figure],
-        per_wall=_per_wall(results, task, key),
+        per_wall=per_wall,
         n_missing=max(int(run.get("n_missing", 0)) for run in runs),
         n_unscored=int(runs[0].get(size, 0)) - scored,
     )
+
+
+def _check_per_wall(
+    label: str,
+    runs: Sequence[Mapping[str, Any]],
+    spec: ConfigSpec,
+    figure: tuple[str, str],
+    value: float,
+    per_wall: Mapping[str, float],
+) -> None:
+    """The per-wall values the p-value pairs are the figure's own: no wall twice in a run, and
+    the figure their mean (times its factor) or total, as ``evaluate`` wrote it.
+
+    Raises:
+        CompareError: names the file, the wall or the figure (a results file edited by hand).
+    """
+    from collections import Counter
+
+    task, name = figure
+    for run in runs:
+        items = run.get(spec.items_key)
+        ids = Counter(str(i.get(spec.id_key)) for i in items if isinstance(i, Mapping)) if (
+            isinstance(items, list)
+        ) else Counter()  # fmt: skip
+        twice = [i for i, n in ids.items() if n > 1]
+        if twice:
+            raise CompareError(f"{label}: {spec.unit} {twice[0]} is scored twice in one run")
+    factor, total = FIGURES[task][name][1:]
+    if not per_wall:
+        return
+    values = np.fromiter(per_wall.values(), dtype=np.float64)
+    expected = float(values.sum() if total else factor * values.mean())
+    whole = all(int(run[task].get(spec.size_key, -1)) == len(per_wall) for run in runs)
+    if whole and not math.isclose(expected, value, rel_tol=1e-9, abs_tol=1e-9):
+        raise CompareError(
+            f"{label}: {task}.{name} is {value:g}, its per-wall values give {expected:g}: "
+            "score the predictions again (ocw-hub evaluate)"
+        )
 
 
 def _contestants(first: System, figure: str, n_resamples: int, seed: int) -> System | None:

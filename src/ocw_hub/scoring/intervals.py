@@ -143,6 +143,8 @@ def check_same_walls(runs: Sequence[dict[str, Any]], spec: ConfigSpec) -> None:
         PredictionsError: names the two runs, the task and a wall scored by one only.
     """
     for task in spec.tasks:
+        if not all(task in run for run in runs):
+            continue  # a task some run did not score at all has no mean over runs
         first = set(task_values(runs[0], task))
         for run in runs[1:]:
             other = set(task_values(run, task))
