@@ -390,3 +390,32 @@ def test_an_answer_never_given_is_counted_not_waited_for(tmp_path: Path, mode: s
         "content_filter" if mode == "finish_content_filter" else "request_failed"
     }
     assert _ends(records) == {fixture_rows()[0]["wall_id"]: "frozen_invalid"}
+
+
+def test_an_answer_too_long_to_log_is_that_requests_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An answer whose log line could pass the readers' cap is not logged: it failed the log
+    for every later read (resume, evaluate, parse). run-llm logs that request's failure and
+    goes on; play counts it as an answer with no guess."""
+    from chat_server import ChatServer
+    from test_llm_faults import log_lines, make_requests, run_llm, write_requests
+
+    from ocw_hub.llm import transport
+
+    monkeypatch.setattr(transport, "MAX_ANSWER_CHARS", 2000)
+    server = ChatServer(answer=lambda body: "x" * 3000)
+    try:
+        requests = write_requests(tmp_path / "req.jsonl", make_requests(2))
+        out = tmp_path / "out.jsonl"
+        assert run_llm(requests, out, [server.url]).exit_code == 1
+        codes = [line["error"]["code"] for line in log_lines(out)]
+        assert codes == ["answer_too_long"] * 2 and len(server.bodies) == 2
+        assert run_llm(requests, out, [server.url]).exit_code == 0  # the log reads; not re-sent
+        assert len(server.bodies) == 2
+        log = tmp_path / "play.jsonl"
+        assert _play(server.url, log, "show", "--walls", "1").exit_code == 0
+        guesses = [r for r in _records(log) if r["record"] == "guess"]
+        assert [g["finish_reason"] for g in guesses] == ["request_failed"] * 3
+    finally:
+        server.close()

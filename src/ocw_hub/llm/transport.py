@@ -38,6 +38,10 @@ REFUSED = "refused"
 CLIENT_ERROR = "client_error"
 #: A 400 asking for the token limit under its other name (``max_completion_tokens``).
 WRONG_FIELD = "wrong_field"
+#: The longest answer body kept (characters): written as JSON, escaped (``\\uXXXX``, 12
+#: bytes for a character outside the BMP), its log line stays under the readers' cap
+#: (``log.MAX_LINE_BYTES``, 64 MiB). A longer one is that request's failure.
+MAX_ANSWER_CHARS = 4 * 2**20
 #: A deterministic 4xx about this request alone (its prompt too long for the model's
 #: context, or refused by a content policy: :func:`request_specific`): that request's
 #: failure, which says nothing of the others (never counted toward stopping the run) and which
@@ -254,6 +258,10 @@ def completion_outcome(
     """The outcome of a 2xx answer with body ``text`` to a request for ``model`` (or a model
     named in ``accepted``, :func:`same_model`): a usable chat completion, or why it is not
     (see :data:`ANSWERED`)."""
+    if len(text) > MAX_ANSWER_CHARS:  # its log line could pass the readers' cap: not kept
+        message = f"the answer is {len(text):,} characters, over {MAX_ANSWER_CHARS:,}: not logged"
+        error = {"code": "answer_too_long", "message": message, "scope": "request"}
+        return Outcome(REQUEST_FAILED, status, None, error)
     try:
         data = json.loads(text)
     except ValueError:
