@@ -50,8 +50,9 @@ class Contestant:
             if turn == 0:  # three clues of group 1, one of group 2: one away under nyt
                 return ", ".join([*groups[0][:3], groups[1][0]])
             return "Group: " + ", ".join(groups[turn - 1])
-        if plan == "frozen" and turn >= 2:
-            return ", ".join([*groups[2][:2], *groups[3][:2]])
+        if plan == "frozen" and turn >= 2:  # wrong guesses, each another (2 + 2 clues)
+            i, j = [(0, 0), (1, 1), (2, 2), (0, 2), (2, 0), (1, 1)][min(turn - 2, 5)]
+            return ", ".join([*groups[2][i : i + 2], *groups[3][j : j + 2]])
         return ", ".join(groups[turn])
 
     def _connections(self, wall: dict[str, Any], asked: str, plan: str) -> str:

@@ -44,12 +44,12 @@ def _start(wall: dict, rule: str = "show", **caps: int) -> rules.WallState:
 
 
 def _wrong(state: rules.WallState, rng: random.Random) -> list[str]:
-    """Four clues in play that are no gold group still to find."""
+    """Four clues in play that are no gold group still to find, nor a wrong guess made."""
     left = list(state.in_play.elements())
     gold = [Counter(g) for i, g in enumerate(state.groups) if i not in state.found]
     while True:
         guess = rng.sample(left, 4)
-        if Counter(guess) not in gold:
+        if Counter(guess) not in gold and tuple(sorted(guess)) not in (state.tried or ()):
             return guess
 
 
@@ -270,3 +270,46 @@ def test_parse_guess_reads_one_group_as_parse_does() -> None:
     bask = next(w for w in WALLS if w["wall_id"] == "654041")  # Bask twice in one group
     group = next(g for g in gold_groups(bask) if g.count("Bask") == 2)
     assert parse_guess(", ".join(group), list(bask["words"])) == (group, None)
+
+
+@settings(max_examples=50, deadline=None)
+@given(walls, seeds)
+def test_nyt_a_wrong_guess_made_again_is_no_mistake(wall, rng) -> None:
+    """The NYT game answers a guess made before "Already guessed" and charges nothing; the
+    show's wall has no such rule (a repeat after two groups costs a life)."""
+    for name in ("nyt", "show"):
+        state = _start(wall, name)
+        guess = _wrong(state, rng)
+        once = rules.apply(state, guess).state
+        again = rules.apply(once, list(reversed(guess)))
+        if name == "nyt":
+            assert (again.verdict, again.reason) == ("invalid", "already guessed")
+            assert again.state.lives_lost == once.lives_lost == 1 and again.state.wrong == 1
+        else:
+            assert again.verdict == "incorrect" and again.state.wrong == 2
+
+
+def test_a_version_1_log_replays_as_it_was_played(tmp_path) -> None:
+    """Logs written before "already guessed" (version 1) replay under their own rules: a
+    repeated wrong guess there was a mistake; a new run does not resume them."""
+    import json
+
+    from ocw_hub.errors import PlayLogError
+    from ocw_hub.play.log import read_play_log, start_state
+    from ocw_hub.play.runner import _check_resumed
+
+    wall = WALLS[0]
+    header = {"record": "play", "version": 1, "rules": "nyt", "max_guesses": 7, "max_invalid": 3}
+    old = start_state(header, wall)
+    guess = _wrong(old, random.Random(0))
+    twice = rules.apply(rules.apply(old, guess).state, guess)
+    assert twice.verdict == "incorrect" and twice.state.lives_lost == 2
+    new = start_state({**header, "version": 2}, wall)
+    again = rules.apply(rules.apply(new, guess).state, guess)
+    assert again.verdict == "invalid" and again.state.lives_lost == 1
+    log = tmp_path / "v1.jsonl"
+    log.write_text(json.dumps({**header, "config": "default", "split": "test",
+                               "player": "m", "player_kind": "model"}) + "\n")  # fmt: skip
+    assert read_play_log(log).header["version"] == 1
+    with pytest.raises(PlayLogError):
+        _check_resumed(log, read_play_log(log).header, {})

@@ -25,7 +25,9 @@ from ..llm.log import json_records
 from ..llm.parsing import match_clues
 from . import rules
 
-VERSION = 1
+VERSION = 2
+#: Versions read: 1 was written before NYT's "already guessed" (replayed without it).
+VERSIONS = (1, 2)
 HEADER_INTS = ("max_guesses", "max_invalid")
 HEADER_STRINGS = ("config", "split", "player")
 PLAYER_KINDS = ("model", "human")
@@ -73,8 +75,8 @@ def check_header(path: Path, head: Mapping[str, Any]) -> None:
     """Raise :class:`PlayLogError` naming the field of a header that breaks the contract."""
     if head.get("record") != "play":
         raise _error(path, 1, None, 'field record: expected "play" (not a play log)')
-    if head.get("version") != VERSION:
-        raise _error(path, 1, None, f"field version: expected {VERSION}")
+    if head.get("version") not in VERSIONS:
+        raise _error(path, 1, None, f"field version: expected one of {VERSIONS}")
     if head.get("rules") not in rules.RULES:
         raise _error(path, 1, None, f"field rules: expected one of {', '.join(rules.RULES)}")
     for name in HEADER_INTS:
@@ -233,6 +235,7 @@ def start_state(header: Mapping[str, Any], wall: Mapping[str, Any]) -> rules.Wal
         gold_groups(wall),
         max_guesses=header["max_guesses"],
         max_invalid=header["max_invalid"],
+        already_guessed=header.get("version", VERSION) >= 2,
     )
 
 

@@ -38,7 +38,7 @@ VERDICTS = ("correct", "incorrect", "one_away", "invalid")
 #: Why an answer is no guess: the engine's own (:func:`invalid_reason`) and the parser's.
 INVALID_REASONS = (
     "not four clues", "clue twice", "clue not in play", "not one group", "unparseable",
-    "refusal", "truncated",
+    "refusal", "truncated", "already guessed",
 )  # fmt: skip
 END_REASONS = ("solved", "frozen_lives", "frozen_guesses", "frozen_invalid", "gave_up", "time")
 GROUP_SIZE = 4
@@ -64,6 +64,9 @@ class WallState:
             ``nyt``: every mistake).
         invalid: invalid answers.
         ended: why the wall is over (one of :data:`END_REASONS`), None while in play.
+        tried: ``nyt``: the wrong guesses made (each clues sorted); the game answers one
+            made again "Already guessed" and charges no mistake (None: not kept, a log of
+            version 1 replayed as it was played).
     """
 
     rules: str
@@ -76,6 +79,7 @@ class WallState:
     lives_lost: int = 0
     invalid: int = 0
     ended: str | None = None
+    tried: tuple[tuple[str, ...], ...] | None = ()
 
     @property
     def lives(self) -> int | None:
@@ -105,8 +109,10 @@ def new_wall(
     *,
     max_guesses: int | None = None,
     max_invalid: int = DEFAULT_MAX_INVALID,
+    already_guessed: bool = True,
 ) -> WallState:
-    """A wall before its first guess.
+    """A wall before its first guess (``already_guessed``: under ``nyt``, a wrong guess made
+    again is invalid, as the game has it; False replays logs made before that rule).
 
     Raises:
         ValueError: unknown ``rules``, not 4 groups of 4, a cap below 1.
@@ -118,7 +124,8 @@ def new_wall(
     cap = default_max_guesses(rules) if max_guesses is None else max_guesses
     if cap < 1 or max_invalid < 1:
         raise ValueError("max_guesses and max_invalid must be >= 1")
-    return WallState(rules, tuple(tuple(g) for g in groups), cap, max_invalid)
+    state = WallState(rules, tuple(tuple(g) for g in groups), cap, max_invalid)
+    return state if already_guessed else replace(state, tried=None)
 
 
 def invalid_reason(state: WallState, clues: Sequence[str]) -> str | None:
@@ -130,6 +137,8 @@ def invalid_reason(state: WallState, clues: Sequence[str]) -> str | None:
         return "clue twice"
     if any(left[c] < n for c, n in wanted.items()):
         return "clue not in play"
+    if state.rules == "nyt" and state.tried and tuple(sorted(clues)) in state.tried:
+        return "already guessed"
     return None
 
 
@@ -207,7 +216,11 @@ def _incorrect(state: WallState, clues: Sequence[str]) -> Verdict:
     if ended is None and guesses >= state.max_guesses:
         ended = "frozen_guesses"
     verdict = "one_away" if state.rules == "nyt" and _one_away(state, clues) else "incorrect"
-    after = replace(state, guesses=guesses, wrong=state.wrong + 1, lives_lost=lost, ended=ended)
+    kept = state.rules == "nyt" and state.tried is not None
+    tried = (*(state.tried or ()), tuple(sorted(clues))) if kept else state.tried
+    after = replace(
+        state, guesses=guesses, wrong=state.wrong + 1, lives_lost=lost, ended=ended, tried=tried
+    )
     return Verdict(verdict, after)
 
 

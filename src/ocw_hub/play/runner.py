@@ -71,6 +71,11 @@ def _header(header: Mapping[str, Any]) -> dict[str, Any]:
 def _check_resumed(path: Path, logged: Mapping[str, Any], header: Mapping[str, Any]) -> None:
     from .generation import with_implied_fields
 
+    if logged.get("version") != VERSION:  # played by other rules (log.VERSIONS)
+        raise PlayLogError(
+            f"{path}: line 1: field version: the log is of version {logged.get('version')}, "
+            f"this run writes {VERSION}: write to another file"
+        )
     logged = with_implied_fields(logged)  # a log from before profiles: the paper's fields
     for name in SAME_RUN:
         if logged.get(name) != header.get(name):
