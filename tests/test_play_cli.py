@@ -419,3 +419,18 @@ def test_an_answer_too_long_to_log_is_that_requests_failure(
         assert [g["finish_reason"] for g in guesses] == ["request_failed"] * 3
     finally:
         server.close()
+
+
+def test_a_log_with_no_wall_played_is_started_again(chat_server, tmp_path: Path) -> None:
+    """A run whose first round failed (a mistyped --model, a server not up) leaves a header
+    alone; a run with other settings starts the log again instead of refusing it."""
+    server = chat_server(answer=Contestant(fixture_rows()))
+    log = tmp_path / "play.jsonl"
+    gone = "http://127.0.0.1:9/v1"  # the discard port: nothing listens
+    first = runner.invoke(app, ["play", "--base-url", gone, "--model", "typo", "--out", str(log),
+                                "--max-retries", "0", "--walls", "1", *DATA])  # fmt: skip
+    assert first.exit_code == 1 and [r["record"] for r in _records(log)] == ["play"]
+    again = _play(server.url, log, "show", "--walls", "1")
+    assert again.exit_code == 0, again.output
+    records = _records(log)
+    assert records[0]["model"] == "m" and _ends(records)

@@ -145,6 +145,10 @@ def play_walls(
         fresh = not path.exists() or path.stat().st_size == 0
         if not fresh:
             log = read_play_log(path)
+            if not log.walls:  # a header alone (the first round failed): nothing played yet
+                _truncate(path, 0)
+                fresh = True
+        if not fresh:
             _check_resumed(path, log.header, header)
             known = {w.id for w in played}
             foreign = sorted(set(log.walls) - known)
