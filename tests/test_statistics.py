@@ -493,3 +493,17 @@ def test_a_results_file_edited_by_hand_is_refused(
         path.write_text(json.dumps(edited), encoding="utf-8")
         refused = _invoke("compare", path, perfect, "--by", "ami", *_data(release, cache))
         assert refused.exit_code == 1 and str(path) in refused.output, refused.output
+
+
+def test_the_interval_of_several_runs_does_not_depend_on_their_order(
+    tmp_path: Path, release: Path, cache: Path
+) -> None:
+    runs = [_write(tmp_path / f"r{i}.json", [_random(w, i) for w in TEST_WALLS]) for i in range(3)]
+    found = []
+    for order in (runs, runs[::-1], [runs[1], runs[0], runs[2]]):
+        out = tmp_path / "results.json"
+        result = _invoke("evaluate", *order, "--as-runs", "--out", out, "--bootstrap", 200,
+                         *_data(release, cache))  # fmt: skip
+        assert result.exit_code == 0, result.output
+        found.append(json.loads(out.read_text(encoding="utf-8"))["ci95"])
+    assert found[0] == found[1] == found[2]

@@ -243,6 +243,8 @@ def segment_intervals(
     BLAS runs on one thread: its products here are small, and threads cost more than they
     save on a busy machine.
     """
+    # the runs in one order whatever order they were named in: the draws pick runs by index
+    runs = sorted(runs, key=lambda run: str(run.get("predictions", "")))
     resampled, parts = [], []
     out: dict[str, dict[str, dict[str, list[float]]]] = {name: {} for name in segments}
     with threadpool_limits(limits=1, user_api="blas"):
