@@ -507,3 +507,23 @@ def test_the_interval_of_several_runs_does_not_depend_on_their_order(
         assert result.exit_code == 0, result.output
         found.append(json.loads(out.read_text(encoding="utf-8"))["ci95"])
     assert found[0] == found[1] == found[2]
+
+
+@pytest.mark.parametrize(
+    ("given", "absent"), [("groups", "connections"), ("connections", "grouping")]
+)
+def test_a_missing_wall_is_wrong_only_for_the_tasks_the_file_predicts(
+    tmp_path: Path, release: Path, cache: Path, given: str, absent: str
+) -> None:
+    """With --allow-missing a missing wall is scored as wrong, but only for a task the file
+    predicts: a file of groups only had a connections row of its missing walls alone."""
+    other = "predicted_connections" if given == "groups" else "predicted_groups"
+    preds = [{**_perfect(w), other: None} for w in TEST_WALLS[1:]]  # the first wall missing
+    out = tmp_path / "results.json"
+    result = _invoke("evaluate", _write(tmp_path / "p.json", preds), "--allow-missing", "--out",
+                     out, "--bootstrap", 0, *_data(release, cache))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    results = json.loads(out.read_text(encoding="utf-8"))
+    assert absent not in results and results["n_missing"] == 1
+    present = "grouping" if given == "groups" else "connections"
+    assert results[present]["n_walls"] == N_TEST

@@ -42,7 +42,11 @@ def evaluate(
         Path | None, typer.Option("--out", "-o", help="Write the full results JSON here.")
     ] = None,
     allow_missing: Annotated[
-        bool, typer.Option("--allow-missing", help="Score missing ids as wrong.")
+        bool,
+        typer.Option(
+            "--allow-missing",
+            help="Score missing ids as wrong, for each task the file predicts.",
+        ),
     ] = False,
     bertscore: Annotated[
         bool, typer.Option("--bertscore", help="Also BERTScore F1 of connections.")

@@ -165,7 +165,10 @@ def _grouping_items(
 ) -> dict[int, dict[str, Any]]:
     code = load_metric_module("grouping")
     items: dict[int, dict[str, Any]] = {}
+    groups_given = not preds or any(p.groups is not None for p in preds.values())
     for index, wall_id in enumerate(gold.ids):
+        if wall_id in missing and not groups_given:
+            continue  # a file of connections only: its missing walls miss no grouping
         if wall_id in missing:
             predicted = _MISSING_GROUPS
         elif (groups := preds[wall_id].groups) is None:
@@ -186,6 +189,8 @@ def _connection_items(
     bertscore: bool,
     rouge_tokenizer: str,
 ) -> dict[int, dict[str, Any]]:
+    if preds and not any(p.connections is not None for p in preds.values()):
+        return {}  # a file of groups only: its missing walls miss no connection
     indices = [
         i
         for i, wall_id in enumerate(gold.ids)
