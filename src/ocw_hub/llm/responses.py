@@ -115,7 +115,7 @@ def _batch_response(
     before it was complete keeps its text, and ``problem`` says why it is no answer."""
     wall_id = record["custom_id"]
     problem = _failure(record)
-    choice = _first_choice(record)
+    choice = first_choice(record)
     finish = choice.get("finish_reason")
     if problem is None and asked is not None:
         problem = _other_model(record, asked)
@@ -171,7 +171,7 @@ def _other_model(record: Mapping[str, Any], asked: ModelAsked) -> str | None:
     return f"answered by model {answered!r}, not the model asked {asked[0]!r} (other_model)"
 
 
-def _first_choice(record: Mapping[str, Any]) -> dict[str, Any]:
+def first_choice(record: Mapping[str, Any]) -> dict[str, Any]:
     """The first choice of a line's body, else ``{}``."""
     response = record.get("response")
     body = response.get("body") if isinstance(response, dict) else None

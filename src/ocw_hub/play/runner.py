@@ -245,9 +245,7 @@ def _record_round(
         refused = None if line is None else _refused(line)
         if line is not None and refused is not None:  # no guess: the rules count it
             summary.requests += 1
-            for record in take_answer(wall, "", refused, {}):
-                writer.write(record)
-                summary.finished += record["record"] == "end"
+            _write(take_answer(wall, "", refused, {}), writer, summary)
             continue
         if line is None or not is_success(line):
             error = line.get("error") if line is not None else None
@@ -266,16 +264,11 @@ def _refused(line: Mapping[str, Any]) -> str | None:
     again it fails alike, so it is an answer with no guess (``request_failed``,
     ``content_filter``), which the rules count, not a wall left unfinished for ever."""
     from ..llm.client import is_request_failure
+    from ..llm.responses import first_choice
 
     if is_request_failure(line):
         return "request_failed"
-    response = line.get("response")
-    body = response.get("body") if isinstance(response, Mapping) else None
-    choices = body.get("choices") if isinstance(body, Mapping) else None
-    if isinstance(choices, list) and choices and isinstance(choices[0], Mapping):
-        if choices[0].get("finish_reason") == "content_filter":
-            return "content_filter"
-    return None
+    return "content_filter" if first_choice(line).get("finish_reason") == "content_filter" else None
 
 
 def _take(wall: WallPlay, line: Mapping[str, Any], writer: LogWriter, summary: PlaySummary) -> None:
@@ -283,12 +276,15 @@ def _take(wall: WallPlay, line: Mapping[str, Any], writer: LogWriter, summary: P
     text, finish, usage = _answer(line)
     summary.prompt_tokens += int(usage.get("prompt_tokens", 0))
     summary.completion_tokens += int(usage.get("completion_tokens", 0))
-    for record in take_answer(wall, text, finish, {"usage": usage}):
+    _write(take_answer(wall, text, finish, {"usage": usage}), writer, summary)
+
+
+def _write(records: list[dict[str, Any]], writer: LogWriter, summary: PlaySummary) -> None:
+    """Write the records of one answer; count the walls they end."""
+    for record in records:
         writer.write(record)
-        if record["record"] == "end":
-            summary.finished += 1
+        summary.finished += record["record"] == "end"
 
 
 def _end(wall: WallPlay, writer: LogWriter, summary: PlaySummary) -> None:
-    writer.write(wall.end_record())
-    summary.finished += 1
+    _write([wall.end_record()], writer, summary)

@@ -21,7 +21,7 @@ from .. import jsonio
 from ..configs import ConfigSpec, PathLike, config_spec
 from ..errors import OCWHubError
 from . import bootstrap
-from .intervals import FIGURES, run_intervals, runs_intervals, task_values
+from .intervals import FIGURES, mean_scale, run_intervals, runs_intervals, task_values
 from .slices import span_text
 
 #: Resamples of ``compare`` by default: enough for a p-value below 0.001 (the least is
@@ -159,17 +159,16 @@ def _check_per_wall(
     task, name = figure
     for run in runs:
         items = run.get(spec.items_key)
-        ids = Counter(str(i.get(spec.id_key)) for i in items if isinstance(i, Mapping)) if (
-            isinstance(items, list)
-        ) else Counter()  # fmt: skip
+        if not isinstance(items, list):
+            continue
+        ids = Counter(str(i.get(spec.id_key)) for i in items if isinstance(i, Mapping))
         twice = [i for i, n in ids.items() if n > 1]
         if twice:
             raise CompareError(f"{label}: {spec.unit} {twice[0]} is scored twice in one run")
-    factor, total = FIGURES[task][name][1:]
     if not per_wall:
         return
     values = np.fromiter(per_wall.values(), dtype=np.float64)
-    expected = float(values.sum() if total else factor * values.mean())
+    expected = float(values.mean() * mean_scale(*FIGURES[task][name][1:], len(values)))
     whole = all(int(run[task].get(spec.size_key, -1)) == len(per_wall) for run in runs)
     if whole and not math.isclose(expected, value, rel_tol=1e-9, abs_tol=1e-9):
         raise CompareError(
@@ -269,8 +268,7 @@ def rank(
             system.p_value = bootstrap.paired_p_value(a, b, n_resamples, seed)
             if len(shared) < max(len(best.per_wall), len(system.per_wall)):
                 # the difference the p-value is of: on the shared walls only
-                factor, total = scale
-                system.difference = float((b - a).sum() if total else factor * (b - a).mean())
+                system.difference = float((b - a).mean() * mean_scale(*scale, len(shared)))
     return ordered
 
 

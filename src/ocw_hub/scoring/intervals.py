@@ -91,6 +91,12 @@ def _figures_of(task: str, keys: set[str]) -> dict[str, tuple[str, float, bool]]
     return {f: spec for f, spec in FIGURES[task].items() if spec[0] in keys}
 
 
+def mean_scale(factor: float, total: bool, n_walls: int) -> float:
+    """What turns the mean of a figure's per-wall values over ``n_walls`` walls into the figure
+    (its :data:`FIGURES` ``factor`` and ``total``): the factor, times ``n_walls`` for a total."""
+    return factor * (n_walls if total else 1)
+
+
 def _intervals(
     task: str, keys: Sequence[str], bounds: np.ndarray, n_walls: int
 ) -> dict[str, list[float]]:
@@ -99,7 +105,7 @@ def _intervals(
     out: dict[str, list[float]] = {}
     for figure, (key, factor, total) in _figures_of(task, set(keys)).items():
         column = list(keys).index(key)
-        scale = factor * (n_walls if total else 1)
+        scale = mean_scale(factor, total, n_walls)
         out[figure] = [float(bounds[0, column] * scale), float(bounds[1, column] * scale)]
     return out
 
