@@ -107,6 +107,13 @@ def _data(release: Path, cache: Path) -> list[object]:
     return ["--data-dir", release, "--cache-dir", cache, "--no-checks"]
 
 
+def _scored(out: Path, *args: object) -> dict:
+    """``evaluate ARGS --out OUT`` (it must succeed): the results JSON."""
+    result = _invoke("evaluate", *args, "--out", out)
+    assert result.exit_code == 0, result.output
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
 # -- evaluate: ci95 --------------------------------------------------------------------------
 
 
@@ -364,14 +371,12 @@ def test_compare_sees_raw_files_and_their_export_as_one_source(
             payload["dataset"][7]["gt_connections"][1] += " (edited)"
         (edited / f"{split}.json").write_text(json.dumps(payload), encoding="utf-8")
     random_file, perfect, _ = _systems(tmp_path)
-    scored = {}
+    scored, sources = {}, {}
     for name, preds, data in [("raw", random_file, release), ("export", perfect, hub / "ocw"),
                               ("edited", perfect, edited)]:  # fmt: skip
         scored[name] = tmp_path / f"{name}-results.json"
-        args = ["--data-dir", data, "--cache-dir", cache, "--no-checks", "--out", scored[name]]
-        result = _invoke("evaluate", preds, *args)
-        assert result.exit_code == 0, result.output
-    sources = {k: json.loads(p.read_text(encoding="utf-8"))["source"] for k, p in scored.items()}
+        args = ["--data-dir", data, "--cache-dir", cache, "--no-checks"]
+        sources[name] = _scored(scored[name], preds, *args)["source"]
     assert sources["raw"]["sha256"] != sources["export"]["sha256"]
     assert sources["raw"]["rows_sha256"] == sources["export"]["rows_sha256"]
     assert sources["raw"]["rows_sha256"] != sources["edited"]["rows_sha256"]
@@ -397,9 +402,7 @@ def test_runs_that_scored_different_walls_are_refused(
             for i, p in enumerate(_random(w, 1) for w in TEST_WALLS)]  # fmt: skip
     _write(tmp_path / "runs" / "run-01.json", same)
     out = tmp_path / "results.json"
-    scored = _invoke("evaluate", tmp_path / "runs", "--out", out, *_data(release, cache))
-    assert scored.exit_code == 0, scored.output
-    results = json.loads(out.read_text(encoding="utf-8"))
+    results = _scored(out, tmp_path / "runs", *_data(release, cache))
     low, high = results["ci95"]["grouping"]["ami"]
     assert low <= results["mean"]["grouping"]["ami"] <= high
     assert (
@@ -445,8 +448,10 @@ def test_the_difference_shown_is_the_one_tested(tmp_path: Path, release: Path, c
     other = rows[str(files[1])]
     assert rows[str(files[0])]["rank"] == 1 and other["in_common"] == N_TEST // 2
     scored = tmp_path / "mixed-results.json"
-    _invoke("evaluate", files[1], "--out", scored, "--bootstrap", 0, *_data(release, cache))
-    per_wall = {w["wall_id"]: w for w in json.loads(scored.read_text())["per_wall"]}
+    per_wall = {
+        w["wall_id"]: w
+        for w in _scored(scored, files[1], "--bootstrap", 0, *_data(release, cache))["per_wall"]
+    }
     first = [w["wall_id"] for w in TEST_WALLS[: N_TEST // 2]]
     by_hand = np.mean([per_wall[i]["grouping"]["correct_groups"] / 4 - 1 for i in first])
     assert other["difference"] == pytest.approx(by_hand) == pytest.approx(-0.5)
@@ -466,9 +471,7 @@ def test_systems_of_different_configs_share_no_wall(
         walls = TEST_WALLS if config == "default" else json.loads(
             (derived / "test.json").read_text(encoding="utf-8"))["dataset"]  # fmt: skip
         preds = _write(tmp_path / f"{config}-preds.json", [_random(w, 2) for w in walls])
-        result = _invoke("evaluate", preds, "-c", config, "--out", out, "--data-dir", data,
-                         "--cache-dir", cache, "--no-checks")  # fmt: skip
-        assert result.exit_code == 0, result.output
+        _scored(out, preds, "-c", config, "--data-dir", data, "--cache-dir", cache, "--no-checks")
         files.append(out)
     shown = _invoke("compare", *files, "--allow-different-sources", "--format", "json")
     assert shown.exit_code == 0, shown.output
@@ -483,8 +486,7 @@ def test_a_results_file_edited_by_hand_is_refused(
     is a file edited by hand (range checks alone let both through)."""
     random_file, perfect, _ = _systems(tmp_path)
     scored = tmp_path / "random-results.json"
-    _invoke("evaluate", random_file, "--out", scored, "--bootstrap", 0, *_data(release, cache))
-    results = json.loads(scored.read_text(encoding="utf-8"))
+    results = _scored(scored, random_file, "--bootstrap", 0, *_data(release, cache))
     assert _invoke("compare", scored, perfect, *_data(release, cache)).exit_code == 0
     headline = {**results, "grouping": {**results["grouping"], "ami": 0.5}}
     twice = {**results, "per_wall": [*results["per_wall"], results["per_wall"][0]]}
@@ -502,10 +504,8 @@ def test_the_interval_of_several_runs_does_not_depend_on_their_order(
     found = []
     for order in (runs, runs[::-1], [runs[1], runs[0], runs[2]]):
         out = tmp_path / "results.json"
-        result = _invoke("evaluate", *order, "--as-runs", "--out", out, "--bootstrap", 200,
-                         *_data(release, cache))  # fmt: skip
-        assert result.exit_code == 0, result.output
-        found.append(json.loads(out.read_text(encoding="utf-8"))["ci95"])
+        args = [*order, "--as-runs", "--bootstrap", 200, *_data(release, cache)]
+        found.append(_scored(out, *args)["ci95"])
     assert found[0] == found[1] == found[2]
 
 
@@ -520,10 +520,8 @@ def test_a_missing_wall_is_wrong_only_for_the_tasks_the_file_predicts(
     other = "predicted_connections" if given == "groups" else "predicted_groups"
     preds = [{**_perfect(w), other: None} for w in TEST_WALLS[1:]]  # the first wall missing
     out = tmp_path / "results.json"
-    result = _invoke("evaluate", _write(tmp_path / "p.json", preds), "--allow-missing", "--out",
-                     out, "--bootstrap", 0, *_data(release, cache))  # fmt: skip
-    assert result.exit_code == 0, result.output
-    results = json.loads(out.read_text(encoding="utf-8"))
+    args = [_write(tmp_path / "p.json", preds), "--allow-missing", "--bootstrap", 0]
+    results = _scored(out, *args, *_data(release, cache))
     assert absent not in results and results["n_missing"] == 1
     present = "grouping" if given == "groups" else "connections"
     assert results[present]["n_walls"] == N_TEST
