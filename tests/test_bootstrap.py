@@ -95,8 +95,6 @@ def test_seeded_reproducibility() -> None:
     values = np.random.default_rng(5).random(40)
     assert bootstrap.bootstrap_ci(values, 300, seed=9) == bootstrap.bootstrap_ci(values, 300, 9)
     assert bootstrap.bootstrap_ci(values, 300, seed=9) != bootstrap.bootstrap_ci(values, 300, 10)
-    a, b = values, values[::-1] + 0.01
-    assert bootstrap.paired_p_value(a, b, 300, 4) == bootstrap.paired_p_value(a, b, 300, 4)
 
 
 def test_coverage_of_a_known_mean() -> None:
@@ -169,29 +167,3 @@ def test_coverage_of_the_two_level_bootstrap() -> None:
     assert (round(expected, 3), round(ratio, 3)) == (0.953, 1.015)
     assert abs(covered - 0.95) <= 0.03 and abs(covered - expected) <= 0.03
     assert abs(width - ratio) <= 0.05
-
-
-def test_paired_p_value_by_hand() -> None:
-    # equal systems: no difference on any wall, p = 1
-    same = np.array([0.1, 0.5, 0.9])
-    assert bootstrap.paired_p_value(same, same, 100) == 1.0
-    # a system better on every wall by a constant: every resample's difference equals the
-    # observed one, none is as far from it as it is from 0: the least p, 1 / (N + 1)
-    assert bootstrap.paired_p_value(same + 0.5, same, 999) == 1 / 1000
-    # by hand on 2 walls, d = (1, -1): observed 0, every resample is at least as far: 1
-    assert bootstrap.paired_p_value(np.array([1.0, 0.0]), np.array([0.0, 1.0]), 50) == 1.0
-    with pytest.raises(ValueError, match="shape"):
-        bootstrap.paired_p_value(same, same[:2])
-
-
-def test_paired_p_value_is_about_uniform_under_the_null() -> None:
-    """Two systems of equal quality (per-wall values from one distribution, 200 walls): the
-    test at level 0.05 rejects in about 5 % of 1000 simulated pairs (normal approximation of
-    the plug-in bootstrap: 2 (1 - Phi(1.96 sqrt(199/200))) = 5.1 %; the standard error of a
-    rate from 1000 pairs is 0.7 %, so 2-9 % is a band of more than 4 standard errors)."""
-    rng = np.random.default_rng(77)
-    rejected = sum(
-        bootstrap.paired_p_value(rng.random(200), rng.random(200), 500, seed) <= 0.05
-        for seed in range(1000)
-    )
-    assert 0.02 <= rejected / 1000 <= 0.09

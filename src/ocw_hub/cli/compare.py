@@ -1,4 +1,5 @@
-"""``ocw-hub compare``: systems side by side, ranked, with intervals and paired p-values."""
+"""``ocw-hub compare``: systems side by side, ranked, with intervals and paired p-values
+(unadjusted and Holm-adjusted)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ COLUMNS = (
     "value",
     "95% CI",
     "vs best",
-    "p",
+    "p (sign-flip)",
     "walls in common",
     "scored",
     "missing",
@@ -43,19 +44,22 @@ def _digits(figure: str, spec: ConfigSpec) -> int:
     return 2 if spec.percent or figure in ("full_wall", "correct_groups") else 4
 
 
+def _p_text(p: float | None) -> str:
+    return "-" if p is None else f"{p:.2g}" if p >= 0.001 else f"{p:.1e}"
+
+
 def _cells(row: dict[str, Any], digits: int) -> list[str]:
     value = f"{row['value']:.{digits}f}"
     if row["std"] is not None:
         value += f" ± {row['std']:.{digits}f}"
     low, high = row["ci95"]
-    p = row["p_value"]
     return [
         str(row["rank"]),
         row["system"],
         value,
         f"[{low:.{digits}f}, {high:.{digits}f}]",
         "-" if row["difference"] is None else f"{row['difference']:+.{digits}f}",
-        "-" if p is None else f"{p:.2g}" if p >= 0.001 else f"{p:.1e}",
+        _p_text(row["p_value"]),
         str(row["in_common"]),
         str(row["scored"]),
         str(row["missing"]),
@@ -69,6 +73,31 @@ def _usage_column(header: list[str], body: list[list[str]], rows: list[dict[str,
         header.append("usage")
         for cells, row in zip(body, rows, strict=True):
             cells.append(inert(row.get("usage") or "-"))
+
+
+def _holm_column(header: list[str], body: list[list[str]], table: dict[str, Any]) -> None:
+    """A ``p (Holm, K pairs)`` column after the unadjusted p when the test's family holds
+    more than one pair (more than two systems)."""
+    family = table["test"]["family"]
+    if family < 2:
+        return
+    at = header.index("p (sign-flip)") + 1
+    header.insert(at, f"p (Holm, {family} pairs)")
+    for cells, row in zip(body, table["systems"], strict=True):
+        cells.insert(at, _p_text(row["p_holm"]))
+
+
+def _test_line(table: dict[str, Any]) -> str:
+    """What p is: the test, its draws and the adjustment."""
+    test = table["test"]
+    line = (
+        f"p: two-sided sign-flip permutation test of the mean per-wall difference from the "
+        f"best on the walls both predicted (exact up to {test['exact_up_to_walls']} walls "
+        f"that differ, else {test['resamples']:,} random sign vectors, seed {test['seed']})"
+    )
+    if test["family"] > 1:
+        line += f"; Holm-adjusted over the {test['family']} pairs of systems sharing walls"
+    return line
 
 
 def _provenance_lines(table: dict[str, Any]) -> list[str]:
@@ -124,8 +153,9 @@ def compare(
             "--by",
             metavar="FIGURE",
             help="The figure to rank by: ami (default for OCW), wd, ari, fms, full_wall, "
-            "correct_groups, the rates, exact_match, rouge1; f1 (default for wote) or "
-            "exact_match.",
+            "correct_groups, the rates, exact_match, rouge1; for play logs points, "
+            "groups_found, walls_solved, connections_right (totals over the walls played) "
+            "or their means (points_mean, ...); f1 (default for wote) or exact_match.",
         ),
     ] = None,
     output_format: Annotated[
@@ -136,8 +166,8 @@ def compare(
         typer.Option(
             "--bootstrap",
             metavar="N",
-            help="Resamples of walls for the intervals and the paired p-values (the least "
-            "p-value is 1/(N+1)).",
+            help="Resamples of walls for the intervals, and random sign vectors of the "
+            "paired test on more than 16 walls that differ (its least p-value is 1/(N+1)).",
         ),
     ] = 10_000,
     bootstrap_seed: BootstrapSeed = 0,
@@ -161,9 +191,11 @@ def compare(
     aired_after: AiredAfter = None,
 ) -> None:
     """Put systems side by side: one figure each with its 95 % bootstrap interval, ranked,
-    with the paired bootstrap p-value of its difference from the best on the walls they
-    share, the walls in common and the missing (scored as wrong) and unscored walls. The
-    contestants are a row where the dataset records the figure. Predictions are scored as
+    with the p-value of its difference from the best on the walls both predicted (a paired
+    sign-flip permutation test; Holm-adjusted beside it over every pair of systems when
+    there are more than two), the walls in common and the missing (scored as wrong) and
+    unscored walls. The contestants are a row where the dataset records the figure; play
+    logs rank by their play figures too (--by points). Predictions are scored as
     `evaluate` does (--config, --split, --data-dir). Statistics: docs/statistics.md.
     """
     from functools import partial
@@ -213,14 +245,16 @@ def compare(
     digits = _digits(table["figure"], spec)
     body = [[inert(c) for c in _cells(row, digits)] for row in table["systems"]]
     header = list(COLUMNS)
+    _holm_column(header, body, table)
     _usage_column(header, body, table["systems"])
     header[2] = table["figure"] + (" (lower is better)" if table["lower_is_better"] else "")
-    header[6] = f"{spec.units} in common"  # walls, or WoTe's questions
+    common = header.index("walls in common")
+    header[common] = f"{spec.units} in common"  # walls, or WoTe's questions
     if output_format == "markdown":
         typer.echo(_markdown(header, body))
         if table.get("slice"):
             typer.echo(f"\nSlice: {inert(table['slice'])}.")
-        typer.echo("\n" + "  \n".join(_provenance_lines(table)))
+        typer.echo("\n" + "  \n".join([_test_line(table), *_provenance_lines(table)]))
     elif output_format == "csv":
         typer.echo(_csv(header, body, table["systems"]), nl=False)
     else:
@@ -231,7 +265,7 @@ def compare(
         title = f"{first['config']} / {first['split']}: ranked by {table['figure']}"
         if table.get("slice"):
             title += f"\nslice: {table['slice']}"
-        title = "\n".join([title, *_provenance_lines(table)])
+        title = "\n".join([title, _test_line(table), *_provenance_lines(table)])
         shown = Table(title=Text(title))
         for column in header:
             shown.add_column(column, justify="left" if column == "system" else "right")

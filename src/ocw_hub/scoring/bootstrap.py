@@ -1,4 +1,5 @@
-"""Bootstrap confidence intervals and paired tests over walls (questions for WoTe): pure NumPy.
+"""Bootstrap confidence intervals over walls (questions for WoTe): pure NumPy (paired tests:
+:mod:`.paired`).
 
 Every headline figure of ``ocw-hub evaluate`` is a mean (or a total) of per-wall values, so a
 resample is a multiset of walls drawn with replacement and the figure on it is the mean of
@@ -14,8 +15,6 @@ the percentile method) are in ``docs/statistics.md``.
   resampled wall (the inspect-ai / "samples x epochs" two-level bootstrap).
 * :func:`percentile_interval`: the percentile interval of resampled figures
   (``numpy.percentile``, its default linear interpolation).
-* :func:`paired_p_value`: two-sided paired bootstrap test of a difference of means on the same
-  walls (one index matrix for both systems).
 """
 
 from __future__ import annotations
@@ -237,33 +236,3 @@ def bootstrap_ci(
     means = bootstrap_means(array, n_resamples, seed)
     low, high = percentile_interval(means, confidence)
     return float(low), float(high)
-
-
-def paired_p_value(
-    a: ArrayLike,
-    b: ArrayLike,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-) -> float:
-    """Two-sided paired bootstrap p-value of ``mean(a) - mean(b)`` (per-wall values of two
-    systems on the same walls, shape ``(n_walls,)`` each).
-
-    The walls are resampled once (:func:`wall_indices`) for both systems; with ``d = a - b``,
-    ``delta = mean(d)`` and ``delta*`` its value on each resample, the bootstrap distribution
-    shifted to the null (``delta* - delta``) is compared with the observed difference:
-    ``p = (1 + #{|delta* - delta| >= |delta|}) / (n_resamples + 1)``, never below
-    ``1 / (n_resamples + 1)``. Two systems equal on every wall give 1.
-
-    Raises:
-        ValueError: the arrays differ in length or are empty.
-    """
-    left = np.asarray(a, dtype=np.float64)
-    right = np.asarray(b, dtype=np.float64)
-    if left.shape != right.shape or left.ndim != 1 or len(left) == 0:
-        raise ValueError(f"paired values need shape (n_walls,), got {left.shape}, {right.shape}")
-    diff = left - right
-    observed = float(diff.mean())
-    resampled = bootstrap_means(diff, n_resamples, seed)
-    # a tolerance of rounding: resamples equal to the observed difference count as extreme
-    extreme = np.abs(resampled - observed) >= abs(observed) - 1e-12
-    return float((1 + np.count_nonzero(extreme)) / (n_resamples + 1))

@@ -1,8 +1,11 @@
 """Systems side by side (``ocw-hub compare``): one figure per system with its bootstrap
-interval, ranked, and the paired bootstrap p-value of each system's difference from the best.
+interval, ranked, and the p-value of each system's difference from the best: a paired
+sign-flip permutation test on the walls both predicted (:mod:`.paired`), Holm-adjusted over
+every pair of systems when there are more than two.
 
 A system is a results JSON of ``ocw-hub evaluate --out`` (one run or several), a predictions
-file or a folder of runs (scored here as ``evaluate`` does). The contestants are a row of
+file, a play log or a folder of runs (scored here as ``evaluate`` does); a play log's own
+figures (points, groups found, walls solved, ...) rank it too. The contestants are a row of
 their own for the figures the dataset records for them (correct groups, full walls). The
 definitions (what is resampled, the seed, the p-value) are in ``docs/statistics.md``.
 """
@@ -20,13 +23,31 @@ import numpy as np
 from .. import jsonio
 from ..configs import ConfigSpec, PathLike, config_spec
 from ..errors import OCWHubError
-from . import bootstrap
+from . import bootstrap, paired
 from .intervals import FIGURES, mean_scale, run_intervals, runs_intervals, task_values
 from .slices import span_text
 
-#: Resamples of ``compare`` by default: enough for a p-value below 0.001 (the least is
-#: ``1 / (N + 1)``).
+#: Resamples of ``compare`` by default (intervals, and the sign-flip test's random sign vectors
+#: on more than ``paired.EXACT_MAX_WALLS`` walls): enough for a p-value below 0.001 (the least
+#: is ``1 / (N + 1)``).
 COMPARE_RESAMPLES = 10_000
+#: The play figures of a play log's results (``play``; ``human.play`` for the contestants on
+#: the walls played), as :data:`~ocw_hub.scoring.intervals.FIGURES`: the totals and the means
+#: over the walls played (``play.scoring.TOTALS``).
+PLAY_FIGURES: dict[str, tuple[str, float, bool]] = {
+    **{k: (k, 1.0, True) for k in ("points", "groups_found", "walls_solved", "connections_right")},
+    **{
+        f"{k}_mean": (k, 1.0, False)
+        for k in ("points", "groups_found", "walls_solved", "connections_right")
+    },
+}
+#: Every figure ``compare`` ranks by, per task.
+RANKED = {**FIGURES, "play": PLAY_FIGURES}
+#: The test of ``compare``, as its JSON names it.
+TEST = (
+    "sign-flip permutation test, two-sided, of the mean per-wall difference on the walls both "
+    "systems predicted"
+)
 #: The figure systems are ranked by unless told: AMI of the grouping (chance-adjusted, so a
 #: random partition scores 0, and a mean of per-wall values that moves with every clue, unlike
 #: the counts of solved walls), F1 for WoTe (SQuAD's headline).
@@ -52,6 +73,8 @@ class System:
         value: the figure (the mean over runs for several runs), std over runs or None.
         ci95: ``[low, high]`` (two-level over walls and runs for several runs).
         per_wall: ``{wall id: per-wall value}`` (mean over runs), the walls scored.
+        predicted: the walls of ``per_wall`` with a prediction in every run (not a missing
+            wall scored as wrong): the walls a paired test may use.
     """
 
     label: str
@@ -62,8 +85,10 @@ class System:
     per_wall: dict[str, float]
     n_missing: int
     n_unscored: int
+    predicted: frozenset[str] = frozenset()
     rank: int = 0
     p_value: float | None = None
+    p_holm: float | None = None
     difference: float | None = None
     walls_in_common: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
@@ -86,9 +111,9 @@ def task_of(script: str, figure: str, tasks: Sequence[str]) -> str:
         CompareError: not a figure of the dataset.
     """
     for task in tasks:
-        if figure in FIGURES[task]:
+        if figure in RANKED[task]:
             return task
-    known = [f for t in tasks for f in FIGURES[t]]
+    known = [f for t in tasks for f in RANKED[t]]
     raise CompareError(f"--by {figure}: not a figure of {script}; expected one of {known}")
 
 
@@ -96,11 +121,44 @@ def _runs_of(results: Mapping[str, Any]) -> list[dict[str, Any]]:
     return list(results["runs"]) if "runs" in results else [dict(results)]
 
 
+def play_values(result: Mapping[str, Any], human: bool = False) -> dict[str, dict[str, float]]:
+    """``{wall id: {play figure: value}}`` of the walls a play log's result played (the
+    model's ``per_wall[*].play``, or the contestants' ``per_wall[*].human.play`` on them)."""
+    out: dict[str, dict[str, float]] = {}
+    for item in result.get("per_wall", []):
+        play = item.get("play")
+        if not isinstance(play, Mapping) or not play.get("played"):
+            continue
+        if human:
+            play = (item.get("human") or {}).get("play") or {}
+        keys = {key for key, _, _ in PLAY_FIGURES.values()}
+        out[str(item["wall_id"])] = {k: float(play[k]) for k in keys if play.get(k) is not None}
+    return out
+
+
+def _values(run: Mapping[str, Any], task: str) -> dict[str, dict[str, float]]:
+    return play_values(run) if task == "play" else task_values(run, task)
+
+
 def _per_wall(results: Mapping[str, Any], task: str, key: str) -> dict[str, float]:
     """Per wall scored in every run, the mean over runs of the per-wall ``key``."""
-    per_run = [task_values(run, task) for run in _runs_of(results)]
+    per_run = [_values(run, task) for run in _runs_of(results)]
     common = [i for i in per_run[0] if all(i in v and key in v[i] for v in per_run)]
     return {i: float(np.mean([v[i][key] for v in per_run])) for i in common}
+
+
+def _predicted(
+    results: Mapping[str, Any], spec: ConfigSpec, walls: Sequence[str]
+) -> frozenset[str]:
+    """The ``walls`` no run lacks a prediction for (``missing`` on its per-wall record: a
+    missing wall scored as wrong with ``--allow-missing``, a wall a play log did not play)."""
+    lacking = {
+        str(item.get(spec.id_key))
+        for run in _runs_of(results)
+        for item in run.get(spec.items_key) or []
+        if isinstance(item, Mapping) and item.get("missing")
+    }
+    return frozenset(i for i in walls if i not in lacking)
 
 
 def _system(
@@ -115,8 +173,10 @@ def _system(
     runs = _runs_of(results)
     if not all(task in run for run in runs):
         raise CompareError(f"{label}: has no {task} figures to rank by {figure}")
-    key = FIGURES[task][figure][0]
+    key = RANKED[task][figure][0]
     several = "runs" in results
+    if task == "play":
+        return _play_system(label, results, spec, figure, n_resamples, seed)
     if several:
         value = float(np.mean([run[task][figure] for run in runs]))
         std: float | None = float(np.std([run[task][figure] for run in runs]))
@@ -137,6 +197,41 @@ def _system(
         per_wall=per_wall,
         n_missing=max(int(run.get("n_missing", 0)) for run in runs),
         n_unscored=int(runs[0].get(size, 0)) - scored,
+        predicted=_predicted(results, spec, list(per_wall)),
+    )
+
+
+def _interval(values: Sequence[float], scale: tuple[float, bool], n: int, seed: int) -> list[float]:
+    """The percentile bootstrap interval of a figure of per-wall ``values`` (its factor and
+    whether it is a total: ``scale``), as ``intervals`` gives every other figure."""
+    if not values:
+        return [math.nan, math.nan]
+    times = mean_scale(*scale, len(values))
+    return [times * x for x in bootstrap.bootstrap_ci(values, n, seed)]
+
+
+def _play_system(
+    label: str, results: dict[str, Any], spec: ConfigSpec, figure: str, n: int, seed: int
+) -> System:
+    """The row of a play log's results for a play figure: over the walls it played (the
+    rest are missing: not played)."""
+    value = results["play"].get(figure)
+    if value is None:
+        rules = (results.get("play_log") or {}).get("rules", "?")
+        raise CompareError(f"{label}: has no play figure {figure} (rules {rules})")
+    key, factor, total = PLAY_FIGURES[figure]
+    per_wall = _per_wall(results, "play", key)
+    _check_per_wall(label, [results], spec, ("play", figure), float(value), per_wall)
+    return System(
+        label=label,
+        results=results,
+        value=float(value),
+        std=None,
+        ci95=_interval(list(per_wall.values()), (factor, total), n, seed),
+        per_wall=per_wall,
+        n_missing=int(results.get("n_missing", 0)),
+        n_unscored=0,
+        predicted=frozenset(per_wall),
     )
 
 
@@ -168,7 +263,7 @@ def _check_per_wall(
     if not per_wall:
         return
     values = np.fromiter(per_wall.values(), dtype=np.float64)
-    expected = float(values.mean() * mean_scale(*FIGURES[task][name][1:], len(values)))
+    expected = float(values.mean() * mean_scale(*RANKED[task][name][1:], len(values)))
     whole = all(int(run[task].get(spec.size_key, -1)) == len(per_wall) for run in runs)
     if whole and not math.isclose(expected, value, rel_tol=1e-9, abs_tol=1e-9):
         raise CompareError(
@@ -178,7 +273,18 @@ def _check_per_wall(
 
 
 def _contestants(first: System, figure: str, n_resamples: int, seed: int) -> System | None:
-    """The contestants' row (from the first system's results) when they have ``figure``."""
+    """The contestants' row (from the first system's results) when they have ``figure``:
+    over every wall, or for a play figure over the walls the first system played."""
+    if figure in PLAY_FIGURES and "play" in first.results:
+        value = ((first.results.get("human") or {}).get("play") or {}).get(figure)
+        key, factor, total = PLAY_FIGURES[figure]
+        values = play_values(first.results, human=True)
+        per_wall = {i: v[key] for i, v in values.items() if key in v}
+        if value is None or len(per_wall) != len(values):
+            return None
+        interval = _interval(list(per_wall.values()), (factor, total), n_resamples, seed)
+        return System(CONTESTANTS, first.results, float(value), None, interval, per_wall, 0, 0,
+                      frozenset(per_wall))  # fmt: skip
     if figure not in FIGURES["human"] or "human" not in first.results:
         return None
     value = first.results["human"].get(figure)
@@ -188,7 +294,9 @@ def _contestants(first: System, figure: str, n_resamples: int, seed: int) -> Sys
         return None
     key = FIGURES["human"][figure][0]
     per_wall = {i: v[key] for i, v in task_values(run, "human").items() if key in v}
-    return System(CONTESTANTS, first.results, float(value), None, ci, per_wall, 0, 0)
+    return System(
+        CONTESTANTS, first.results, float(value), None, ci, per_wall, 0, 0, frozenset(per_wall)
+    )
 
 
 def _source_key(results: Mapping[str, Any]) -> tuple[str, str, str]:
@@ -236,6 +344,37 @@ def _where(system: System) -> tuple[Any, Any]:
     return system.results.get("config"), system.results.get("split")
 
 
+def shared_walls(one: System, other: System) -> list[str]:
+    """The walls both systems predicted (not missing, not null for the task), sorted; none
+    across configs or splits. Walls are paired by id within one config and split:
+    ``ocw_randomized`` keeps the ids of the test walls it rebuilds from other walls' groups."""
+    if _where(one) != _where(other):
+        return []
+    return sorted(one.predicted & other.predicted & one.per_wall.keys() & other.per_wall.keys())
+
+
+def pair_p_values(
+    systems: Sequence[System], n_resamples: int, seed: int
+) -> dict[tuple[int, int], float]:
+    """The sign-flip p-value (:func:`paired.paired_p_values`) of every pair ``(i, j)``,
+    ``i < j``, of ``systems`` that share walls (:func:`shared_walls`), on those walls; pairs
+    on the same walls are drawn together."""
+    batches: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+    for i, one in enumerate(systems):
+        for j in range(i + 1, len(systems)):
+            walls = tuple(shared_walls(one, systems[j]))
+            if walls:
+                batches.setdefault(walls, []).append((i, j))
+    out: dict[tuple[int, int], float] = {}
+    for walls, pairs in batches.items():
+        diffs = np.array(
+            [[systems[i].per_wall[w] - systems[j].per_wall[w] for i, j in pairs] for w in walls]
+        )
+        for pair, p in zip(pairs, paired.paired_p_values(diffs, n_resamples, seed), strict=True):
+            out[pair] = float(p)
+    return out
+
+
 def rank(
     systems: list[System],
     figure: str,
@@ -244,32 +383,53 @@ def rank(
     scale: tuple[float, bool] = (1.0, False),
 ) -> list[System]:
     """Sort by ``figure`` (best first; ties keep the given order), then give each system its
-    rank, its difference from the best, the walls it shares with the best (within one config
-    and split) and the paired bootstrap p-value of the difference on those walls
-    (:func:`bootstrap.paired_p_value`); when either scored walls the other did not, the
-    difference shown is the one tested, on the shared walls (``scale``: the figure's factor
-    on the per-wall mean, or whether it is a total, ``intervals.FIGURES``)."""
+    rank, its difference from the best, the walls it shares with the best
+    (:func:`shared_walls`) and the p-value of the difference on them: unadjusted
+    (``p_value``) and Holm-adjusted (``p_holm``) over the p-values of every pair of systems
+    sharing walls (the best is picked from the data, so the family is all pairs, not the
+    comparisons with the best). When either scored walls not shared, the difference shown is
+    the one tested, on the shared walls (``scale``: the figure's factor on the per-wall mean,
+    or whether it is a total, ``intervals.FIGURES``)."""
     sign = 1.0 if figure in LOWER_IS_BETTER else -1.0
     ordered = sorted(systems, key=lambda s: sign * s.value)
     best = ordered[0]
+    p_values = pair_p_values(ordered, n_resamples, seed)
+    pairs = list(p_values)
+    adjusted = dict(zip(pairs, paired.holm([p_values[k] for k in pairs]), strict=True))
+    best.walls_in_common = len(shared_walls(best, best))
     for position, system in enumerate(ordered, start=1):
         system.rank = position
-        # walls are paired by id within one config and split: ocw_randomized keeps the ids
-        # of the test walls it rebuilds from other walls' groups
-        same = _where(system) == _where(best)
-        shared = [i for i in best.per_wall if i in system.per_wall] if same else []
-        system.walls_in_common = len(shared)
         if system is best:
             continue
+        shared = shared_walls(best, system)
+        system.walls_in_common = len(shared)
         system.difference = system.value - best.value
-        if shared:
+        if not shared:
+            continue
+        system.p_value = p_values[(0, position - 1)]
+        system.p_holm = adjusted[(0, position - 1)]
+        if any(len(s.per_wall) != len(shared) for s in (best, system)):
             a = np.array([best.per_wall[i] for i in shared])
             b = np.array([system.per_wall[i] for i in shared])
-            system.p_value = bootstrap.paired_p_value(a, b, n_resamples, seed)
-            if len(shared) < max(len(best.per_wall), len(system.per_wall)):
-                # the difference the p-value is of: on the shared walls only
-                system.difference = float((b - a).mean() * mean_scale(*scale, len(shared)))
+            # the difference the p-value is of: on the shared walls only
+            system.difference = float((b - a).mean() * mean_scale(*scale, len(shared)))
     return ordered
+
+
+def test_record(systems: Sequence[System], n_resamples: int, seed: int) -> dict[str, Any]:
+    """What the p-values are (the JSON's ``test``): the test, its draws, the adjustment and
+    the number of pairs in its family."""
+    family = sum(bool(shared_walls(a, b)) for i, a in enumerate(systems) for b in systems[i + 1 :])
+    return {
+        "name": TEST,
+        "exact_up_to_walls": paired.EXACT_MAX_WALLS,
+        "resamples": n_resamples,
+        "seed": seed,
+        "adjustment": "holm" if family > 1 else "none",
+        "family": family,
+        "p_value": "unadjusted, against the best",
+        "p_holm": "Holm-adjusted over every pair of systems sharing walls",
+    }
 
 
 def compare_systems(
@@ -288,9 +448,9 @@ def compare_systems(
     :func:`ocw_hub.scoring.slices.slice_results`) is applied to the results files read.
 
     Returns:
-        ``{"figure", "task", "lower_is_better", "bootstrap": {...}, "slice" (its label or
-        None), "source" (the label the systems share, None when they differ), "systems":
-        [row, ...]}``,
+        ``{"figure", "task", "lower_is_better", "bootstrap": {...}, "test"
+        (:func:`test_record`), "slice" (its label or None), "source" (the label the systems
+        share, None when they differ), "systems": [row, ...]}``,
         rows best first (:func:`rows`).
 
     Raises:
@@ -312,12 +472,12 @@ def compare_systems(
     spec = config_spec(str(loaded[0][1]["config"]))
     script = spec.script
     figure = figure or DEFAULT_FIGURE[spec.dataset]
-    task = task_of(script, figure, spec.tasks)
+    task = task_of(script, figure, [*spec.tasks, *(["play"] if spec.dataset == "ocw" else [])])
     systems = [_system(label, r, spec, task, figure, n_resamples, seed) for label, r in loaded]
     check_sources(systems, allow_different_sources)
     if contestants and (human := _contestants(systems[0], figure, n_resamples, seed)):
         systems.append(human)
-    ordered = rank(systems, figure, n_resamples, seed, FIGURES[task][figure][1:])
+    ordered = rank(systems, figure, n_resamples, seed, RANKED[task][figure][1:])
     return {
         "figure": figure,
         "task": task,
@@ -327,8 +487,8 @@ def compare_systems(
             "seed": seed,
             "confidence": bootstrap.CONFIDENCE,
             "method": "percentile",
-            "p_value": "paired bootstrap, two-sided, on the walls shared with the best",
         },
+        "test": test_record(ordered, n_resamples, seed),
         "slice": (systems[0].results.get("slice") or {}).get("label"),
         "source": shared_source(ordered),
         "systems": rows(ordered),
@@ -351,10 +511,11 @@ def shared_source(systems: Sequence[System]) -> str | None:
 
 def rows(systems: Sequence[System]) -> list[dict[str, Any]]:
     """One JSON-ready row per system: rank, system, config, split, value, std (several runs),
-    ci95, difference and p_value against the best (None for the best), in_common (walls, or
-    WoTe questions, shared with the best), scored, missing (scored as wrong), unscored (no
-    prediction for the task), usage (the runs' tokens, latency and cost per solved wall:
-    :func:`ocw_hub.llm.usage.cost_line`; None without a run-llm usage record), source (its
+    ci95, difference, p_value and p_holm (Holm-adjusted) against the best (None for the best),
+    in_common (walls, or WoTe questions, both predicted, shared with the best), scored,
+    missing (scored as wrong), unscored (no prediction for the task), usage (the runs'
+    tokens, latency and cost per solved wall: :func:`ocw_hub.llm.usage.cost_line`; None
+    without a run-llm usage record), source (its
     label, :func:`source_of`), protocol (:func:`ocw_hub.provenance.results_protocol`; None
     for the contestants and when not recorded)."""
     from ..llm.usage import cost_line
@@ -372,6 +533,7 @@ def rows(systems: Sequence[System]) -> list[dict[str, Any]]:
             "ci95": s.ci95,
             "difference": s.difference,
             "p_value": s.p_value,
+            "p_holm": s.p_holm,
             "in_common": s.walls_in_common,
             "scored": len(s.per_wall),
             "missing": s.n_missing,
