@@ -310,14 +310,13 @@ def test_compare_refuses_other_splits_unless_told(
 
 def test_two_random_systems_are_rarely_told_apart(tmp_path: Path) -> None:
     """40 pairs of random prediction sets (different seeds) on 60 walls: the paired test at
-    level 0.05 finds no difference in most pairs. Under the null the p-value is about
-    uniform: the plug-in bootstrap's spread is sqrt(59/60) of the true one, so a pair is
-    rejected with probability about 2 (1 - Phi(1.96 sqrt(59/60))) = 5.2 %, and P(p > 0.05) is
-    q = 0.948. Asking for at least 32 of 40 (80 %) fails a correct test with probability
-    P(Binomial(40, q) < 32), computed below (about 1e-4)."""
-    q = 1 - 2 * (1 - 0.5 * (1 + math.erf(1.96 * math.sqrt(59 / 60) / math.sqrt(2))))
+    level 0.05 finds no difference in most pairs. The sign-flip test is exact: under the null
+    P(p <= 0.05) <= 0.05, so P(p > 0.05) is q >= 0.95. Asking for at least 32 of 40 (80 %)
+    fails a correct test with probability at most P(Binomial(40, 0.95) < 32), computed below
+    (about 1e-4)."""
+    q = 0.95
     p_fail = sum(math.comb(40, k) * q**k * (1 - q) ** (40 - k) for k in range(32))
-    assert 0.94 < q < 0.96 and p_fail < 1e-3
+    assert p_fail < 1e-3
 
     def score(path: Path) -> dict:  # the split given as rows: nothing to load
         return evaluate_files([path], "default", rows=TEST_WALLS, bootstrap=0)
@@ -525,3 +524,35 @@ def test_a_missing_wall_is_wrong_only_for_the_tasks_the_file_predicts(
     assert absent not in results and results["n_missing"] == 1
     present = "grouping" if given == "groups" else "connections"
     assert results[present]["n_walls"] == N_TEST
+
+
+def test_walls_in_common_are_walls_both_predicted(
+    tmp_path: Path, release: Path, cache: Path
+) -> None:
+    """A file predicting 1 wall (the rest missing, scored as wrong) and one predicting 5:
+    the walls in common with a full random system are the walls predicted, and the test is
+    on them: 1 wall can show nothing (p = 1), 5 walls better on each no less than 2/32; with
+    three systems p is Holm-adjusted over the 3 pairs beside the unadjusted one."""
+    full = _write(tmp_path / "random.json", [_random(w, 3) for w in TEST_WALLS])
+    one = _write(tmp_path / "one.json", [_perfect(TEST_WALLS[0])])
+    five = _write(tmp_path / "five.json", [_perfect(w) for w in TEST_WALLS[:5]])
+    args = ["--allow-missing", "--bootstrap", 200, *_data(release, cache)]
+    shown = _invoke("compare", full, one, *args, "--format", "json")
+    assert shown.exit_code == 0, shown.output
+    table = json.loads(shown.output)
+    rows = {r["system"]: r for r in table["systems"]}
+    assert rows[str(one)]["missing"] == N_TEST - 1 and rows[str(one)]["scored"] == N_TEST
+    assert rows[str(full)]["in_common"] == rows[str(one)]["in_common"] == 1
+    assert [r["p_value"] for r in table["systems"]][1] == 1.0
+    assert table["test"]["family"] == 1 and table["test"]["adjustment"] == "none"
+    three = _invoke("compare", full, one, five, *args, "--format", "json")
+    rows = {r["system"]: r for r in json.loads(three.output)["systems"]}
+    assert rows[str(five)]["in_common"] == 5 and rows[str(one)]["in_common"] == 1
+    assert json.loads(three.output)["test"]["family"] == 3
+    other = [r for r in rows.values() if r["rank"] > 1]
+    assert all(r["p_value"] >= 2 / 32 and r["p_value"] <= r["p_holm"] for r in other)
+    markdown = _invoke("compare", full, one, five, *args, "--format", "markdown").output
+    assert "p (Holm, 3 pairs)" in markdown and "Holm-adjusted over the 3 pairs" in markdown
+    csv_header = _invoke("compare", full, one, five, *args, "--format", "csv").output
+    assert 'p (sign-flip),"p (Holm, 3 pairs)"' in csv_header.splitlines()[0]
+    assert "Holm" not in _invoke("compare", full, one, *args, "--format", "csv").output
