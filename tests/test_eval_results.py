@@ -165,6 +165,9 @@ def test_evaluate_writes_one_entry_per_figure_equal_to_the_results(scored) -> No
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", entry["date"])
         low, high = results["ci95"][task.task][task.figure]
         assert f"[{low:.4g}, {high:.4g}]" in entry["notes"]
+        method = results["bootstrap"]["method"][task.task][task.figure]  # the figure's own
+        named = "bootstrap interval" if method == "percentile" else f"({method}, over walls)"
+        assert named in entry["notes"], (task.id, entry["notes"])
         assert results["source"]["sha256"][:12] in entry["notes"]
         assert str(results["source"]["path"]) not in entry["notes"]  # no local path published
     # the figures are not trivial: two groups wrong on every other wall

@@ -40,10 +40,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from ocw_fixtures import DATA, OCW_FIXTURE
+from scipy import stats
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
-from ocw_hub.scoring import bootstrap
 from ocw_hub.scoring.groups import aggregate_groups, wall_groups
 from ocw_hub.scoring.runs import evaluate_files
 
@@ -129,28 +129,46 @@ def test_split_figures_equal_the_hand_count(results: dict) -> None:
     assert both_human == results["human"]["correct_groups"]
 
 
-def _by_hand_interval(values: np.ndarray, n: int, seed: int) -> np.ndarray:
-    """The percentile interval of the mean, one resample at a time (no count matrix)."""
-    indices = bootstrap.wall_indices(len(values), n, seed)
-    means = np.array([values[row].mean(axis=0) for row in indices])
-    return np.percentile(means, [2.5, 97.5], axis=0)
+def _by_hand(successes: np.ndarray, trials: np.ndarray) -> list[float]:
+    """Clopper-Pearson on the effective number of trials (``docs/statistics.md``), wall by
+    wall in plain Python."""
+    rate = successes.sum() / trials.sum()
+    var = sum((d - rate * w) ** 2 for d, w in zip(successes, trials, strict=True))
+    var /= trials.sum() ** 2
+    least, most = trials.sum() ** 2 / (trials**2).sum(), trials.sum()
+    inner = min(
+        sum(d > 0 for d in successes), sum(d < w for d, w in zip(successes, trials, strict=True))
+    )
+    factor = (stats.norm.ppf(0.975) / stats.t.ppf(0.975, max(inner - 1, 1))) ** 2
+    n_eff = least if rate in (0, 1) else min(max(rate * (1 - rate) / var * factor, least), most)
+    x = rate * n_eff
+    low = stats.beta.ppf(0.025, x, n_eff - x + 1) if x > 0 else 0.0
+    high = stats.beta.ppf(0.975, x + 1, n_eff - x) if x < n_eff else 1.0
+    return [low, high]
 
 
 def test_intervals_of_the_rates_by_hand(results: dict) -> None:
     order = [w["wall_id"] for w in results["per_wall"]]
     table = np.array([BY_HAND[i] for i in order], dtype=float)
-    low, high = _by_hand_interval(table, 500, 3)
+    fours, sixteens = np.full(6, 4.0), np.full(6, 16.0)
     ci = results["ci95"]["groups"]
-    assert ci["misplaced_clue_rate"] == pytest.approx([low[4] / 16, high[4] / 16])
-    assert ci["near_miss_rate"] == pytest.approx([low[5] / 4, high[5] / 4])
-    assert ci["found_by_both"] == pytest.approx([low[0] * 6, high[0] * 6])
-    assert ci["found_by_contestants_only_rate"] == pytest.approx([low[2] / 4, high[2] / 4])
-    # the decoy share: a ratio of totals on each resample; resamples without a wrong group
-    # (none here: b308e4 alone would need to be left out) would be dropped
-    indices = bootstrap.wall_indices(6, 500, 3)
-    ratios = [table[row, 7].sum() / table[row, 6].sum() for row in indices if table[row, 6].sum()]
-    assert ci["decoy_share"] == pytest.approx(list(np.percentile(ratios, [2.5, 97.5])))
+    assert ci["misplaced_clue_rate"] == pytest.approx(_by_hand(table[:, 4], sixteens))
+    assert ci["near_miss_rate"] == pytest.approx(_by_hand(table[:, 5], fours))
+    low, high = _by_hand(table[:, 0], fours)
+    assert ci["found_by_both"] == pytest.approx([low * 24, high * 24])
+    assert ci["found_by_contestants_only_rate"] == pytest.approx(_by_hand(table[:, 2], fours))
+    # 1 of 24 groups, on one wall: the variance of one wall says little (1 degree of freedom),
+    # so the least effective n, the 6 walls: Clopper-Pearson of 0.25 of 6
+    assert ci["found_by_model_only_rate"] == pytest.approx(_by_hand(table[:, 1], fours))
+    assert ci["found_by_model_only_rate"] == pytest.approx(
+        [stats.beta.ppf(0.025, 0.25, 6.75), stats.beta.ppf(0.975, 1.25, 5.75)]
+    )
+    # the decoy share: decoys of the wrong groups, walls of no wrong group counting for nothing
+    assert ci["decoy_share"] == pytest.approx(_by_hand(table[:, 7], table[:, 6]))
     assert ci["decoy_share"][0] <= 4 / 11 <= ci["decoy_share"][1]
+    assert results["bootstrap"]["method"]["groups"]["decoy_share"] == (
+        "clopper-pearson, effective n over walls"
+    )
 
 
 def test_several_runs_average_and_two_level_interval(tmp_path: Path) -> None:

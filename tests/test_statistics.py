@@ -14,11 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 from typer.testing import CliRunner
 
 from ocw_hub.baselines.protocol import random_groups
 from ocw_hub.cli import app
-from ocw_hub.scoring import bootstrap
+from ocw_hub.scoring import binomial, bootstrap
 from ocw_hub.scoring.compare import compare_systems
 from ocw_hub.scoring.runs import evaluate_files
 
@@ -125,28 +126,47 @@ def test_every_headline_figure_has_its_interval(tmp_path: Path, release: Path, c
     result = _invoke("evaluate", path, "--out", out, "--bootstrap", 500, *_data(release, cache))
     assert result.exit_code == 0, result.output
     res = json.loads(out.read_text())
+    method = res["bootstrap"].pop("method")
     assert res["bootstrap"] == {
-        "resamples": 500, "seed": 0, "confidence": 0.95, "method": "percentile",
+        "resamples": 500,
+        "seed": 0,
+        "confidence": 0.95,
         "resampled": "walls",
-    }  # fmt: skip
+    }
     for task in ("grouping", "connections"):
         figures = {k for k in res[task] if k != "n_walls"}
-        assert set(res["ci95"][task]) == figures
+        assert set(res["ci95"][task]) == figures == set(method[task])
+    counted = "clopper-pearson, effective n over walls"
+    assert method["grouping"] == {
+        "wd": "percentile", "ami": "percentile", "ari": "percentile", "fms": "percentile",
+        "full_wall": "clopper-pearson", "full_wall_rate": "clopper-pearson",
+        "correct_groups": counted, "correct_groups_rate": counted,
+    }  # fmt: skip
+    assert method["connections"]["exact_match"] == counted
+    assert method["connections"]["rouge1"] == "percentile"
+    assert method["human"]["full_wall_rate"] == "clopper-pearson"
     # the same interval by hand from the per-wall values: means, rates and totals
     per_wall = res["per_wall"]
     ami = [w["grouping"]["ami"] for w in per_wall]
     assert res["ci95"]["grouping"]["ami"] == pytest.approx(bootstrap.bootstrap_ci(ami, 500, 0))
     groups = [w["grouping"]["correct_groups"] for w in per_wall]
-    low, high = bootstrap.bootstrap_ci(groups, 500, 0)
-    assert res["ci95"]["grouping"]["correct_groups"] == pytest.approx([N_TEST * low, N_TEST * high])
-    assert res["ci95"]["grouping"]["correct_groups_rate"] == pytest.approx([low / 4, high / 4])
+    low, high = map(float, binomial.rate_interval(groups, 4))  # counted: not resampled
+    assert res["ci95"]["grouping"]["correct_groups"] == pytest.approx(
+        [N_TEST * low * 4, N_TEST * high * 4]
+    )
+    assert res["ci95"]["grouping"]["correct_groups_rate"] == pytest.approx([low, high])
+    full = [w["grouping"]["full_wall"] for w in per_wall]
+    ci = stats.binomtest(int(sum(full)), N_TEST).proportion_ci(method="exact")
+    assert res["ci95"]["grouping"]["full_wall_rate"] == pytest.approx([ci.low, ci.high])
     rouge = [w["connections"]["rouge1"] for w in per_wall]
     assert res["ci95"]["connections"]["rouge1"] == pytest.approx(
         bootstrap.bootstrap_ci(rouge, 500, 0)
     )
     found = [w["human"]["correct_groups"] for w in per_wall]
-    low, high = bootstrap.bootstrap_ci(found, 500, 0)
-    assert res["ci95"]["human"]["correct_groups"] == pytest.approx([N_TEST * low, N_TEST * high])
+    low, high = map(float, binomial.rate_interval(found, 4))
+    assert res["ci95"]["human"]["correct_groups"] == pytest.approx(
+        [N_TEST * 4 * low, N_TEST * 4 * high]
+    )
     for task in ("grouping", "connections"):  # each figure inside its interval here
         for key, (lo, hi) in res["ci95"][task].items():
             assert lo - 1e-12 <= res[task][key] <= hi + 1e-12, (task, key)
@@ -182,8 +202,16 @@ def test_runs_get_the_two_level_interval(tmp_path: Path, release: Path, cache: P
     assert res["mean"]["grouping"]["ami"] == pytest.approx(cube.mean())
     assert all("ci95" not in run for run in res["runs"])  # the interval is of the mean
     found = [w["human"]["correct_groups"] for w in res["runs"][0]["per_wall"]]
-    low, high = bootstrap.bootstrap_ci(found, 400, 5)  # contestants: walls only
-    assert res["ci95"]["human"]["correct_groups"] == pytest.approx([N_TEST * low, N_TEST * high])
+    low, high = map(float, binomial.rate_interval(found, 4))  # the first run's walls
+    assert res["ci95"]["human"]["correct_groups"] == pytest.approx(
+        [N_TEST * 4 * low, N_TEST * 4 * high]
+    )
+    # a rate of the mean over runs: each wall's successes over its 3 runs, clustered by wall
+    full = np.array([[run["per_wall"][i]["grouping"]["full_wall"] for run in res["runs"]]
+                     for i in range(N_TEST)])  # fmt: skip
+    low, high = map(float, binomial.rate_interval(full.sum(1), 3))
+    assert res["ci95"]["grouping"]["full_wall_rate"] == pytest.approx([low, high])
+    assert high > 0  # random groupings solve no wall: a rate of 0, not a point
 
 
 # -- evaluate: no blending -------------------------------------------------------------------

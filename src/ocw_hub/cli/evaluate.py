@@ -68,7 +68,8 @@ def evaluate(
             "--bootstrap",
             metavar="N",
             help="Resamples of walls (questions) for the 95 % percentile bootstrap interval "
-            "of every figure, shown as value \\[low, high] and written as ci95 (0: none).",
+            "of every figure not counted over walls (those: Clopper-Pearson), shown as value "
+            "\\[low, high] and written as ci95 (0: none).",
         ),
     ] = 1000,
     bootstrap_seed: BootstrapSeed = 0,

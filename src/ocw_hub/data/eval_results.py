@@ -97,7 +97,9 @@ def _short_source(source: Any) -> str:
     return text + (f", sha256 {str(sha)[:12]}" if sha else "")
 
 
-def _notes(results: Mapping[str, Any], model_id: str, spread: str, ci: Any) -> str:
+def _notes(
+    results: Mapping[str, Any], model_id: str, spread: str, ci: Any, figure: tuple[str, str]
+) -> str:
     from ..provenance import package_version, protocol_text, results_protocol
 
     spec = config_spec(str(results["config"]))
@@ -105,10 +107,16 @@ def _notes(results: Mapping[str, Any], model_id: str, spread: str, ci: Any) -> s
     parts = [f"ocw-hub {package_version()} evaluate of {model_id}", spread]
     if isinstance(ci, list | tuple) and len(ci) == 2:
         boot = results.get("bootstrap") or {}
-        parts.append(
-            f"95 % bootstrap interval [{ci[0]:.4g}, {ci[1]:.4g}] ({boot.get('resampled')}, "
-            f"{boot.get('resamples')} resamples, seed {boot.get('seed')})"
-        )
+        method = boot.get("method")  # per figure; one string in files before rates had theirs
+        if isinstance(method, Mapping):
+            method = method.get(figure[0], {}).get(figure[1])
+        if method in (None, "percentile"):
+            parts.append(
+                f"95 % bootstrap interval [{ci[0]:.4g}, {ci[1]:.4g}] ({boot.get('resampled')}, "
+                f"{boot.get('resamples')} resamples, seed {boot.get('seed')})"
+            )
+        else:
+            parts.append(f"95 % interval [{ci[0]:.4g}, {ci[1]:.4g}] ({method}, over walls)")
     if size is not None:
         parts.append(f"{size} {spec.units}")
     parts.append(f"protocol: {protocol_text(results_protocol(results))}")
@@ -188,7 +196,7 @@ def eval_result_entries(
             else f"mean of {runs} runs (std {float(stds.get(task.figure, 0.0)):.4g})"
         )
         ci = results.get("ci95", {}).get(task.task, {}).get(task.figure)
-        notes = _notes(results, model_id, spread, ci)
+        notes = _notes(results, model_id, spread, ci, (task.task, task.figure))
         entries[task.id] = make_entry(
             dataset_id,
             task.id,

@@ -317,7 +317,9 @@ def evaluate_play(
     protocol = play_protocol(header)
     result.update(predictions=str(path), run=Path(path).stem, protocol=protocol, **scored)
     if bootstrap:
-        result["bootstrap"] = bootstrap_record(bootstrap, bootstrap_seed, "walls")
+        result["bootstrap"] = bootstrap_record(
+            bootstrap, bootstrap_seed, "walls", result.get("ci95", {})
+        )
     return result
 
 

@@ -3,10 +3,12 @@
 Each headline figure is what the metric's ``aggregate_*`` makes of per-wall values (see
 :data:`FIGURES`): a mean over the walls scored (WD, AMI, ARI, FMS, the rates, EM, ROUGE-1,
 BERTScore; WoTe's EM and F1 over questions), or a total (``full_wall``, ``correct_groups``:
-the number of walls scored times the mean). The interval of a figure is the percentile
-bootstrap of that same statistic over resampled walls (:mod:`.bootstrap`); several runs of one
-model take the two-level bootstrap (walls, then runs within each wall). Exact definitions:
-``docs/statistics.md``.
+the number of walls scored times the mean). A rate of walls or of groups counted over walls
+(:data:`COUNTED`: solved walls, correct groups, ...; of one run or the mean over several) gets
+Clopper-Pearson's interval on the effective number of trials (:mod:`.binomial`), which covers
+at a rate near or at 0 or 1; any other figure the percentile bootstrap of that same statistic
+over resampled walls (:mod:`.bootstrap`), several runs of one model the two-level bootstrap
+(walls, then runs within each wall). Exact definitions: ``docs/statistics.md``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from threadpoolctl import threadpool_limits
 
 from ..configs import CONFIGS, ConfigSpec
 from ..errors import PredictionsError
-from . import bootstrap
+from . import binomial, bootstrap
 from .groups import FOUND_BY
 
 #: Per task, each headline figure as ``figure -> (per-wall key, factor, total)``: the figure
@@ -60,6 +62,36 @@ FIGURES: dict[str, dict[str, tuple[str, float, bool]]] = {
         "connections_correct_rate": ("connections_correct_rate", 1.0, False),
     },
 }
+
+
+#: Per task, the per-wall keys that count successes over trials, as ``key -> (value of a
+#: wall all of whose trials succeed, trials per wall)``: their figures get
+#: :func:`.binomial.rate_interval` (``decoy_share`` too: decoys of wrong groups).
+COUNTED: dict[str, dict[str, tuple[float, int]]] = {
+    "grouping": {"full_wall": (1.0, 1), "correct_groups": (4.0, 4)},
+    "connections": {"exact_match": (1.0, 4)},
+    "spans": {"exact_match": (100.0, 1)},
+    "groups": {
+        **{k: (4.0, 4) for k in ("near_misses", "wrong_groups", "decoys", *FOUND_BY)},
+        "misplaced_clues": (16.0, 16),
+    },
+    "human": {
+        "correct_groups": (4.0, 4),
+        "full_wall": (1.0, 1),
+        "connections_correct_rate": (1.0, 4),
+    },
+}
+
+
+def interval_method(task: str, figure: str) -> str:
+    """How the interval of ``task``'s ``figure`` is computed (``bootstrap.method`` of the
+    results): Clopper-Pearson (one trial a wall), on an effective n (several), or the
+    percentile bootstrap."""
+    key = "decoys" if (task, figure) == ("groups", "decoy_share") else FIGURES[task][figure][0]
+    counted = COUNTED.get(task, {}).get(key)
+    if counted is None:
+        return "percentile"
+    return binomial.EXACT if counted[1] == 1 else binomial.CLUSTERED
 
 
 def _layout(result: Mapping[str, Any]) -> ConfigSpec:
@@ -213,24 +245,27 @@ def _jobs(runs: Sequence[Mapping[str, Any]], segments: Mapping[str, Sequence[int
     return jobs
 
 
-def _ratio_interval(numerator: np.ndarray, denominator: np.ndarray) -> list[float] | None:
-    """The percentile interval of resampled ratios, resamples whose denominator is 0 left
-    out (None when every one is)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratios = numerator / denominator
-    finite = ratios[np.isfinite(ratios)]
-    if not len(finite):
-        return None
-    low, high = bootstrap.percentile_interval(finite)
-    return [float(low), float(high)]
-
-
-def _decoy_share(keys: list[str], means: np.ndarray) -> list[float] | None:
-    """``decoy_share``'s interval from the resampled means of the ``groups`` keys: decoys
-    over wrong groups on each resample, a ratio of totals."""
-    if not {"decoys", "wrong_groups"} <= set(keys):
-        return None
-    return _ratio_interval(means[:, keys.index("decoys")], means[:, keys.index("wrong_groups")])
+def _counted(task: str, keys: list[str], cube: np.ndarray) -> dict[str, list[float]]:
+    """The intervals of ``task``'s counted figures (:data:`COUNTED`) from the per-wall values
+    ``cube`` (shape ``(n_walls, n_runs, len(keys))``; several runs: their successes and trials
+    added per wall), ``decoy_share`` among them."""
+    counted = COUNTED.get(task, {})
+    n_walls, n_runs = cube.shape[:2]
+    out: dict[str, list[float]] = {}
+    for figure, (key, factor, total) in _figures_of(task, set(keys)).items():
+        if key in counted:
+            most, trials = counted[key]
+            successes = cube[:, :, keys.index(key)].sum(axis=1) * (trials / most)
+            low, high = binomial.rate_interval(successes, trials * n_runs)
+            scale = mean_scale(factor, total, n_walls) * most
+            out[figure] = [float(low * scale), float(high * scale)]
+    if task == "groups" and {"decoys", "wrong_groups"} <= set(keys):
+        wrong = cube[:, :, keys.index("wrong_groups")].sum(axis=1)
+        if wrong.sum() > 0:
+            decoys = cube[:, :, keys.index("decoys")].sum(axis=1)
+            low, high = binomial.rate_interval(decoys, wrong)
+            out["decoy_share"] = [float(low), float(high)]
+    return out
 
 
 def segment_intervals(
@@ -242,10 +277,11 @@ def segment_intervals(
     """``{segment: {task: {figure: [low, high]}}}`` of one run (walls resampled) or several
     runs of one model (the two-level bootstrap of the mean over runs; ``human``, the same in
     every run, over walls of the first run only), for each segment of walls (positions in
-    the first run's ``per_wall``; None: all of them), each resampled as a split of its own.
+    the first run's ``per_wall``; None: all of them), each resampled as a split of its own;
+    counted figures (:data:`COUNTED`) :func:`.binomial.rate_interval` of the segment's walls.
 
-    A task's walls are those every run scored for it; tasks and ``decoy_share`` on the same
-    walls share one set of draws and one count matrix; every percentile is taken in one call.
+    A task's walls are those every run scored for it; tasks on the same walls share one set
+    of draws and one count matrix; every percentile is taken in one call.
     BLAS runs on one thread: its products here are small, and threads cost more than they
     save on a busy machine.
     """
@@ -262,13 +298,9 @@ def segment_intervals(
             else:
                 means = bootstrap.bootstrap_means(cube[:, 0], n_resamples, seed)
             resampled.append(means)
-            first = 0  # the job's columns: its parts' keys one after the other
-            for name, task, keys, _ in job:
+            for name, task, keys, part in job:
                 parts.append((name, task, keys, len(walls)))
-                share = _decoy_share(keys, means[:, first : first + len(keys)])
-                if task == "groups" and share is not None:
-                    out[name]["groups"] = {"decoy_share": share}
-                first += len(keys)
+                out[name][task] = _counted(task, keys, part)
     if not parts:
         return out
     bounds = bootstrap.percentile_interval(np.concatenate(resampled, axis=1))
@@ -303,13 +335,20 @@ def runs_intervals(
 TWO_LEVEL = "walls, then runs within each wall"
 
 
-def bootstrap_record(n_resamples: int, seed: int, levels: str) -> dict[str, Any]:
-    """What the results JSON records beside ``ci95``: resamples, seed, confidence, method
-    and what was resampled (``walls`` or ``walls, then runs within each wall``)."""
+def bootstrap_record(
+    n_resamples: int, seed: int, levels: str, ci95: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
+    """What the results JSON records beside ``ci95``: resamples, seed, confidence, the method
+    of each interval of ``ci95`` (``{task: {figure: method}}``, :func:`interval_method`) and
+    what was resampled (``walls`` or ``walls, then runs within each wall``)."""
     return {
         "resamples": n_resamples,
         "seed": seed,
         "confidence": bootstrap.CONFIDENCE,
-        "method": "percentile",
+        "method": {
+            task: {figure: interval_method(task, figure) for figure in figures}
+            for task, figures in ci95.items()
+            if task in FIGURES
+        },
         "resampled": levels,
     }

@@ -270,7 +270,7 @@ def add_intervals(results: dict[str, Any], n_resamples: int, seed: int) -> None:
     )
     results["ci95"] = found.pop("")
     results["bootstrap"] = bootstrap_record(
-        n_resamples, seed, "walls" if runs is None else TWO_LEVEL
+        n_resamples, seed, "walls" if runs is None else TWO_LEVEL, results["ci95"]
     )
     if runs is None:
         for season, ci in found.items():

@@ -72,6 +72,17 @@ def _found_by_axis(ax: Any, files: Sequence[ResultsFile]) -> list[Any]:
     return handles
 
 
+def _error_bars(f: ResultsFile, values: Sequence[float | None]) -> tuple[list[float], list[float]]:
+    """The interval of each red-herring figure as the bar's errors below and above (none for a
+    figure that is n/a: no wrong group in some run)."""
+    low, high = [], []
+    for (key, _), value in zip(HERRING_FIGURES, values, strict=True):
+        ci = _interval(f, key) if value is not None else None
+        low.append(value - ci[0] if ci and value is not None else 0.0)
+        high.append(ci[1] - value if ci and value is not None else 0.0)
+    return low, high
+
+
 def _herring_axis(ax: Any, files: Sequence[ResultsFile]) -> list[Any]:
     width = 0.8 / len(files)
     handles = []
@@ -79,11 +90,7 @@ def _herring_axis(ax: Any, files: Sequence[ResultsFile]) -> list[Any]:
         xs = [p + (i - (len(files) - 1) / 2) * width for p in range(len(HERRING_FIGURES))]
         values = [_mean_of(f, key) for key, _ in HERRING_FIGURES]
         heights = [v if v is not None else 0.0 for v in values]
-        low, high = [], []
-        for (key, _), v in zip(HERRING_FIGURES, heights, strict=True):
-            ci = _interval(f, key)
-            low.append(v - ci[0] if ci else 0.0)
-            high.append(ci[1] - v if ci else 0.0)
+        low, high = _error_bars(f, values)
         handles.append(ax.bar(xs, heights, width, yerr=[low, high], capsize=3, color=colour(i),
                               label=mpl_text(f.label)))  # fmt: skip
         zeros = [x for x, value in zip(xs, values, strict=True) if value == 0]
