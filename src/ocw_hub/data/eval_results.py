@@ -248,9 +248,9 @@ def results_file(folder: PathLike, task_id: str) -> Path:
 
 def entry_text(entry: Mapping[str, Any]) -> str:
     """One results file: the YAML list holding ``entry``."""
-    import yaml
+    from ..outputs import yaml_text
 
-    return yaml.safe_dump([dict(entry)], sort_keys=False, allow_unicode=True)
+    return yaml_text([dict(entry)])
 
 
 def write_eval_results(
