@@ -444,3 +444,103 @@ def test_the_model_folder_may_hold_the_predictions(built: Path, tmp_path: Path) 
     assert runner.invoke(app, args).exit_code == 0
     assert sorted(p.name for p in model.iterdir()) == [".eval_results", "predictions.json"]
     assert predictions.read_text() == json.dumps(_imperfect(walls))
+
+
+# --------------------------------------------------------------------------------------------
+# An entry is a figure of every wall of the split (issue 30, item 2)
+# --------------------------------------------------------------------------------------------
+
+
+def _board_args(built: Path, predictions: Path, model: Path, *extra: str) -> list[str]:
+    return [
+        "evaluate", str(predictions), "--data-dir", str(built / "ocw"), "--no-checks",
+        "--bootstrap", "0", "--eval-results", str(model), "--model-id", "o/m",
+        "--dataset-id", "o/ocw", "--out", str(model.parent / "r.json"), *extra,
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("allow_missing", [False, True])
+def test_null_predictions_give_no_entry(built: Path, tmp_path: Path, allow_missing: bool) -> None:
+    """Groups of one wall, null for the others: the figures are the one wall's (AMI 1.0), never
+    an entry, with --allow-missing too (null is not missing: not scored as wrong)."""
+    walls = json.loads((HUB_DATA / "ocw" / "test.json").read_text())["dataset"]
+    first, *rest = _imperfect(walls)
+    nulls = [{**p, "predicted_groups": None, "predicted_connections": None} for p in rest]
+    predictions = tmp_path / "p.json"
+    predictions.write_text(json.dumps([first, *nulls]))
+    model = tmp_path / "m"
+    extra = ["--allow-missing"] if allow_missing else []
+    result = runner.invoke(app, _board_args(built, predictions, model, *extra))
+    assert result.exit_code == 1, result.output
+    flat = " ".join(result.output.split())
+    assert f"grouping figures are over 1 of the {len(walls)} walls" in flat
+    assert not model.exists() and not (tmp_path / "r.json").exists()
+
+
+def test_missing_walls_scored_as_wrong_give_entries_that_say_so(
+    built: Path, tmp_path: Path
+) -> None:
+    walls = json.loads((HUB_DATA / "ocw" / "test.json").read_text())["dataset"]
+    predictions = tmp_path / "p.json"
+    predictions.write_text(json.dumps(_imperfect(walls)[:1]))  # the other walls left out
+    model = tmp_path / "m"
+    refused = runner.invoke(app, _board_args(built, predictions, model))
+    assert refused.exit_code == 1 and "--allow-missing" in refused.output
+    result = runner.invoke(app, _board_args(built, predictions, model, "--allow-missing"))
+    assert result.exit_code == 0, result.output
+    results = json.loads((tmp_path / "r.json").read_text())
+    assert results["grouping"]["n_walls"] == len(walls) and results["n_missing"] == len(walls) - 1
+    (entry,) = yaml.safe_load((model / ".eval_results/default-grouping-ami.yaml").read_text())
+    assert entry["value"] == pytest.approx(results["grouping"]["ami"])
+    assert entry["value"] < 1  # the missing walls count as wrong
+    n = len(walls)
+    assert (
+        f"figure over {n} of the {n} walls of the split (1 predicted, the others missing and "
+        "scored as wrong)" in entry["notes"]
+    )
+    assert er.eval_results_problems(model) == []
+
+
+def test_entries_of_every_wall_say_so(scored) -> None:
+    results, model, _ = scored
+    (entry,) = yaml.safe_load((model / ".eval_results/default-grouping-ami.yaml").read_text())
+    n = results["n_walls"]
+    assert f"figure over {n} of the {n} walls of the split (every wall predicted)" in entry["notes"]
+
+
+def test_a_run_with_null_predictions_refuses_the_mean() -> None:
+    results = json.loads((Path(__file__).parent / "data/report/model-a.json").read_text())
+    results["runs"][1]["grouping"]["n_walls"] = 2
+    with pytest.raises(ExportError, match="over 2 of the 12 walls"):
+        er.eval_result_entries(results, model_id="org/m", dataset_id="org/ocw")
+
+
+@pytest.mark.parametrize(
+    ("notes", "problem"),
+    [
+        ("figure over 2 of the 494 walls of the split (2 predicted)", "over 2 of the 494 walls"),
+        ("one run; 494 walls; protocol: none", "do not say that the figure is over every wall"),
+    ],
+)
+def test_check_and_publish_refuse_an_entry_of_part_of_the_split(
+    tmp_path: Path, notes: str, problem: str
+) -> None:
+    folder = tmp_path / ".eval_results"
+    folder.mkdir()
+    entry = er.make_entry(
+        "org/ocw", "default-grouping-ami", 1.0, notes=f"ocw-hub 1.0 evaluate of org/m; {notes}"
+    )
+    (folder / "default-grouping-ami.yaml").write_text(er.entry_text(entry))
+    (found,) = er.eval_results_problems(tmp_path)
+    assert problem in found
+    result = runner.invoke(app, ["check", str(tmp_path)])
+    assert result.exit_code == 1 and problem in " ".join(result.output.split())
+    result = runner.invoke(
+        app, ["publish", str(tmp_path), "--repo-id", "org/m", "--eval-results", "--dry-run"]
+    )
+    assert result.exit_code == 1 and problem in " ".join(result.output.split())
+    # an entry not written by ocw-hub evaluate (no such notes) is not judged on them
+    (folder / "default-grouping-ami.yaml").write_text(
+        er.entry_text(er.make_entry("org/ocw", "default-grouping-ami", 1.0, notes=notes))
+    )
+    assert er.eval_results_problems(tmp_path) == []

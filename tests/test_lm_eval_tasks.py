@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ocw_hub.lm_eval_tasks import TASKS_DIR
 from ocw_hub.lm_eval_tasks.request_cache import DIGEST_SUFFIX, settings_digest
@@ -326,6 +328,48 @@ def test_the_command_writes_the_variant_and_its_command_line(tmp_path: Path) -> 
                "--prompt-style", "cot"]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and not (TASKS_DIR / "ocw_grouping_cot.yaml").exists()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    stops=st.lists(
+        st.one_of(
+            st.sampled_from(["\n\n", "\n", "#", ": x", "'", '"', "\r", "\u2028", "\x85"]),
+            st.text(min_size=1, max_size=12),
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+    name=st.text(min_size=1, max_size=10).filter(lambda n: "/" not in n and "\x00" not in n),
+)
+def test_every_variant_file_reads_back_as_its_config(stops: list[str], name: str) -> None:
+    """The command line is written as a comment that never ends early: ``--stop $'\\n\\n'``
+    (lm-eval's default) made three files ``yaml.safe_load`` refused, and a stop string could
+    add keys."""
+    import tempfile
+
+    from ocw_hub.llm.profiles import Generation
+    from ocw_hub.lm_eval_tasks.variants import command_line, variant_configs, write_variant
+
+    generation = Generation(profile="custom", max_tokens=5, stop=tuple(stops))
+    configs = variant_configs(None, None, generation)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / name
+        written = write_variant(out, configs, command_line(out, None, None, generation))
+        assert len(written) == len(configs) == 3
+        for path in written:
+            text = path.read_text(encoding="utf-8")
+            assert yaml.safe_load(text) == configs[path.stem]
+            assert [line[:1] for line in text.split("\n")[:2]] == ["#", "#"]
+
+
+def test_the_comment_of_lm_evals_default_stop_is_one_line(tmp_path: Path) -> None:
+    folder = _write_variant(
+        tmp_path / "v", "--profile", "custom", "--max-tokens", "5", "--stop", "\n\n"
+    )
+    text = (folder / "ocw_grouping_custom.yaml").read_text(encoding="utf-8")
+    assert text.splitlines()[0].endswith("--stop '\\n\\n'")
+    assert yaml.safe_load(text)["generation_kwargs"]["until"] == ["\n\n"]
 
 
 def _variant_task(lm_eval_tasks: Any, folder: Path, name: str, data: Path, **metadata: Any) -> Any:

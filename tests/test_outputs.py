@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
@@ -216,3 +218,40 @@ def test_stderr_to_a_pipe_holds_messages_only(tmp_path: Path) -> None:
     lines = done.stderr.splitlines()
     assert done.returncode == 1 and lines and all(line.strip() for line in lines), lines
     assert lines[0].startswith("warning:") and lines[-1].startswith("error:")
+
+
+# -- CSV cells and YAML text (issue 30, item 8) ----------------------------------------------
+
+
+def test_a_csv_cell_that_a_spreadsheet_reads_as_a_formula_is_text() -> None:
+    from ocw_hub.outputs import csv_cell
+
+    for cell in ("=1+1", "+cmd", "-2+3", "@SUM(A1)", "\tx", "\rx", "-0.5 [-0.6, -0.4]", "-"):
+        assert csv_cell(cell) == "'" + cell
+    for cell in ("-0.5", "+1e-3", "-.25", "0.5", "x=1", "", "3"):
+        assert csv_cell(cell) == cell
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.text(max_size=8), min_size=1, max_size=4), min_size=1, max_size=4))
+def test_csv_text_reads_back_each_cell_escaped(rows: list[list[str]]) -> None:
+    import csv
+    import io
+
+    from ocw_hub.outputs import csv_cell, csv_text
+
+    back = list(csv.reader(io.StringIO(csv_text(rows), newline="")))
+    assert back == [[csv_cell(c) for c in row] for row in rows]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.text(), lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner)))
+def test_yaml_text_reads_back_as_written(data: object) -> None:
+    """PyYAML with allow_unicode wrote a NEL (U+0085) raw in a quoted text and read it back
+    as a space."""
+    import yaml
+
+    from ocw_hub.outputs import yaml_text
+
+    assert yaml.safe_load(yaml_text(data)) == data
+    assert yaml.safe_load(yaml_text(data, literal_blocks=True)) == data

@@ -39,12 +39,43 @@ def _score(data_dir: Path = DATED, walls_slice: WallSlice | None = None, **kw: o
 
 
 def test_parse_seasons_ranges_and_lists() -> None:
-    assert parse_seasons("1-5") == (1, 2, 3, 4, 5)
-    assert parse_seasons("7, 1-3,2") == (1, 2, 3, 7)
+    assert parse_seasons("1-5") == ((1, 5),)
+    assert parse_seasons("7, 1-3,2") == ((1, 3), (7, 7))
+    assert parse_seasons("4-6,1-3,9") == ((1, 6), (9, 9))  # adjacent ranges merge
     assert span_text([1, 2, 3, 7, 9, 10]) == "1-3, 7, 9-10"
-    for bad in ("", "0-3", "5-1", "a", "1-2-3", "1,,2"):
+    assert span_text([(9, 10), (1, 3), 7]) == "1-3, 7, 9-10"
+    for bad in ("", "0-3", "5-1", "a", "1-2-3", "1,,2", "²", "1-²", "٣", "１", "1" * 10):
         with pytest.raises(SliceError):
             parse_seasons(bad)
+
+
+def test_a_range_is_kept_as_its_bounds() -> None:
+    """``1-300000000`` was a set of every number (MemoryError; ``1-30000000`` took 2.5 GB):
+    now two ints, and a season is looked up in the ranges."""
+    import tracemalloc
+
+    tracemalloc.start()
+    wanted = WallSlice.parse("1-300000000,999999999", None)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 100_000
+    assert wanted is not None and wanted.seasons == ((1, 300_000_000), (999_999_999, 999_999_999))
+    assert [wanted.lists(s) for s in (1, 13, 300_000_000, 300_000_001, 999_999_999)] == [
+        True, True, True, False, True,
+    ]  # fmt: skip
+    from ocw_hub.scoring.slices import describe, in_spans, spans_minus
+
+    assert describe(wanted) == "seasons 1-300000000, 999999999"
+    assert not in_spans((), 1) and not in_spans(((5, 9),), 4) and in_spans(((5, 9),), 9)
+    assert spans_minus(((1, 300_000_000),), ((1, 1), (13, 13))) == ((2, 12), (14, 300_000_000))
+
+
+@pytest.mark.parametrize("text", ["²", "1-٣", "1-1000000000"])
+def test_a_season_not_in_ascii_digits_is_one_line(text: str) -> None:
+    result = runner.invoke(app, ["evaluate", "p.json", "--seasons", text, "--data-dir", "/none"])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "expected seasons and ranges" in result.output and "Traceback" not in result.output
 
 
 def test_seasons_slice_scores_only_those_walls() -> None:
@@ -59,7 +90,7 @@ def test_seasons_slice_scores_only_those_walls() -> None:
     assert cut["human"] == full["by_season"]["1"]["human"]
     assert cut["slice"]["seasons"] == [1]
     assert (cut["slice"]["n_walls"], cut["slice"]["n_walls_unsliced"]) == (4, 6)
-    assert cut["slice"]["asked"] == {"seasons": [1, 2, 3], "aired_after": None}
+    assert cut["slice"]["asked"] == {"seasons": [[1, 3]], "aired_after": None}
 
 
 def test_aired_after_uses_the_season_start_dates() -> None:
@@ -282,6 +313,16 @@ def test_a_sliced_results_file_is_not_widened_silently(tmp_path: Path) -> None:
     # seasons the file's own slice asked for are no widening: 2-12 hold no wall of the split
     again = slice_results(first, WallSlice(seasons=tuple(range(1, 14))), dates)
     assert again["slice"]["seasons"] == [1, 13] and again["n_walls"] == 5
+    # a range far beyond the split's seasons is bounds, not a set of seasons to count out
+    with pytest.raises(SliceError, match=r"seasons 14-300000000 of seasons 1-300000000"):
+        slice_results(first, WallSlice(seasons=((1, 300_000_000),)), dates)
+    with pytest.raises(SliceError, match=r"seasons 2-300000000 of seasons 1-300000000"):
+        slice_results(narrower, WallSlice(seasons=((1, 300_000_000),)), dates, name="cut.json")
+    # a record of an older version: the seasons asked as a list
+    asked = {"seasons": [1, 5], "aired_after": None}
+    older = {**narrower, "slice": {**narrower["slice"], "asked": asked}}
+    with pytest.raises(SliceError, match="seasons 13 of"):
+        slice_results(older, WallSlice(seasons=(1, 13)), dates, name="cut.json")
     # cut by date (seasons 13 and 15), then asked for season 1, which the date left out
     dated = _score(walls_slice=WallSlice(aired_after=datetime.date(2015, 1, 1)))
     with pytest.raises(SliceError):

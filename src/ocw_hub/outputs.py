@@ -8,12 +8,13 @@ regular file; a folder that one run fills is held by one run at a time (:func:`e
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from .configs import PathLike
 from .errors import OutputPathError
@@ -353,3 +354,56 @@ def _remove_empty(folder: Path, existing: Path) -> None:
         except OSError:
             return
         folder = folder.parent
+
+
+#: Line breaks of YAML 1.1 beyond ``\n`` and ``\r``: PyYAML writes them raw inside a quoted
+#: scalar with ``allow_unicode`` and reads a NEL back as a space, so they go double-quoted.
+_YAML_BREAKS = ("\x85", "\u2028", "\u2029")
+
+
+def yaml_text(data: Any, *, literal_blocks: bool = False, **options: Any) -> str:
+    """``data`` as YAML by PyYAML's safe dumper (unicode kept, keys in their order; a text
+    holding a YAML-only line break double-quoted, so it reads back the same); with
+    ``literal_blocks``, a multi-line text as a literal block (``|``) where YAML allows one."""
+    import yaml
+
+    class _Dumper(yaml.SafeDumper):
+        pass
+
+    def _text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+        style = None
+        if any(b in value for b in _YAML_BREAKS):
+            style = '"'
+        elif literal_blocks and "\n" in value:
+            style = "|"
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    _Dumper.add_representer(str, _text)
+    options = {"sort_keys": False, "allow_unicode": True, **options}
+    return str(yaml.dump(data, Dumper=_Dumper, **options))
+
+
+#: What a spreadsheet reads as the start of a formula (OWASP, "CSV injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
+def csv_cell(cell: str) -> str:
+    """A CSV cell a spreadsheet shows as text: one starting with ``= + - @``, a tab or a
+    carriage return gets a leading ``'`` (OWASP's rule), unless it is a number (``-0.5``)."""
+    if cell.startswith(_FORMULA_START) and not _NUMBER.fullmatch(cell):
+        return "'" + cell
+    return cell
+
+
+def csv_text(rows: Iterable[Iterable[str]]) -> str:
+    """Rows as CSV (``csv.writer``; RFC 4180's ``\\r\\n`` line ends, which make the writer
+    quote a cell holding a ``\\r``: with ``\\n`` alone it wrote it bare, read back cut),
+    every cell through :func:`csv_cell`."""
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerows([csv_cell(str(cell)) for cell in row] for row in rows)
+    return buffer.getvalue()

@@ -80,7 +80,7 @@ def _header(path: Path, first: str) -> int | None:
     """The dimension of a word2vec/FastText header line ``<count> <dim>``, None for a GloVe
     file (whose first line is a vector)."""
     fields = first.split()
-    if len(fields) == 2 and all(f.isdigit() for f in fields):
+    if len(fields) == 2 and all(f.isascii() and f.isdigit() for f in fields):
         dim = int(fields[1])
         if dim < 1:
             raise VectorsFileError(f"{path}: line 1: field 'dim' must be at least 1, not {dim}")

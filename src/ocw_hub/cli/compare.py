@@ -117,17 +117,15 @@ def _provenance_lines(table: dict[str, Any]) -> list[str]:
 
 
 def _csv(header: list[str], body: list[list[str]], rows: list[dict[str, Any]]) -> str:
-    """The csv table, with each system's ``source`` and ``protocol`` (empty: not recorded)."""
-    import csv
-    import io
+    """The csv table, with each system's ``source`` and ``protocol`` (empty: not recorded),
+    its cells escaped against formulas (:func:`ocw_hub.outputs.csv_cell`)."""
+    from ..outputs import csv_text
 
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([*header, "source", "protocol"])
+    lines = [[*header, "source", "protocol"]]
     for cells, row in zip(body, rows, strict=True):
         protocol = protocol_text(row["protocol"]) if row["protocol"] else ""
-        writer.writerow([*cells, inert(row["source"]), inert(protocol)])
-    return buffer.getvalue()
+        lines.append([*cells, inert(row["source"]), inert(protocol)])
+    return csv_text(lines)
 
 
 def _markdown(header: list[str], body: list[list[str]]) -> str:

@@ -97,13 +97,45 @@ def _short_source(source: Any) -> str:
     return text + (f", sha256 {str(sha)[:12]}" if sha else "")
 
 
+#: How the notes state the walls a figure is over (``check`` reads it back).
+_OVER = re.compile(r"figure over (\d+) of the (\d+) (walls|questions) of the split")
+#: The start of the notes of an entry of ``ocw-hub evaluate``.
+_BY_EVALUATE = re.compile(r"^ocw-hub \S+ evaluate of ")
+
+
+def _coverage(results: Mapping[str, Any], task: str) -> tuple[int, list[int]]:
+    """``(size of the split, predicted count of each run)`` of a task, once its figure is over
+    every wall of the split in every run.
+
+    Raises:
+        ExportError: a run whose figure of ``task`` is over fewer walls (predictions null for
+            the task, not scored), naming the file.
+    """
+    spec = config_spec(str(results["config"]))
+    key, runs = spec.size_key, results.get("runs") or [results]
+    predicted = []
+    for run in runs:
+        size = int(run[key])
+        scored = int((run.get(task) or {}).get(key, size))
+        if scored != size:
+            raise ExportError(
+                f"{run.get('predictions', 'the predictions')}: its {task} figures are over "
+                f"{scored} of the {size} {spec.units} of the split (the others' prediction is "
+                f"null): a leaderboard entry is a figure of every {spec.unit} of the split; "
+                f"predict every {spec.unit}, or leave the unpredicted ones out and pass "
+                "--allow-missing to score them as wrong"
+            )
+        predicted.append(size - int(run.get("n_missing") or 0))
+    return int(results[key]), predicted
+
+
 def _notes(
     results: Mapping[str, Any], model_id: str, spread: str, ci: Any, figure: tuple[str, str]
 ) -> str:
     from ..provenance import package_version, protocol_text, results_protocol
 
     spec = config_spec(str(results["config"]))
-    size = results.get(spec.size_key)
+    size, predicted = _coverage(results, figure[0])
     parts = [f"ocw-hub {package_version()} evaluate of {model_id}", spread]
     if isinstance(ci, list | tuple) and len(ci) == 2:
         boot = results.get("bootstrap") or {}
@@ -117,8 +149,12 @@ def _notes(
             )
         else:
             parts.append(f"95 % interval [{ci[0]:.4g}, {ci[1]:.4g}] ({method}, over walls)")
-    if size is not None:
-        parts.append(f"{size} {spec.units}")
+    if all(n == size for n in predicted):
+        shown = f"every {spec.unit} predicted"
+    else:
+        counts = ", ".join(map(str, predicted)) + (" by run" if len(predicted) > 1 else "")
+        shown = f"{counts} predicted, the others missing and scored as wrong"
+    parts.append(f"figure over {size} of the {size} {spec.units} of the split ({shown})")
     parts.append(f"protocol: {protocol_text(results_protocol(results))}")
     parts.append("source: " + _short_source(results.get("source")))
     return "; ".join(parts)
@@ -220,9 +256,9 @@ def results_file(folder: PathLike, task_id: str) -> Path:
 
 def entry_text(entry: Mapping[str, Any]) -> str:
     """One results file: the YAML list holding ``entry``."""
-    import yaml
+    from ..outputs import yaml_text
 
-    return yaml.safe_dump([dict(entry)], sort_keys=False, allow_unicode=True)
+    return yaml_text([dict(entry)])
 
 
 def write_eval_results(
@@ -302,7 +338,26 @@ def _entry_problems(where: str, entry: Any, tasks: set[str] | None) -> list[str]
     elif (problem := value_problem(task_id, value)) is not None:
         problems.append(f"{where}: field value: {problem}")
     problems += _optional_problems(where, entry)
+    problems += _coverage_problems(where, entry.get("notes"))
     return problems
+
+
+def _coverage_problems(where: str, notes: Any) -> list[str]:
+    """An entry of ``ocw-hub evaluate`` whose notes say its figure is over fewer walls than
+    the split's, or do not say over how many (an older ocw-hub wrote ``494 walls`` for a
+    figure of the walls predicted alone)."""
+    if not isinstance(notes, str) or not _BY_EVALUATE.match(notes):
+        return []
+    over = _OVER.search(notes)
+    if over is None:
+        return [
+            f"{where}: its notes do not say that the figure is over every wall of the split "
+            "(written by an older ocw-hub); evaluate the predictions again"
+        ]
+    scored, size, units = over.groups()
+    if scored != size:
+        return [f"{where}: the figure is over {scored} of the {size} {units} of the split only"]
+    return []
 
 
 def _optional_problems(where: str, entry: dict[str, Any]) -> list[str]:

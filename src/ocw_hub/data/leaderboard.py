@@ -118,18 +118,9 @@ def eval_yaml(title: str, configs: Iterable[str]) -> dict[str, Any]:
 def eval_yaml_text(title: str, configs: Iterable[str]) -> str:
     """:func:`eval_yaml` as YAML text (keys in the documented order, the description as a
     literal block)."""
-    import yaml
+    from ..outputs import yaml_text
 
-    class _Dumper(yaml.SafeDumper):
-        pass
-
-    def _text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-        style = "|" if "\n" in value else None
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-    _Dumper.add_representer(str, _text)
-    data = eval_yaml(title, configs)
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    return yaml_text(eval_yaml(title, configs), literal_blocks=True, width=100)
 
 
 def read_eval_yaml(path: Path) -> tuple[dict[str, Any] | None, list[str]]:

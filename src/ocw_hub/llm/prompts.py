@@ -134,7 +134,7 @@ def _checked_groups(wall: Mapping[str, Any], connections: bool) -> list[dict[str
 
 def _group_number(key: str) -> tuple[int, str]:
     tail = key.rsplit("_", 1)[-1]
-    return (int(tail), key) if tail.isdigit() else (0, key)
+    return (int(tail), key) if tail.isascii() and tail.isdigit() else (0, key)
 
 
 def format_group(words: Sequence[str], connection: str | None = None) -> str:

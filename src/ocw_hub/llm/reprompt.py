@@ -87,7 +87,7 @@ def follow_up_id(wall_id: str, k: int) -> str:
 def parse_follow_up_id(custom_id: str) -> tuple[str, int] | None:
     """(wall id, k) of a follow-up's ``custom_id``, else None."""
     wall_id, mark, number = custom_id.rpartition(REPROMPT_MARK)
-    if mark and wall_id and number.isdigit() and int(number) >= 1:
+    if mark and wall_id and number.isascii() and number.isdigit() and int(number) >= 1:
         return wall_id, int(number)
     return None
 

@@ -59,7 +59,7 @@ def fold_sample_lines(responses: Mapping[str, Response], wall_ids: set[str]) -> 
     parts: dict[str, list[tuple[int, Response]]] = {}
     for key, response in responses.items():
         wall_id, mark, number = key.rpartition(SAMPLE_MARK)
-        if mark and number.isdigit() and wall_id in wall_ids:
+        if mark and number.isascii() and number.isdigit() and wall_id in wall_ids:
             parts.setdefault(wall_id, []).append((int(number), response))
         else:
             folded[key] = response

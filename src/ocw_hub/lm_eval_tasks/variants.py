@@ -125,22 +125,31 @@ def command_line(
     return shlex.join(words)
 
 
+def comment_text(text: str) -> str:
+    """``text`` fit for one YAML comment line: each character that is not printable (line
+    breaks, tabs, controls; what could end the comment or that YAML refuses) written as its
+    Python escape (``\\n``), so the comment never becomes data."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
 def write_variant(out: Path, configs: Mapping[str, Mapping[str, Any]], command: str) -> list[Path]:
     """Write one ``<task>.yaml`` per config into ``out`` (made if absent), each headed by the
-    ``command`` that wrote it; the files written.
+    ``command`` that wrote it (as a comment, :func:`comment_text`) above the config dumped by
+    PyYAML; the files written.
 
     Raises:
         ocw_hub.errors.OutputPathError: ``out`` or a file in it is a link or not writable.
     """
-    import yaml
+    import shlex
 
-    from ..outputs import write_text_atomic
+    from ..outputs import write_text_atomic, yaml_text
 
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, config in configs.items():
-        head = f"# Written by: {command}\n# Run: lm_eval --include_path {out} --tasks {name}\n"
-        text = head + yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True)
+        run = f"lm_eval --include_path {shlex.quote(str(out))} --tasks {name}"
+        head = f"# Written by: {comment_text(command)}\n# Run: {comment_text(run)}\n"
+        text = head + yaml_text(dict(config))
         path = out / f"{name}.yaml"
         write_text_atomic(path, text)
         written.append(path)

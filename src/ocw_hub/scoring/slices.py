@@ -16,8 +16,10 @@ shown with every table. Definitions: ``docs/statistics.md`` ("Slices").
 
 from __future__ import annotations
 
+import bisect
 import datetime
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,13 +32,68 @@ SeasonMap = Mapping[int, Mapping[str, Any]]
 AIRED_AFTER_RULE = "seasons whose first air date (the release's start_date) is after the date"
 
 
+#: Seasons as sorted, disjoint, non-adjacent ranges ``(first, last)``, both ends included: a
+#: range is kept as its bounds, never as the set of its numbers (``1-300000000`` is two ints).
+Spans = tuple[tuple[int, int], ...]
+#: The most digits of a season number (a bound on the input, far above any season).
+MAX_SEASON_DIGITS = 9
+#: Every season a season list can name.
+_EVERY_SEASON: Spans = ((1, 10**MAX_SEASON_DIGITS - 1),)
+_SEASON = re.compile(rf"[0-9]{{1,{MAX_SEASON_DIGITS}}}", re.ASCII)
+
+
+def spans_of(seasons: Iterable[int | Sequence[int]]) -> Spans:
+    """Seasons and ranges (``3`` or ``(1, 5)`` / ``[1, 5]``) as :data:`Spans`, merged."""
+    pairs = sorted(
+        (int(s), int(s)) if isinstance(s, int) else (int(s[0]), int(s[-1])) for s in seasons
+    )
+    merged: list[tuple[int, int]] = []
+    for low, high in pairs:
+        if merged and low <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], high))
+        else:
+            merged.append((low, high))
+    return tuple(merged)
+
+
+def in_spans(spans: Spans, season: int) -> bool:
+    """Whether a season lies in one of the ranges (a binary search: ranges stay bounds)."""
+    at = bisect.bisect_right(spans, season, key=lambda span: span[0]) - 1
+    return at >= 0 and spans[at][0] <= season <= spans[at][1]
+
+
+def spans_minus(spans: Spans, cut: Spans) -> Spans:
+    """The seasons of ``spans`` that are not in ``cut``, as ranges."""
+    out: list[tuple[int, int]] = []
+    for low, high in spans:
+        for cut_low, cut_high in cut:
+            if cut_high < low or cut_low > high:
+                continue
+            if cut_low > low:
+                out.append((low, cut_low - 1))
+            low = max(low, cut_high + 1)
+            if low > high:
+                break
+        if low <= high:
+            out.append((low, high))
+    return spans_of(out)
+
+
 @dataclass(frozen=True)
 class WallSlice:
-    """The walls asked for: ``seasons`` (None: every season) and ``aired_after`` (None: any
-    date)."""
+    """The walls asked for: ``seasons`` (None: every season; seasons or ranges, kept as
+    :data:`Spans`) and ``aired_after`` (None: any date)."""
 
-    seasons: tuple[int, ...] | None = None
+    seasons: Spans | None = None
     aired_after: datetime.date | None = None
+
+    def __post_init__(self) -> None:
+        if self.seasons is not None:
+            object.__setattr__(self, "seasons", spans_of(self.seasons))
+
+    def lists(self, season: int) -> bool:
+        """Whether the season list keeps ``season`` (every season without one)."""
+        return self.seasons is None or in_spans(self.seasons, season)
 
     @classmethod
     def parse(cls, seasons: str | None, aired_after: str | None) -> WallSlice | None:
@@ -53,27 +110,28 @@ class WallSlice:
         )
 
 
-def parse_seasons(text: str) -> tuple[int, ...]:
-    """``"1-5,7"`` -> ``(1, 2, 3, 4, 5, 7)``: comma-separated seasons and ranges (both ends
-    included), sorted, each once.
+def parse_seasons(text: str) -> Spans:
+    """``"1-5,7"`` -> ``((1, 5), (7, 7))``: comma-separated seasons and ranges (both ends
+    included), as sorted, merged ranges (:data:`Spans`).
 
     Raises:
-        SliceError: an empty part, a season that is not a whole number of 1 or more, a range
-            whose start is after its end.
+        SliceError: an empty part, a season that is not a whole number of 1 or more in ASCII
+            digits (at most :data:`MAX_SEASON_DIGITS`), a range whose start is after its end.
     """
-    out: set[int] = set()
+    out: list[tuple[int, int]] = []
     for part in text.split(","):
         ends = [e.strip() for e in part.split("-")]
-        if not 1 <= len(ends) <= 2 or not all(e.isdigit() and int(e) >= 1 for e in ends):
+        if not 1 <= len(ends) <= 2 or not all(_SEASON.fullmatch(e) and int(e) >= 1 for e in ends):
             raise SliceError(
-                f"{text!r}: expected seasons and ranges such as 1-5,7 (seasons start at 1)",
+                f"{text!r}: expected seasons and ranges such as 1-5,7 (seasons start at 1; "
+                f"ASCII digits, at most {MAX_SEASON_DIGITS})",
                 parameter="seasons",
             )
         low, high = int(ends[0]), int(ends[-1])
         if low > high:
             raise SliceError(f"{text!r}: the range {part.strip()} runs backwards", "seasons")
-        out.update(range(low, high + 1))
-    return tuple(sorted(out))
+        out.append((low, high))
+    return spans_of(out)
 
 
 def parse_date(text: str) -> datetime.date:
@@ -88,19 +146,10 @@ def parse_date(text: str) -> datetime.date:
         raise SliceError(f"{text!r}: expected a date YYYY-MM-DD", "aired_after") from None
 
 
-def span_text(seasons: Sequence[int]) -> str:
-    """``[1, 2, 3, 5]`` -> ``"1-3, 5"``."""
-    parts: list[str] = []
-    ordered = sorted(set(seasons))
-    start = prev = ordered[0] if ordered else 0
-    for season in [*ordered[1:], None]:
-        if season is not None and season == prev + 1:
-            prev = season
-            continue
-        parts.append(str(start) if start == prev else f"{start}-{prev}")
-        if season is not None:
-            start = prev = season
-    return ", ".join(parts) if ordered else "none"
+def span_text(seasons: Iterable[int | Sequence[int]]) -> str:
+    """``[1, 2, 3, 5]`` (or ranges, ``[(1, 3), (5, 5)]``) -> ``"1-3, 5"``."""
+    parts = [str(low) if low == high else f"{low}-{high}" for low, high in spans_of(seasons)]
+    return ", ".join(parts) or "none"
 
 
 def season_dates(config: str, data_dir: PathLike | None, cache_dir: PathLike | None) -> SeasonMap:
@@ -147,7 +196,7 @@ def chosen_seasons(
         SeasonDatesError: a season of the split without a start date in the map.
         SliceError: no season of the split is kept.
     """
-    kept = [s for s in sorted(set(present)) if wanted.seasons is None or s in wanted.seasons]
+    kept = [s for s in sorted(set(present)) if wanted.lists(s)]
     if wanted.aired_after is not None:
         day = wanted.aired_after.isoformat()
         try:
@@ -188,7 +237,7 @@ def slice_record(wanted: WallSlice, kept: Sequence[int], n_kept: int, n_all: int
     return {
         "seasons": list(kept),
         "asked": {
-            "seasons": None if wanted.seasons is None else list(wanted.seasons),
+            "seasons": None if wanted.seasons is None else [list(s) for s in wanted.seasons],
             "aired_after": None if wanted.aired_after is None else wanted.aired_after.isoformat(),
         },
         "rule": AIRED_AFTER_RULE if wanted.aired_after is not None else "seasons listed",
@@ -328,14 +377,15 @@ def _slice_run(run: Mapping[str, Any], kept: set[int]) -> dict[str, Any]:
 
 def _left_out(
     record: Any, wanted: WallSlice, dates: Callable[[], SeasonMap], held: set[int]
-) -> list[int]:
+) -> Spans:
     """The seasons ``wanted`` keeps that a results file's own slice (its ``slice`` record)
-    left out, so the file no longer holds them: none when the file is not sliced."""
+    left out, so the file no longer holds them, as ranges: none when the file is not
+    sliced. Ranges stay bounds: a season list alone is never counted out season by season."""
     if not isinstance(record, Mapping):
-        return []
+        return ()
     asked = record.get("asked") or {}
     before = WallSlice(
-        None if asked.get("seasons") is None else tuple(asked["seasons"]),
+        None if asked.get("seasons") is None else spans_of(asked["seasons"]),
         None if asked.get("aired_after") is None else parse_date(asked["aired_after"]),
     )
     known: SeasonMap = {}
@@ -346,13 +396,20 @@ def _left_out(
             known = {}
 
     def keeps(cut: WallSlice, season: int) -> bool:
-        if cut.seasons is not None and season not in cut.seasons:
-            return False
         start = known.get(season, {}).get("start_date")
-        return cut.aired_after is None or (start is not None and start > cut.aired_after)
+        dated = cut.aired_after is None or (start is not None and start > cut.aired_after)
+        return cut.lists(season) and dated
 
-    asked_for = set(wanted.seasons) if wanted.seasons is not None else set(known)
-    return sorted(s for s in asked_for - held if keeps(wanted, s) and not keeps(before, s))
+    if wanted.aired_after is not None or wanted.seasons is None:  # the dated seasons only
+        left = [s for s in known if s not in held and keeps(wanted, s) and not keeps(before, s)]
+        return spans_of(left)
+    # seasons listed alone: their ranges less the ones held and the ones ``before`` kept
+    kept_before = (
+        (before.seasons if before.seasons is not None else _EVERY_SEASON)
+        if before.aired_after is None
+        else spans_of(s for s in known if keeps(before, s))
+    )
+    return spans_minus(spans_minus(wanted.seasons, spans_of(held)), kept_before)
 
 
 def _refuse_widening(
