@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.data.eval_results import eval_result_entries
+from ocw_hub.data.sources import load_rows
 from ocw_hub.official import (
     DOWNLOAD_RECORD,
     NOT_VERIFIED,
@@ -158,6 +159,8 @@ def _assert_publish_needs_force(work: Path, data_dir: Path, checks: list[str]) -
     assert f"config(s) default: {NOT_VERIFIED}" in _flat(refused.output)
     assert "pass --force to publish it anyway" in _flat(refused.output)
     assert "Would upload" in _cli(*args, "--force")
+    noted = _flat(_cli("check", str(out / "ocw")))
+    assert f"config(s) default: {NOT_VERIFIED}" in noted and "without --force" in noted
 
 
 # --------------------------------------------------------------------------------------------
@@ -335,3 +338,53 @@ def test_results_recorded_as_official_from_ids_alone_are_shown_as_not_verified()
     }
     label = source_label(old)
     assert label.startswith(f"{NOT_VERIFIED} (recorded as the official release from its ids")
+
+
+def test_hub_copy_of_an_official_export_is_checked_by_its_card(
+    tmp_path: Path,
+    official_download: Callable[[dict[str, Path]], None],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Hub repo is the official release when its card (fetched at the revision read; here
+    the export's own card stands for the Hub's) records the config as built from the official
+    download and the rows read have the recorded digest."""
+    import huggingface_hub
+
+    from ocw_hub.official import card_evidence
+    from ocw_hub.provenance import rows_digest
+
+    served = tarball_of(renamed_copy(OCW_FIXTURE, tmp_path / "served"), tmp_path / "OCW.tar.gz")
+    official_download({OCW_URL: served})
+    out = tmp_path / "hub"
+    _cli(
+        "build",
+        "-c",
+        "default",
+        "--out",
+        str(out),
+        "--cache-dir",
+        str(tmp_path / "c"),
+        "--no-checks",
+    )
+    asked = []
+
+    def fetch(repo_id: str, filename: str, **kw: object) -> str:
+        asked.append((repo_id, filename, kw.get("revision"), kw.get("repo_type")))
+        return str(out / "ocw" / filename)
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", fetch)
+    test = json.loads((tmp_path / "served" / "test.json").read_text())["dataset"]
+    read = load_rows(
+        "default", "test", out, cache_dir=tmp_path / "c", verification_mode="no_checks"
+    )
+    rows = read.rows
+    assert [r["wall_id"] for r in rows] == [w["wall_id"] for w in test]
+    digest = rows_digest(rows, "wall_id")
+    origin = {"kind": "hub", "path": "org/ocw", "revision": "a" * 40}
+    assert card_evidence("default", origin, "test", digest) == {
+        "how": "export of the official download",
+        "urls": [OCW_URL],
+    }
+    assert asked == [("org/ocw", "README.md", "a" * 40, "dataset")]
+    assert card_evidence("default", origin, "test", "0" * 64) is None  # other rows
+    assert card_evidence("default", origin, "train", digest) is None  # another split's digest
