@@ -89,8 +89,8 @@ def tarball_of(folder: Path, dest: Path) -> Path:
 
 @pytest.fixture()
 def official_download(monkeypatch: pytest.MonkeyPatch) -> Callable[[dict[str, Path]], None]:
-    """``official_download({url: local file})``: the builder's download of the URL ``url``
-    returns the local file (everything else is downloaded as before)."""
+    """``official_download({url: local file})``: the builder's download of the URL ``url`` (or
+    of a mapping of such URLs) returns the local file (everything else as before)."""
 
     def serve(files: dict[str, Path]) -> None:
         original = datasets.DownloadManager.download
@@ -98,6 +98,10 @@ def official_download(monkeypatch: pytest.MonkeyPatch) -> Callable[[dict[str, Pa
         def download(self: datasets.DownloadManager, url_or_urls: object) -> object:
             if isinstance(url_or_urls, str) and url_or_urls in files:
                 return str(files[url_or_urls])
+            if isinstance(url_or_urls, dict) and all(
+                isinstance(u, str) and u in files for u in url_or_urls.values()
+            ):  # WoTe's three files
+                return {key: str(files[url]) for key, url in url_or_urls.items()}
             return original(self, url_or_urls)
 
         monkeypatch.setattr(datasets.DownloadManager, "download", download)
@@ -388,3 +392,19 @@ def test_hub_copy_of_an_official_export_is_checked_by_its_card(
     assert asked == [("org/ocw", "README.md", "a" * 40, "dataset")]
     assert card_evidence("default", origin, "test", "0" * 64) is None  # other rows
     assert card_evidence("default", origin, "train", digest) is None  # another split's digest
+
+
+def test_wote_downloaded_from_its_official_urls_is_the_official_release(
+    wote_dir: Path, tmp_path: Path, official_download: Callable[[dict[str, Path]], None]
+) -> None:
+    """WoTe's builder downloads three files: served from ../shared/data/wote for the official
+    URLs, the split read is the official release; the same files given as --data-dir are
+    not verified (nothing records where a local folder came from)."""
+    from ocw_hub.data.sources import rows_and_source
+
+    official_download({url: wote_dir / url.rsplit("/", 1)[1] for url in official_urls("wote")})
+    _, source = rows_and_source("wote", "test", cache_dir=tmp_path / "cache")
+    assert source["release"] == OFFICIAL and source["kind"] == "cache"
+    assert source["verified"] == {"how": "official download", "urls": official_urls("wote")}
+    _, local = rows_and_source("wote", "test", wote_dir, cache_dir=tmp_path / "cache")
+    assert local["release"] == NOT_VERIFIED and local["rows_sha256"] == source["rows_sha256"]
