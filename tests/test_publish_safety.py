@@ -1,6 +1,7 @@
 """ocw-hub publish, safely: nothing outside the folder is uploaded, the check and the upload
 plan agree on every file, the repository mirrors the export in one commit, bad input ends in
-one line, and the pre-release stand-in is not published as OCW unless forced.
+one line, and the pre-release stand-in is not published as OCW unless forced. The exports of
+the fixtures are not the official release either: the tests of the upload pass ``force``.
 
 No test touches the network: a fake ``HfApi`` records the calls, and the subprocess tests point
 ``HF_ENDPOINT`` at a closed local port.
@@ -163,7 +164,7 @@ def test_check_and_the_upload_plan_agree_on_every_file(export: Path, online: Non
     assert report.problems == []
     assert report.differences == ["notes.txt: belongs to no config; uploaded as is"]
     api = FakeApi()
-    uploaded = publish(export, "org/ocw", api=api)
+    uploaded = publish(export, "org/ocw", api=api, force=True)
     assert [f.path for f in uploaded] == [f.path for f in report.files]
     _, added = api.operations()
     assert added == [f.path for f in report.files]
@@ -193,7 +194,7 @@ def test_republishing_without_a_config_deletes_its_old_files(export: Path, onlin
     (export / "eval.yaml").write_text(yaml.safe_dump(board))
     assert check_export(export) == []
     api = FakeApi(before)
-    publish(export, "org/ocw", revision="v2", api=api)
+    publish(export, "org/ocw", revision="v2", api=api, force=True)
     assert api.names() == ["create_repo", "create_branch", "list_repo_files", "create_commit"]
     assert api.calls[2][1] == {"repo_id": "org/ocw", "repo_type": "dataset", "revision": "v2"}
     deleted, added = api.operations()
@@ -212,7 +213,7 @@ def test_republishing_without_a_config_deletes_its_old_files(export: Path, onlin
 
 def test_publish_creates_the_repo_then_commits_once(export: Path, online: None) -> None:
     api = FakeApi()
-    files = publish(export, "org/ocw", private=True, api=api)
+    files = publish(export, "org/ocw", private=True, api=api, force=True)
     assert api.names() == ["create_repo", "list_repo_files", "create_commit"]
     assert api.calls[0][1] == {
         "repo_id": "org/ocw",
@@ -254,9 +255,8 @@ def test_folder_of_several_exports_is_refused(built: Path) -> None:
     with pytest.raises(ExportError, match="holds 2 exports; publish each to its own repository"):
         publish(built, "org/both", dry_run=True)
     for name in ("ocw", "wote"):
-        assert [f.path for f in publish(built / name, f"org/{name}", dry_run=True)][0] == (
-            "README.md"
-        )
+        files = publish(built / name, f"org/{name}", dry_run=True, force=True)
+        assert files[0].path == "README.md"
 
 
 # --------------------------------------------------------------------------------------------
@@ -274,7 +274,8 @@ def test_malformed_repo_id_is_one_line(export: Path, repo_id: str, dry_run: bool
 
 def test_offline_publish_is_one_line(export: Path) -> None:
     """conftest sets HF_HUB_OFFLINE=1: refused before any request."""
-    line = _one_line_error(runner.invoke(app, ["publish", str(export), "--repo-id", "org/ocw"]))
+    args = ["publish", str(export), "--repo-id", "org/ocw", "--force"]
+    line = _one_line_error(runner.invoke(app, args))
     assert line == "error: publishing needs the Hub, but HF_HUB_OFFLINE is set (offline mode)"
 
 
@@ -296,7 +297,7 @@ def _publish_in_a_clean_env(folder: Path, home: Path, **env: str) -> subprocess.
     clean.update(HF_HOME=str(home), HF_ENDPOINT="http://127.0.0.1:9", **env)
     code = "from ocw_hub.cli import app; app()"
     return subprocess.run(
-        [sys.executable, "-c", code, "publish", str(folder), "--repo-id", "org/ocw"],
+        [sys.executable, "-c", code, "publish", str(folder), "--repo-id", "org/ocw", "--force"],
         capture_output=True,
         text=True,
         check=False,

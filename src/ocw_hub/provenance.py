@@ -16,7 +16,8 @@ predictions, recorded by the commands that produce them and collected by ``ocw-h
   :class:`ProtocolMismatchError` (one line), never a record printed as true. A record written
   before records were bound (no digests) is read as it is and labelled ``unverified``.
 * The **source** of a split (:func:`source_provenance`): which data the figures are on (the
-  official release, the pre-release stand-in, a copy derived by ``ocw-hub derive``, an export,
+  official release, verified as :mod:`ocw_hub.official` says; release-shaped data not
+  verified as it; the pre-release stand-in, a copy derived by ``ocw-hub derive``, an export,
   a Hub repo at a revision) and the SHA-256 of its content (``source_digest`` of
   ``source_files.py``, the project's one content hash).
 """
@@ -30,6 +31,7 @@ from typing import Any
 from . import jsonio
 from .configs import PathLike, config_spec
 from .errors import OCWHubError
+from .official import NOT_VERIFIED, OFFICIAL
 from .resources import load_sibling
 
 #: The record in a folder of runs, and the suffix of the record beside a file.
@@ -39,8 +41,6 @@ FILE_RECORD_SUFFIX = ".protocol.json"
 DERIVED_RECORD = "derived.json"
 #: How the pre-release stand-in is named wherever its figures appear.
 STAND_IN = "stand-in"
-#: A copy whose ids look like the release's but whose split is not the official size.
-OFFICIAL_LAYOUT = "official layout, not the official split"
 #: Protocol fields in the order they are shown.
 PROTOCOL_FIELDS = (
     "method",
@@ -352,14 +352,15 @@ def common_protocol(protocols: Sequence[Mapping[str, Any] | None]) -> dict[str, 
 
 def derived_record(origin: PathLike, kind: str, seed: int, *, stand_in: bool) -> dict[str, Any]:
     """What ``ocw-hub derive`` records in its output folder: the kind (``randomized``), the
-    source folder, its SHA-256 and release (``stand-in`` or ``official release``), the seed
-    and the package version."""
+    source folder, its SHA-256 and release (``stand-in``, else release-shaped data not verified
+    as the official release: a folder of raw files never is, :mod:`ocw_hub.official`), the
+    seed and the package version."""
     digest = load_sibling("source_files").source_digest
     return {
         "derived": kind,
         "from": str(origin),
         "from_sha256": digest(origin),
-        "from_release": STAND_IN if stand_in else "official release",
+        "from_release": STAND_IN if stand_in else NOT_VERIFIED,
         "seed": seed,
         "package_version": package_version(),
     }
@@ -435,6 +436,7 @@ def source_provenance(
     ids: Sequence[str],
     cache_files: Sequence[Mapping[str, str]] = (),
     split: str | None = None,
+    rows_sha256: str | None = None,
 ) -> dict[str, Any]:
     """The source of a split's figures.
 
@@ -442,30 +444,43 @@ def source_provenance(
         config: the config scored.
         data_dir: as given to ``load_split`` (raw files, an export, a repo id, or None).
         ids: the wall (question) ids of the split, to recognise the stand-in.
-        cache_files: the dataset's ``cache_files`` (the Hub revision, the content read).
-        split: the split of ``ids``: release-shaped ids in another number than the official
-            split's are ``"official layout, not the official split"`` (a hand-made or cut copy).
+        cache_files: the dataset's ``cache_files`` (the Hub revision, the content read, the
+            download record beside them).
+        split: the split of ``ids``: release-shaped data in another number than the official
+            split's says so (a hand-made or cut copy).
+        rows_sha256: :func:`rows_digest` of the split's rows (checked against an export's
+            card record and the shipped digests of the official files).
 
     Returns:
-        ``{"release": "official release" | "official layout, not the official split" |
-        "stand-in" | "derived", "stand_in": bool, "kind",
-        "path", "revision" (Hub), "sha256", "derived" (derive's record, if any), "label"}``:
-        ``label`` is the one-line text the table and the report show.
+        ``{"release": "official release" | "release-shaped data, not verified as the official
+        release" | "stand-in" | "derived", "stand_in": bool, "kind", "path", "revision" (Hub),
+        "sha256", "verified" (what shows it is the official release, only then), "derived"
+        (derive's record, if any), "label"}``: ``label`` is the one-line text the table and the
+        report show. Only content known to be the official files is the official release
+        (:func:`ocw_hub.official.official_evidence`); the form of the ids never makes it so.
     """
     from .data.card import are_prerelease_ids
+    from .official import official_evidence
 
     origin = _origin(data_dir, config, cache_files)
     derived = _derived(Path(origin["path"])) if origin["kind"] == "files" else None
     stand_in = are_prerelease_ids(ids)  # never WoTe's ids
     if derived is not None and derived.get("from_release") == STAND_IN:
         stand_in = True
-    release = "derived" if derived is not None else STAND_IN if stand_in else "official release"
-    if release == "official release" and split is not None:
+    evidence = None
+    if derived is None and not stand_in:
+        evidence = official_evidence(config, origin, cache_files, split, rows_sha256)
+    release = "derived" if derived is not None else STAND_IN if stand_in else NOT_VERIFIED
+    if evidence is not None:
+        release = OFFICIAL
+    elif release == NOT_VERIFIED and split is not None:
         official = load_sibling(config_spec(config).sibling).OFFICIAL_SPLIT_SIZES.get(split)
         if official is not None and len(ids) != official:
             units = config_spec(config).units
-            release = f"{OFFICIAL_LAYOUT} ({len(ids)} of its {official} {units})"
+            release = f"{NOT_VERIFIED} ({len(ids)} of the official split's {official} {units})"
     out: dict[str, Any] = {"release": release, "stand_in": stand_in, **origin}
+    if evidence is not None:
+        out["verified"] = evidence
     if derived is not None:
         out["derived"] = derived
     out["label"] = source_label(out)
@@ -510,11 +525,28 @@ def protocol_text(protocol: Mapping[str, Any] | str | None) -> str:
     return protocol if isinstance(protocol, str) else describe_protocol(protocol)
 
 
-def source_label(source: Mapping[str, Any]) -> str:
-    """``stand-in (pre-release wall ids, not the official OCW release): PATH, sha256 1a2b…``."""
+def release_text(source: Mapping[str, Any]) -> str:
+    """The release of a recorded source as shown: ``official release (downloaded from URL)``
+    only with what verified it (``verified``); a source recorded as the official release
+    without it (by an ocw-hub that judged from the wall ids) is shown as not verified."""
     release = str(source.get("release", "?"))
-    if source.get("release") == "derived" and isinstance(source.get("derived"), Mapping):
-        release = f"derived ({source['derived'].get('derived')} of {source['derived'].get('from')})"
+    verified = source.get("verified")
+    if release == OFFICIAL:
+        if not isinstance(verified, Mapping):
+            return f"{NOT_VERIFIED} (recorded as the official release from its ids alone)"
+        urls = verified.get("urls")
+        if isinstance(urls, list) and urls:
+            return f"{OFFICIAL} ({verified.get('how')}: {', '.join(map(str, urls))})"
+        return f"{OFFICIAL} ({verified.get('how')})"
+    if release == "derived" and isinstance(source.get("derived"), Mapping):
+        return f"derived ({source['derived'].get('derived')} of {source['derived'].get('from')})"
+    return release
+
+
+def source_label(source: Mapping[str, Any]) -> str:
+    """``stand-in (pre-release wall ids, not the official OCW release): PATH, sha256 1a2b…``;
+    the release as :func:`release_text` shows it."""
+    release = release_text(source)
     if source.get("stand_in"):
         release += (
             f" ({STAND_IN}: pre-release wall ids, not the official OCW release)"

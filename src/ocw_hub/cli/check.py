@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from ..errors import ExportError, OptionError
+from ..official import NOT_VERIFIED
 from ._common import console, print_notes
 
 
@@ -55,6 +56,13 @@ def check(
                 [
                     f"{folder}: config(s) {', '.join(report.prerelease)} hold the pre-release "
                     "wall ids (not the official OCW release); publish refuses it without --force"
+                ]
+            )
+        if report.unverified:
+            print_notes(
+                [
+                    f"{folder}: config(s) {', '.join(report.unverified)}: {NOT_VERIFIED} (not "
+                    "built from the official download); publish refuses it without --force"
                 ]
             )
         if report.problems:

@@ -32,7 +32,12 @@ def publish(
         bool, typer.Option("--space", help="Publish an evaluate metric as a Space.")
     ] = False,
     force: Annotated[
-        bool, typer.Option("--force", help="Publish an export of the pre-release stand-in anyway.")
+        bool,
+        typer.Option(
+            "--force",
+            help="Publish an export of the pre-release stand-in, or of data not verified as "
+            "the official release, anyway.",
+        ),
     ] = False,
     eval_results: Annotated[
         bool,

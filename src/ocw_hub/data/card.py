@@ -350,10 +350,12 @@ def provenance_notice(configs: Iterable[str]) -> str:
 
 def provenance_markdown(sources: Mapping[str, Mapping[str, Any]]) -> str:
     """The card's ``## Built from`` section: per config, what it was built from (the official
-    release, the ``stand-in``, a copy derived by ``ocw-hub derive`` and from what) and the
+    release and how that is known, release-shaped data not verified as it, the ``stand-in``, a
+    copy derived by ``ocw-hub derive`` and from what) and the
     SHA-256 of that content (``source_digest``), from
     :func:`ocw_hub.provenance.source_provenance`."""
-    from ..provenance import package_version
+    from ..official import NOT_VERIFIED, OFFICIAL
+    from ..provenance import package_version, release_text
 
     lines = [
         "## Built from",
@@ -364,15 +366,15 @@ def provenance_markdown(sources: Mapping[str, Mapping[str, Any]]) -> str:
         "|---|---|---|",
     ]
     for name, source in sources.items():
-        what = str(source.get("release"))
+        what = release_text(source)
         derived = source.get("derived")
         if isinstance(derived, Mapping):
+            origin = derived.get("from_release")
+            origin = NOT_VERIFIED if origin == OFFICIAL else origin  # judged from its ids alone
             what = (
                 f"derived: `ocw-hub derive {derived.get('derived')}` (seed {derived.get('seed')}) "
-                f"of the {derived.get('from_release')} with SHA-256 `{derived.get('from_sha256')}`"
+                f"of the {origin} with SHA-256 `{derived.get('from_sha256')}`"
             )
-        elif source.get("kind") == "cache":
-            what += " (the official download)"
         if source.get("stand_in") and source.get("release") != "stand-in":
             what += " (stand-in)"
         sha = source.get("sha256")
@@ -384,10 +386,12 @@ def _card_data(
     spec: DatasetCardSpec,
     infos: Mapping[str, datasets.DatasetInfo],
     files: Mapping[str, Mapping[str, str]],
+    official: Mapping[str, Any] | None = None,
 ) -> Any:
     """The card's YAML: the dataset's metadata, ``configs`` (one ``data_files`` entry per
-    split, ``files[config][split]``; ``default``, else the first config, marked default) and
-    ``dataset_info`` with the features in the notation every ``datasets`` era reads."""
+    split, ``files[config][split]``; ``default``, else the first config, marked default),
+    ``dataset_info`` with the features in the notation every ``datasets`` era reads, and
+    ``ocw_hub_official`` for the configs built from the official download (``official``)."""
     from datasets.info import DatasetInfosDict
     from datasets.utils.metadata import MetadataConfigs
     from huggingface_hub import DatasetCardData
@@ -412,6 +416,10 @@ def _card_data(
     for entry in entries if isinstance(entries, list) else [entries]:
         name = entry.get("config_name", "default")
         entry["features"] = legacy_yaml_features(infos[name].features)
+    if official:
+        from ..official import CARD_FIELD
+
+        data[CARD_FIELD] = dict(official)
     return data
 
 
@@ -430,6 +438,7 @@ def render_card(
     notice: str | None = None,
     *,
     files: Mapping[str, Mapping[str, str]],
+    official: Mapping[str, Any] | None = None,
 ) -> DatasetCard:
     """The dataset card of one export.
 
@@ -441,6 +450,8 @@ def render_card(
         files: config -> split -> its Parquet file inside the export, named by content
             (:func:`ocw_hub.data.layout.parquet_path`); the card's ``configs`` list them, so
             the card differs whenever the rows do.
+        official: config -> its record as built from the official download
+            (:func:`ocw_hub.official.card_record`), kept in the card's metadata.
     """
     spec = DATASET_CARDS[export]
     held = ", ".join(f"`{name}`" for name in infos)
@@ -462,7 +473,7 @@ def render_card(
     body = "\n\n".join(part.strip() for part in parts) + "\n"
     from huggingface_hub import DatasetCard
 
-    return DatasetCard(f"---\n{_card_data(spec, infos, files).to_yaml()}\n---\n\n{body}")
+    return DatasetCard(f"---\n{_card_data(spec, infos, files, official).to_yaml()}\n---\n\n{body}")
 
 
 # --------------------------------------------------------------------------------------------

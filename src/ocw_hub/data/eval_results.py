@@ -90,7 +90,9 @@ def _short_source(source: Any) -> str:
     """The release and SHA-256 of a results' source, without its local path."""
     if not isinstance(source, Mapping):
         return "source not recorded"
-    text = str(source.get("release", "?"))
+    from ..provenance import release_text
+
+    text = release_text(source)
     if source.get("kind") == "hub" and source.get("path"):
         text += f" {source['path']}" + (f"@{source['revision']}" if source.get("revision") else "")
     sha = source.get("sha256")

@@ -20,6 +20,7 @@ from typing import Any
 import datasets
 
 from ..configs import PathLike, config_spec
+from ..official import OFFICIAL
 from .builders import prepare
 from .card import (
     DATASET_CARDS,
@@ -64,6 +65,7 @@ class _DatasetExport:
     prerelease: list[str] = field(default_factory=list)
     sections: list[str] = field(default_factory=list)
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)
+    official: dict[str, dict[str, Any]] = field(default_factory=dict)  # card's CARD_FIELD
 
 
 def _ordered(splits: Iterable[str]) -> list[str]:
@@ -149,6 +151,20 @@ def _source_of(
     return source_provenance(name, data_dir, ids, cache_files)
 
 
+def _official_entry(
+    name: str, dataset_dict: datasets.DatasetDict, files: Mapping[str, str], folder: Path
+) -> dict[str, Any]:
+    """The card's record (:func:`ocw_hub.official.card_record`) of a config prepared from the
+    official download: its URLs, and per split the Parquet file, its SHA-256 and the rows'
+    digest."""
+    from ..official import card_record, official_urls
+    from ..provenance import rows_digest
+
+    key = config_spec(name).id_key
+    rows = {split: rows_digest(dataset_dict[split].to_list(), key) for split in files}
+    return card_record(official_urls(name), files, rows, folder)
+
+
 def _warn_prerelease(name: str, data_dir: PathLike | None) -> None:
     warnings.warn(
         f"config {name!r}: the wall ids are the 6-character pre-release ones, so {data_dir} is "
@@ -216,10 +232,16 @@ def build_export(
             written += files
             _card_sections(name, data_dir, cache_dir, dataset_dict, export)
             export.sources[name] = _source_of(name, data_dir, dataset_dict)
+            if export.sources[name]["release"] == OFFICIAL:
+                export.official[name] = _official_entry(
+                    name, dataset_dict, export.files[name], staged[export_folder(name)]
+                )
         for folder, export in collected.items():
             notice = provenance_notice(export.prerelease) if export.prerelease else None
             sections = [*export.sections, provenance_markdown(export.sources)]
-            card = render_card(folder, export.infos, sections, notice, files=export.files)
+            card = render_card(
+                folder, export.infos, sections, notice, files=export.files, official=export.official
+            )
             card.save(staged[folder] / "README.md")
             board = eval_yaml_text(DATASET_CARDS[folder].title, export.infos)
             (staged[folder] / EVAL_FILE).write_text(board, encoding="utf-8")

@@ -24,6 +24,7 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, RepoCard
 
 from ..configs import PathLike
+from ..official import export_files_verified
 from .card import are_prerelease_ids
 from .hub_files import PlannedFile, link_problems, planned_files
 from .leaderboard import EVAL_FILE, eval_yaml_problems
@@ -45,12 +46,16 @@ class ExportReport:
         files: the files an upload sends (:func:`planned_files`).
         prerelease: configs whose walls carry the pre-release wall ids (not the official OCW
             release).
+        unverified: the other configs not known to be the official release: the card does
+            not record them as built from the official download with these very files
+            (:func:`ocw_hub.official.export_files_verified`).
     """
 
     problems: list[str] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)
     files: list[PlannedFile] = field(default_factory=list)
     prerelease: list[str] = field(default_factory=list)
+    unverified: list[str] = field(default_factory=list)
 
 
 def _root_script_problems(root: Path) -> list[str]:
@@ -295,6 +300,8 @@ def _check_config(
     named = {f.resolve() for files in resolved.values() for f in files}
     if named and _is_prerelease_config(sorted(named)):
         report.prerelease.append(name)
+    elif named and not export_files_verified(root, name, named):
+        report.unverified.append(name)
     return named
 
 

@@ -14,6 +14,7 @@ from huggingface_hub import DatasetCard, HfApi
 
 from ..configs import PathLike
 from ..errors import ExportError
+from ..official import NOT_VERIFIED
 from ..offline import offline_variable
 from .hub_check import check_space, inspect_export
 from .hub_files import PlannedFile, planned_files
@@ -21,11 +22,12 @@ from .layout import exports_in
 
 
 class PrereleaseExportError(ExportError):
-    """An export built from the pre-release stand-in, refused by :func:`publish` unless
-    forced.
+    """An export not known to be the official release (built from the pre-release stand-in,
+    or from release-shaped data not verified as the official release), refused by
+    :func:`publish` unless forced.
 
     Attributes:
-        configs: the configs whose wall ids are the pre-release ones.
+        configs: the configs at fault.
     """
 
     def __init__(self, message: str, *, configs: list[str]) -> None:
@@ -149,8 +151,10 @@ def _checked_files(root: Path, space: bool, force: bool) -> list[PlannedFile]:
 
     Raises:
         ExportError: the check failed (every problem listed); a folder of several exports.
-        PrereleaseExportError: an export of the pre-release stand-in, without ``force``.
+        PrereleaseExportError: an export of the pre-release stand-in, or of data not verified
+            as the official release, without ``force``.
     """
+    unverified: list[str] = []
     if space:
         problems, prerelease = check_space(root), []
     else:
@@ -162,7 +166,7 @@ def _checked_files(root: Path, space: bool, force: bool) -> list[PlannedFile]:
                 f"{listed}"
             )
         report = inspect_export(root)
-        problems, prerelease = report.problems, report.prerelease
+        problems, prerelease, unverified = report.problems, report.prerelease, report.unverified
     if problems:
         kind = "Space" if space else "export"
         listed = problems[0] if len(problems) == 1 else "\n- " + "\n- ".join(problems)
@@ -173,6 +177,13 @@ def _checked_files(root: Path, space: bool, force: bool) -> list[PlannedFile]:
             "pre-release export, not the official OCW release; publishing it as OCW would "
             "mislead",
             configs=prerelease,
+        )
+    if unverified and not force:
+        raise PrereleaseExportError(
+            f"{root}: config(s) {', '.join(unverified)}: {NOT_VERIFIED} (the card does not "
+            "record them as built from the official download with these files); publishing "
+            "it as the benchmark would mislead",
+            configs=unverified,
         )
     return planned_files(root)
 
@@ -198,7 +209,8 @@ def publish(
         private: create the repository as private (an existing one is left as it is).
         dry_run: check and list the files only; nothing touches the network.
         space: publish an ``evaluate`` metric as a Gradio Space.
-        force: publish an export of the pre-release stand-in anyway.
+        force: publish an export of the pre-release stand-in, or of data not verified as the
+            official release, anyway.
         api: the ``HfApi`` to use (default: one with the token of ``HF_TOKEN`` or the login).
 
     Returns:
@@ -208,7 +220,8 @@ def publish(
         ExportError: a malformed repo id; the folder fails :func:`inspect_export` (or
             :func:`check_space`; the message lists every problem); offline; no token; the Hub
             refused or could not be reached (one line, with the Hub's reason).
-        PrereleaseExportError: an export of the pre-release stand-in without ``force``.
+        PrereleaseExportError: an export of the pre-release stand-in, or of data not verified
+            as the official release, without ``force``.
     """
     validate_repo_id(repo_id)
     root = Path(folder)

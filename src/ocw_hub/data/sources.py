@@ -241,8 +241,9 @@ def rows_and_source(
             download_mode=download_mode,
         )
     ids = [r[spec.id_key] for r in rows]
-    source = source_provenance(spec.name, data_dir, ids, cache_files, split)
-    source["rows_sha256"] = rows_digest(rows, spec.id_key)
+    digest = rows_digest(rows, spec.id_key)
+    source = source_provenance(spec.name, data_dir, ids, cache_files, split, digest)
+    source["rows_sha256"] = digest
     return rows, source
 
 
