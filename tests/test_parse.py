@@ -51,6 +51,23 @@ CONNECTION_CASES = {
         [f"** {c}" for c in CONNECTIONS], CONNECTIONS, set(),
     ),
     "no markers": ("\n".join(CONNECTIONS), EMPTY, CONNECTIONS, {"no_markers"}),
+    "numbered out of order": (
+        "2. Cocktails\n1. Hand tools\n4. Greek islands\n3. Monkey ___",
+        EMPTY, CONNECTIONS, {"no_markers", "reordered"},
+    ),
+    "heading and commentary set aside": (
+        "Here are the connections:\n" + named(GOLD, CONNECTIONS) + "\n\nThese were tricky.",
+        ["", *CONNECTIONS[:3]], CONNECTIONS, {"set_aside"},
+    ),
+    "heading before numbered lines": (
+        "The connections are:\n\n- Hand tools\n- Cocktails\n- Monkey ___\n- Greek islands",
+        EMPTY, CONNECTIONS, {"no_markers", "set_aside"},
+    ),
+    "quotes and brackets kept": (
+        named(GOLD, ['"Hand" tools', "Cocktails (mixed)", '"Monkey ___"', "Greek islands"]),
+        ['"Hand" tools', "Cocktails (mixed)", '"Monkey ___"', "Greek islands"],
+        ['"Hand" tools', "Cocktails (mixed)", '"Monkey ___"', "Greek islands"], set(),
+    ),
     "one missing": (
         named(GOLD[1:], CONNECTIONS[1:]),
         [*CONNECTIONS[1:], ""], ["", *CONNECTIONS[1:]], {"reordered", "missing_connection"},

@@ -381,6 +381,35 @@ def test_clues_not_in_the_wall_are_named(tmp_path: Path, release: Path, cache: P
     assert res["per_wall"][1]["grouping"]["correct_groups"] == 3  # scored as wrong, as upstream
 
 
+def test_an_unrecoverable_answer_is_scored_as_wrong_and_names_no_clue(
+    tmp_path: Path, release: Path, cache: Path
+) -> None:
+    """``parse`` writes 16 empty clues and 4 empty connections for an answer it cannot
+    recover: the wall is one of the walls scored, as wrong, and no warning calls its empty
+    clues "not clues of the wall"."""
+    import warnings
+
+    from ocw_hub.llm.responses import Response, parse_responses
+
+    walls = _test_walls()
+    responses = {"w5": Response("w5", "<think>The first group is", 1)}  # unclosed
+    preds = [_perfect(w) for w in walls]
+    for task, key in (("grouping", "predicted_groups"), ("connections", "predicted_connections")):
+        parsed, report = parse_responses(responses, walls, task=task)
+        assert report["counts"]["unrecoverable"] == 1
+        preds[1][key] = parsed[0][key]
+    assert preds[1]["predicted_groups"] == [["", "", "", ""]] * 4
+    path = _write(tmp_path / "p.json", preds)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*not clues of the wall")
+        res = evaluate_files(
+            [path], "default", "test", release, cache_dir=cache, verification_mode="no_checks"
+        )
+    assert res["grouping"]["n_walls"] == res["connections"]["n_walls"] == 4
+    assert res["grouping"]["full_wall"] == 3 and res["connections"]["exact_match"] == 0.75
+    assert "clues_not_in_wall" not in res["per_wall"][1]
+
+
 def test_randomized_walls_show_no_human_full_walls(
     tmp_path: Path, release: Path, cache: Path
 ) -> None:

@@ -171,6 +171,9 @@ def test_cot_reads_only_after_the_last_marker() -> None:
     assert _parse(text, "cot").groups == GOLD
     assert after_marker("a\n## FINAL ANSWER: x, y\nz", "Final answer:") == "x, y\nz"
     assert after_marker("the final answer: is below", "Final answer:") is None
+    # after the marker, only the emphasis that opened it goes: the answer's own marks stay
+    assert after_marker("Final answer: ___ monkey\nb", "Final answer:") == "___ monkey\nb"
+    assert after_marker("## **Final answer:** * Hand tools", "Final answer:") == "* Hand tools"
 
 
 @pytest.mark.parametrize("task", ["grouping", "connections"])

@@ -22,6 +22,7 @@ from .answer_text import split_lines
 from .styles import Style
 
 _DECORATION = " \t*_#>`"
+_EMPHASIS = "*_`"
 _FENCE = re.compile(r"\A\s*```[A-Za-z]*[ \t]*\n(.*)\n[ \t]*```\s*\Z", re.DOTALL)
 
 
@@ -47,13 +48,17 @@ class AnswerBlock:
 def after_marker(text: str, marker: str) -> str | None:
     """The text after the last line starting with ``marker`` (case ignored, markdown
     emphasis and heading marks around it allowed), the rest of that line included; None
-    when no line does."""
+    when no line does. After the marker only spaces and the emphasis marks that opened it
+    (``**Final answer:**``) are dropped: the answer's own ``_``, ``*`` or bullet is kept
+    (``Final answer: ___ monkey``)."""
     wanted = marker.casefold()
     lines = split_lines(text)
     for index in range(len(lines) - 1, -1, -1):
         line = lines[index].lstrip(_DECORATION)
         if line.casefold().startswith(wanted):
-            rest = line[len(marker) :].lstrip(_DECORATION)
+            before = lines[index][: len(lines[index]) - len(line)].rstrip(" \t")
+            opened = before[len(before.rstrip(_EMPHASIS)) :]
+            rest = line[len(marker) :].lstrip(" \t").removeprefix(opened).lstrip(" \t")
             return "\n".join([rest, *lines[index + 1 :]]).strip("\n")
     return None
 

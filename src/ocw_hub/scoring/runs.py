@@ -289,14 +289,16 @@ def _foreign_clues(
 ) -> dict[int, list[str]]:
     """Predicted clues that are not clues of their wall (compared lowercased, as the metric),
     by wall index; they score as wrong, as in the paper's script. A ``UserWarning`` says how
-    many walls have some, with an example: usually a typo, or predictions of another config."""
+    many walls have some, with an example: usually a typo, or predictions of another config.
+    An empty (or blank) clue places no clue, as ``parse`` writes an answer it could not
+    recover: it scores as wrong too, but is no clue named."""
     foreign: dict[int, list[str]] = {}
     for index, wall_id in enumerate(gold.ids):
         groups = None if wall_id in missing else preds[wall_id].groups
         if groups is None:
             continue
         known = gold.clue_sets[index]
-        unknown = [clue for group in groups for clue in group if clue.lower() not in known]
+        unknown = [c for group in groups for c in group if c.strip() and c.lower() not in known]
         if unknown:
             foreign[index] = unknown
     if foreign:
