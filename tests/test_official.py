@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import json
+import shutil
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
@@ -325,9 +326,21 @@ def test_builder_pointed_elsewhere_is_not_the_official_release(
     assert json.loads(record.read_text())["downloaded_from"] == [str(served)]
 
 
-def test_no_digest_of_the_official_files_is_shipped() -> None:
-    """Only digests computed from the official files may be shipped; none has been."""
-    assert OFFICIAL_ROWS_SHA256 == {}
+def test_the_shipped_digests_are_those_of_the_official_files(
+    wote_dir: Path, tmp_path: Path
+) -> None:
+    """The rows digests shipped are computed again from the official files (WoTe's, checked by
+    their SHA-256 first); none is shipped for OCW, whose official files are not here."""
+    from ocw_hub.data.sources import load_rows
+    from ocw_hub.official import OFFICIAL_FILES_SHA256
+    from ocw_hub.provenance import file_sha256, rows_digest
+
+    for name, digest in OFFICIAL_FILES_SHA256.items():
+        assert file_sha256(wote_dir.parent / name) == digest, name
+    assert {config for config, _ in OFFICIAL_ROWS_SHA256} == {"wote"}
+    for (config, split), digest in OFFICIAL_ROWS_SHA256.items():
+        rows, _ = load_rows(config, split, wote_dir, cache_dir=tmp_path / "cache")
+        assert rows_digest(rows, "id") == digest, split
 
 
 def test_results_recorded_as_official_from_ids_alone_are_shown_as_not_verified() -> None:
@@ -398,8 +411,8 @@ def test_wote_downloaded_from_its_official_urls_is_the_official_release(
     wote_dir: Path, tmp_path: Path, official_download: Callable[[dict[str, Path]], None]
 ) -> None:
     """WoTe's builder downloads three files: served from ../shared/data/wote for the official
-    URLs, the split read is the official release; the same files given as --data-dir are
-    not verified (nothing records where a local folder came from)."""
+    URLs, the split read is the official release; so are the same files given as --data-dir
+    (their rows have the shipped digest), and not a copy with one question dropped."""
     from ocw_hub.data.sources import rows_and_source
 
     official_download({url: wote_dir / url.rsplit("/", 1)[1] for url in official_urls("wote")})
@@ -407,4 +420,14 @@ def test_wote_downloaded_from_its_official_urls_is_the_official_release(
     assert source["release"] == OFFICIAL and source["kind"] == "cache"
     assert source["verified"] == {"how": "official download", "urls": official_urls("wote")}
     _, local = rows_and_source("wote", "test", wote_dir, cache_dir=tmp_path / "cache")
-    assert local["release"] == NOT_VERIFIED and local["rows_sha256"] == source["rows_sha256"]
+    assert local["release"] == OFFICIAL and local["rows_sha256"] == source["rows_sha256"]
+    assert local["verified"] == {"how": "digest of the official files shipped with ocw-hub"}
+    edited = tmp_path / "edited"
+    edited.mkdir()
+    for name in ("train", "validation", "test"):
+        shutil.copy(wote_dir / f"{name}.json", edited / f"{name}.json")
+    questions = json.loads((edited / "test.json").read_text(encoding="utf-8"))
+    (edited / "test.json").write_text(json.dumps(questions[1:]), encoding="utf-8")
+    cache, checks = tmp_path / "cache", "no_checks"  # 411 questions: datasets checks 412
+    _, cut = rows_and_source("wote", "test", edited, cache_dir=cache, verification_mode=checks)
+    assert cut["release"].startswith(NOT_VERIFIED) and "verified" not in cut

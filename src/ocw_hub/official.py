@@ -34,9 +34,21 @@ DOWNLOAD_RECORD = "ocw_hub_download.json"
 #: The card metadata field of an export built from the official download.
 CARD_FIELD = "ocw_hub_official"
 #: SHA-256 of the rows (``provenance.rows_digest``) of each official split, (config, split) ->
-#: digest. Only digests computed from the official files belong here; none has been (the
-#: official OCW tarballs cannot be read offline), so none is shipped.
-OFFICIAL_ROWS_SHA256: dict[tuple[str, str], str] = {}
+#: digest. Only digests computed from the official files belong here: WoTe's, from the three
+#: files of grill-lab/WoTe ``data/`` at commit 7d6e881 (the official download; their file
+#: SHA-256 in :data:`OFFICIAL_FILES_SHA256`); none for OCW, whose official tarballs cannot be
+#: read offline. ``tests/test_official.py`` computes these again from those files.
+OFFICIAL_ROWS_SHA256: dict[tuple[str, str], str] = {
+    ("wote", "train"): "1ad509c70e43be9504bb114e703d1410cdb2208bc2bfc444e702eea81c42c3ec",
+    ("wote", "validation"): "276ce3d6d19b08b777146157518af095656f15eb03d1e3f1ab94d249088cafd5",
+    ("wote", "test"): "95c9e02f1390c40c6b3527cacb6edfe0e5ce1fa2fe81b1edc8a8c731b6c722dc",
+}
+#: SHA-256 of the official files the digests above were computed from (file name -> digest).
+OFFICIAL_FILES_SHA256 = {
+    "wote/train.json": "36d0ebd54be969e97371e375a201893e07a30fb080f42c0938335b31a0bfd21f",
+    "wote/validation.json": "e3a0470e86516a92101b3d742e62cde9addb97be8b917fa3043c3d98bee7794b",
+    "wote/test.json": "4afc6d908f6178c35face6a822da89e6a299b8a84f3c7c53df87eddb0ce82676",
+}
 
 
 def official_urls(config: str) -> list[str]:
@@ -234,11 +246,12 @@ def official_evidence(
     release, or None: the download record beside the cache it was read from, the card record
     of the export or Hub repo, or a shipped digest of its rows."""
     name = config_spec(config).name
-    if split is not None and rows_sha256 is not None:
-        if OFFICIAL_ROWS_SHA256.get((name, split)) == rows_sha256:
-            return {"how": "digest of the official files shipped with ocw-hub"}
+    found = None
     if origin.get("kind") == "cache":
-        return download_evidence(name, cache_files)
-    if origin.get("kind") in ("export", "hub"):
-        return card_evidence(name, origin, split, rows_sha256)
-    return None
+        found = download_evidence(name, cache_files)
+    elif origin.get("kind") in ("export", "hub"):
+        found = card_evidence(name, origin, split, rows_sha256)
+    shipped = split is not None and rows_sha256 is not None
+    if found is None and shipped and OFFICIAL_ROWS_SHA256.get((name, split)) == rows_sha256:
+        found = {"how": "digest of the official files shipped with ocw-hub"}
+    return found
