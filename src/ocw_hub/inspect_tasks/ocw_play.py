@@ -113,7 +113,7 @@ def _score_one(header: Mapping[str, Any], records: Sequence[Mapping[str, Any]], 
 
 
 def _metrics(rules_name: str) -> dict[str, list[Any]]:
-    names = SHOW_FIGURES if rules_name == "show" else FIGURES
+    names = SHOW_FIGURES if rules.rule_set(rules_name).connection_round else FIGURES
     return {name: [mean(), stderr()] for name in names}
 
 
@@ -123,7 +123,7 @@ def _play_scorer(rules_name: str) -> Any:
         async def score(state: TaskState, target: Target) -> Score:
             header = state.store.get("play_header")
             figures = _score_one(header, state.store.get("play_records"), state.metadata["wall"])
-            names = SHOW_FIGURES if rules_name == "show" else FIGURES
+            names = SHOW_FIGURES if rules.rule_set(rules_name).connection_round else FIGURES
             return Score(
                 value={name: figures[name] for name in names},
                 answer=json.dumps([r.get("clues") for r in state.store.get("play_records")]),

@@ -191,8 +191,9 @@ def replay(
         _check_replayed(path, number, records.wall_id, record, verdict)
         verdicts.append(verdict)
         state = verdict.state
-    if records.connections is not None and state.rules != "show":
-        raise _error(path, records.connections[0], records.wall_id, "no connection round under nyt")
+    if records.connections is not None and not state.rule_set.connection_round:
+        where = records.connections[0]
+        raise _error(path, where, records.wall_id, f"no connection round under {state.rules}")
     if records.end is None:
         if finished:
             raise PlayLogError(f"{path}: wall {records.wall_id} has no end record (unfinished)")

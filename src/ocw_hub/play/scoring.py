@@ -66,7 +66,7 @@ def _played(
     named = None
     if connections is not None:
         named = _connections(path, wall_id, connections[1], state.groups)
-    elif state.rules == "show":
+    elif state.rule_set.connection_round:
         named = [""] * 4  # the connection round not played: none named
     return state, WallPrediction(wall_id, rules.final_partition(state), named)
 
@@ -218,7 +218,7 @@ def _replayed(
 def _play_figures(model_walls: Sequence[Mapping[str, Any]], rules_name: str) -> dict[str, Any]:
     """The split-level ``play`` figures of the per-wall ones."""
     play = _split_figures([_nulls_as_zero(w) for w in model_walls])
-    if rules_name == "nyt":
+    if not rules.rule_set(rules_name).connection_round:
         no_round = ("connections_right", "connections_right_mean", "points", "points_mean")
         play.update(dict.fromkeys(no_round))
     play["n_played"] = len(model_walls)
