@@ -33,6 +33,21 @@ HEADER_STRINGS = ("config", "split", "player")
 PLAYER_KINDS = ("model", "human")
 
 
+def describe_player(header: Mapping[str, Any]) -> str:
+    """Who played, as the header records it: ``model NAME``, or ``human player NAME``
+    for a person's log (a person is no model)."""
+    name = header.get("player", "?")
+    if header.get("player_kind") == "human":
+        return f"human player {name}"
+    return f"{header.get('player_kind', 'player')} {name}"
+
+
+def player_column(header: Mapping[str, Any] | None) -> str:
+    """The name of the column of a play log's figures: ``player`` for a person's log, else
+    ``model``."""
+    return "player" if header and header.get("player_kind") == "human" else "model"
+
+
 def is_play_log(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a file whose first line is a play log header."""
     path = Path(path)

@@ -37,8 +37,15 @@ TOTALS = (
     "groups_found", "walls_solved", "guesses", "wrong_guesses", "lives_lost", "invalid",
     "frozen", "connections_right", "points",
 )  # fmt: skip
-#: Group-by-group counts (the model's play against the contestants').
+#: Group-by-group counts (the player's play against the contestants').
 AGREEMENT = ("both", "model_only", "contestants_only", "neither")
+#: Their labels (``model_only``: found by the player, a model or a person).
+AGREEMENT_LABELS = (
+    ("both", "both"),
+    ("model_only", "player only"),
+    ("contestants_only", "contestants only"),
+    ("neither", "neither"),
+)
 
 
 def _connections(
@@ -359,8 +366,8 @@ def play_rows(results: Mapping[str, Any]) -> list[tuple[str, ...]]:
         theirs = human.get(name)
         rows.append(("play", label, total if play[name] is not None else "-", shown(theirs)))
     agreement = play["agreement"]
-    for key in AGREEMENT:
-        rows.append(("play", f"groups found: {key.replace('_', ' ')}", str(agreement[key]), "-"))
+    for key, label in AGREEMENT_LABELS:
+        rows.append(("play", f"groups found: {label}", str(agreement[key]), "-"))
     lives = ", ".join(f"{k}: {v}" for k, v in play["lives_lost_distribution"].items())
     rows.append(("play", "walls by lives lost", lives or "-", "-"))
     return rows
