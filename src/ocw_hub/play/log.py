@@ -3,11 +3,11 @@
 One JSON Lines file per run: a header (``record: play``), then per wall any number of
 ``guess`` records, at most one ``connections`` record and one ``end`` record. Records of
 different walls may interleave (``ocw-hub play`` plays its walls in rounds); a wall's own
-records are in order. A guess record of ``ocw-hub play`` also holds the ``state`` after it
-(:func:`state_record`; optional: the play page writes none). Verdicts, states, lives and
-points are never taken from the file: they are recomputed by replaying the guesses through
-:mod:`ocw_hub.play.rules`, and a recorded verdict, state or end reason that disagrees with the
-replay is an error.
+records are in order. A guess record of ``ocw-hub play`` and of the play page also holds the
+``state`` after it (:func:`state_record`; optional: pages before version 2 wrote none).
+Verdicts, states, lives and points are never taken from the file: they are recomputed by
+replaying the guesses through :mod:`ocw_hub.play.rules`, and a recorded verdict, state or end
+reason that disagrees with the replay is an error.
 """
 
 from __future__ import annotations

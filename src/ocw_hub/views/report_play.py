@@ -3,7 +3,7 @@ person's play log, :mod:`ocw_hub.play.scoring`) against the contestants.
 
 Per (config, split), for the play results among the files: the play figures beside the
 contestants' (the rows of :func:`ocw_hub.play.scoring.play_rows`, as ``evaluate`` prints
-them), groups found and points a wall by season (model against contestants), the walls by lives
+them), groups found and points a wall by season (player against contestants), the walls by lives
 lost and by end reason, and the groups found by both, the player only, the contestants only,
 neither. Every title says what the figures were computed on: the rules (``show``, ``nyt``)
 and the player (its kind and name, from the results' ``play_log``). The contestants' lives
