@@ -227,3 +227,32 @@ def test_cot_under_the_paper_profile_notes_its_budget(tmp_path: Path) -> None:
         "--max-tokens", "800",
     )  # fmt: skip
     assert not [line for line in reasoning.stderr.splitlines() if line.startswith("note:")]
+
+
+@pytest.mark.parametrize(
+    ("header", "said", "unsaid"),
+    [
+        ({}, ["play: rules show, human player ana", "┃ player ┃"], ["profile", "┃ model ┃"]),
+        (  # converted from inspect-ai: a model, no generation fields recorded
+            {"version": 2, "player": "inspect-ai", "player_kind": "model"},
+            ["play: rules show, generation not recorded, model inspect-ai", "┃ model ┃"],
+            ["profile", "┃ player ┃"],
+        ),
+        (  # a model's log from before profiles: the paper's fields were what it sent
+            {"player": "m", "player_kind": "model", "max_tokens": 144},
+            ["play: rules show, profile paper, model m"],
+            ["not recorded"],
+        ),
+    ],
+)
+def test_a_play_title_claims_only_what_the_log_recorded(
+    tmp_path: Path, header: dict[str, Any], said: list[str], unsaid: list[str]
+) -> None:
+    """No profile for a person's log or for one that recorded no generation; a person is a
+    player (the figures' column too), not a model."""
+    log = _play_log(tmp_path / "log.jsonl", **header)
+    shown = _flat(_cli("evaluate", str(log), *DATA, "--allow-missing").stdout)
+    for text in said:
+        assert text in shown, text
+    for text in unsaid:
+        assert text not in shown, text

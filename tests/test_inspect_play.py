@@ -23,8 +23,10 @@ pytest.importorskip("inspect_ai", reason="needs inspect-ai (the [inspect] extra)
 pytestmark = [pytest.mark.usefixtures("local_only"), pytest.mark.inspect]
 
 
-def _inspect(url: str, model: str, tmp_path: Path, **task_args: Any) -> Any:
-    """The one eval log of ``ocw_play`` on ``url``."""
+def _inspect(
+    url: str, model: str, tmp_path: Path, generate: dict[str, Any] | None = None, **task_args: Any
+) -> Any:
+    """The one eval log of ``ocw_play`` on ``url`` (``generate``: inspect's generate config)."""
     from inspect_ai import eval as inspect_eval
 
     from ocw_hub.inspect_tasks.ocw_play import ocw_play
@@ -38,6 +40,7 @@ def _inspect(url: str, model: str, tmp_path: Path, **task_args: Any) -> Any:
         log_dir=str(tmp_path / "inspect-logs"),
         display="none",
         max_connections=2,
+        **(generate or {}),
     )
     assert log.status == "success", log.error
     return log
@@ -122,3 +125,35 @@ def test_inspect_task_on_the_real_server(tmp_path: Path) -> None:
     assert scored["play"]["n_played"] == 2
     for figure, value in means.items():
         assert value == pytest.approx(scored["play"][f"{figure}_mean"], abs=1e-12), figure
+
+
+@pytest.mark.parametrize(
+    ("generate", "said"),
+    [({"temperature": 0.7}, "generation temperature 0.7"),
+     ({}, "generation not set (the server defaults)")],
+)  # fmt: skip
+def test_a_converted_log_is_titled_by_what_inspect_recorded(
+    chat_server, tmp_path: Path, generate: dict[str, Any], said: str
+) -> None:
+    """The play log written from an inspect log holds the generation fields the eval ran with
+    (none claimed that it did not record: no ``profile paper``), and evaluate's title says them."""
+    from typer.testing import CliRunner
+
+    from ocw_hub.cli import app
+    from ocw_hub.inspect_tasks.ocw_play import play_log_from_eval
+
+    rows = fixture_rows()
+    server = chat_server(answer=Contestant(rows))
+    log = _inspect(server.url, "m", tmp_path, generate, no_checks=True, walls=1)
+    path = play_log_from_eval(log.location, tmp_path / "from-inspect.jsonl")
+    header = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    assert header["generation"] == generate and header["model"] == "openai-api/local/m"
+    if generate:
+        assert all(b.get("temperature") == 0.7 for b in server.bodies)
+    shown = CliRunner().invoke(
+        app, ["evaluate", str(path), "--data-dir", str(FIXTURE), "--no-checks", "--allow-missing"]
+    )
+    assert shown.exit_code == 0, shown.output
+    title = " ".join(shown.stdout.split())
+    assert f"play: rules show, {said}, model inspect-ai" in title
+    assert "profile" not in title

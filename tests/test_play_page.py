@@ -11,11 +11,13 @@ its refusal of output paths that would destroy something. The page played in Chr
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import html
 import json
 import re
 from collections import Counter
+from importlib import resources
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,8 @@ from typer.testing import CliRunner
 from ocw_hub.cli import app
 from ocw_hub.cli._common import load_split_rows
 from ocw_hub.errors import OCWHubError, OptionError
+from ocw_hub.play import rules
+from ocw_hub.play.log import VERSION
 from ocw_hub.views.play_page import build_play_page, group_digest
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -188,11 +192,21 @@ def test_script_sets_data_as_text_only() -> None:
 def test_options_reach_the_page(fixture_rows: dict[str, list[dict[str, Any]]]) -> None:
     rows = fixture_rows["test"]
     show = page_data(build_play_page(rows, config="default", split="test"))
-    assert (show["rules"], show["max_guesses"], show["clock_seconds"]) == ("show", 20, 150)
-    nyt = page_data(build_play_page(rows, config="default", split="test", rules="nyt", clock=False))
-    assert (nyt["rules"], nyt["max_guesses"], nyt["clock_seconds"]) == ("nyt", 7, None)
+    assert show["rule_set"] == rules.page_rules("show") and show["log_version"] == VERSION == 2
+    assert (show["rule_set"]["max_guesses"], show["rule_set"]["clock_seconds"]) == (20, 150)
+    nyt = page_data(build_play_page(rows, config="default", split="test", rules="nyt"))
+    assert nyt["rule_set"] == rules.page_rules("nyt")
+    # the NYT game has no clock, no connection round and no lives: mistakes
+    assert nyt["rule_set"]["clock_seconds"] is None and not nyt["rule_set"]["connection_round"]
+    assert nyt["rule_set"]["lives_label"] == "Mistakes left"
+    assert "lives" not in nyt["rule_set"]["summary"]
+    assert (nyt["rule_set"]["max_guesses"], nyt["rule_set"]["repeat"]) == (7, "already guessed")
+    no_clock = page_data(build_play_page(rows, config="default", split="test", clock=False))
+    assert no_clock["rule_set"]["clock_seconds"] is None
+    assert "2\u00a0min" in show["rule_set"]["summary"]
+    assert "min" not in no_clock["rule_set"]["summary"]
     capped = page_data(build_play_page(rows, config="default", split="test", max_guesses=9))
-    assert capped["max_guesses"] == 9
+    assert capped["rule_set"]["max_guesses"] == 9
     with pytest.raises(OptionError):
         build_play_page(rows, config="default", split="test", rules="chess")
     with pytest.raises(OptionError):
@@ -214,7 +228,8 @@ def test_command_writes_the_first_walls(ocw_fixture_dir: Path, tmp_path: Path) -
     assert done.exit_code == 0, done.output
     data = page_data(out.read_text(encoding="utf-8"))
     assert [w["wall_id"] for w in data["walls"]] == ["46fa44", "740d45"]
-    assert (data["rules"], data["clock_seconds"], data["split"]) == ("nyt", None, "test")
+    assert (data["rules"], data["split"]) == ("nyt", "test")
+    assert data["rule_set"]["clock_seconds"] is None
     assert _cli(*common, "--rules", "chess", "--out", str(tmp_path / "x.html")).exit_code != 0
     assert not (tmp_path / "x.html").exists()
     assert _cli("-c", "wote", "--out", str(tmp_path / "x.html")).exit_code != 0
@@ -234,3 +249,37 @@ def test_command_refuses_output_paths_that_destroy(ocw_fixture_dir: Path, tmp_pa
         assert done.exit_code == 1 and "--out" in done.output, (out, done.output)
     assert {f.name: f.read_bytes() for f in data.iterdir()} == before
     assert not (tmp_path / "elsewhere.html").exists()
+
+
+def test_the_script_holds_no_rule_of_its_own() -> None:
+    """The page's script reads the rule set the package writes (no rule set named, no count of
+    lives, mistakes, guesses or seconds): one definition, :data:`ocw_hub.play.rules.RULE_SETS`."""
+    script = resources.files("ocw_hub.views").joinpath("play_page.js").read_text(encoding="utf-8")
+    code = re.sub(r"//[^\n]*", "", script)  # comments may name them
+    assert not re.search(r"[\"'](show|nyt)[\"']", code)
+    numbers = {int(n) for n in re.findall(r"\b\d+\b", code)}
+    # 0 and 1, hex (16, 2), SHA-256, ms and s (10, 100, 1000, 60), the tick, the URL revoke delay
+    assert numbers <= {0, 1, 2, 10, 16, 60, 100, 200, 256, 1000, 10000}, numbers
+    fields = {f.name for f in dataclasses.fields(rules.RuleSet)}
+    used = set(re.findall(r"\bR\.([a-z_]+)", code))
+    assert used - {"max_invalid", "group_size", "summary"} <= fields
+    assert {"lives", "free_until", "repeat", "one_away", "connection_round"} <= used
+
+
+def test_one_definition_changes_engine_and_page(
+    fixture_rows: dict[str, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rule set changed in :mod:`ocw_hub.play.rules` changes the engine and the page alike."""
+    from ocw_hub.play.log import gold_groups
+
+    changed = dataclasses.replace(rules.RULE_SETS["show"], lives=1, free_until=0, clock_seconds=90)
+    monkeypatch.setitem(rules.RULE_SETS, "show", changed)
+    row = fixture_rows["test"][0]
+    data = page_data(build_play_page([row], config="default", split="test"))
+    assert (data["rule_set"]["lives"], data["rule_set"]["free_until"]) == (1, 0)
+    assert data["rule_set"]["clock_seconds"] == 90
+    assert "One mistake in all. " in data["rule_set"]["summary"]
+    g = gold_groups(row)
+    state = rules.new_wall("show", g)
+    after = rules.apply(state, g[0][:2] + g[1][:2]).state
+    assert after.ended == "frozen_lives" and after.lives == 0

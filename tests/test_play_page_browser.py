@@ -10,6 +10,7 @@ screenshot in ``build/play-page-screenshot.png`` to look at (``build/`` is git-i
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
 from pathlib import Path
@@ -21,6 +22,7 @@ from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.cli._common import load_split_rows
+from ocw_hub.play.log import VERSION
 from ocw_hub.views.play_page import build_play_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.filterwarnings("ignore::UserWarning")]
@@ -117,7 +119,7 @@ def check_log(path: Path, walls: dict[str, dict[str, Any]]) -> tuple[dict, dict[
     lines = path.read_text(encoding="utf-8").split("\n")
     assert lines[-1] == "" and all(lines[:-1])  # "\n"-terminated, no blank line
     header, *records = [json.loads(line) for line in lines[:-1]]
-    assert header["record"] == "play" and header["version"] == 1
+    assert header["record"] == "play" and header["version"] == VERSION == 2
     assert header["rules"] in ("show", "nyt") and header["player_kind"] == "human"
     for key in ("max_guesses", "max_invalid"):
         assert type(header[key]) is int and header[key] >= 1
@@ -140,7 +142,9 @@ def check_log(path: Path, walls: dict[str, dict[str, Any]]) -> tuple[dict, dict[
             assert Counter(c for g in connections["groups"] for c in g) == clues
         in_play = Counter(clues)
         for turn, g in enumerate(guesses, 1):
-            assert g["record"] == "guess" and g["turn"] == turn and g["invalid"] is None
+            assert g["record"] == "guess" and g["turn"] == turn
+            assert g["invalid"] in (None, "already guessed")
+            assert (g["verdict"] == "invalid") == (g["invalid"] is not None)
             assert g["verdict"] in VERDICTS and len(g["clues"]) == 4
             assert not Counter(g["clues"]) - in_play, g  # 4 clues of the wall still in play
             if g["verdict"] == "correct":
@@ -316,7 +320,7 @@ def test_nyt_wall_played_in_chromium(tmp_path: Path, test_rows: dict[str, dict])
         shown["one_away"] = (p.guess(g[0][:3] + g[1][:1]), p.lives())
         shown["wrong"] = (p.guess(_wrong(g)), p.lives())
         shown["right"] = (p.guess(g[0]), p.lives())
-        shown["end"] = [p.guess(_wrong(g, 1)) for _ in range(2)]
+        shown["end"] = [p.guess(_wrong(g, 1)), p.guess(g[1][2:] + g[2][2:])]
         shown["groups"] = p.resolved()
         shown["no_round"] = p.page.query_selector_all("#connection-list input") == []
 
@@ -361,3 +365,129 @@ def test_guess_cap_freezes_the_wall(tmp_path: Path, test_rows: dict[str, dict]) 
     header, walls = check_log(log, {"cb4d9e": row})
     assert header["max_guesses"] == 3 and walls["cb4d9e"][-1]["reason"] == "frozen_guesses"
     replay_and_score(log, {"cb4d9e": row}, {"cb4d9e": 1})
+
+
+#: Move sequences played on the page and through the engine: per wall, the guesses as
+#: ("g", i) the gold group i, a key of ``_W`` (four (group, clue) pairs: a wrong guess), or
+#: "give up" (last); repeats, one away and every way a wall ends by the rules among them.
+_W = {
+    "A": ((0, 0), (0, 1), (1, 0), (1, 1)),  # 2 + 2: wrong
+    "A'": ((1, 1), (1, 0), (0, 1), (0, 0)),  # A again, clicked in another order
+    "N": ((0, 0), (0, 1), (0, 2), (1, 0)),  # 3 + 1: one away under nyt
+    "B": ((2, 0), (2, 1), (3, 0), (3, 1)),
+    "C": ((2, 2), (2, 3), (3, 2), (3, 3)),
+}
+SEQUENCES = {
+    "show": [
+        ("46fa44", ["A", "A'", ("g", 0), ("g", 1), "B", "B", ("g", 2)]),  # repeats judged again
+        ("740d45", [("g", 1), ("g", 0), "B", "C", "B"]),  # frozen by its lives
+        ("cb4d9e", ["A", "N", "A", "B", "C", "A", "give up"]),  # free before two groups
+    ],
+    "nyt": [
+        ("46fa44", ["N", "N", "A", "A'", ("g", 0), "B", ("g", 1), ("g", 2)]),  # repeats: free
+        ("740d45", ["N", "A", "A'", "B", "B", "C"]),  # frozen by its mistakes
+        ("cb4d9e", ["A", "A", "A'", "A"]),  # frozen by answers made again
+    ],
+}
+
+
+def _move(groups: list[list[str]], move: Any) -> list[str]:
+    if isinstance(move, tuple) and move[0] == "g":
+        return list(groups[move[1]])
+    return [groups[g][c] for g, c in _W[move]]
+
+
+@pytest.mark.parametrize("rules_name", ["show", "nyt"])
+def test_page_and_engine_play_alike(
+    tmp_path: Path, test_rows: dict[str, dict], rules_name: str
+) -> None:
+    """The same moves through the page (clicks) and through the rules engine give the same
+    verdicts, counters shown, log records (state after each guess included) and figures; the
+    page states what the rule set states (its label, its connection round or none)."""
+    from ocw_hub.play import rules
+    from ocw_hub.play.log import gold_groups, guess_record
+    from ocw_hub.play.scoring import score_play_log
+
+    _require_browser()
+    rows = [test_rows[w] for w, _ in SEQUENCES[rules_name]]
+    html = tmp_path / f"{rules_name}.html"
+    page = build_play_page(rows, config="default", split="test", rules=rules_name, clock=False)
+    html.write_text(page, encoding="utf-8")
+    engine_records: list[dict[str, Any]] = []
+    expected: list[tuple[str, int | None]] = []
+    for wall_id, moves in SEQUENCES[rules_name]:
+        groups = gold_groups(test_rows[wall_id])
+        state = rules.new_wall(rules_name, groups)
+        for turn, move in enumerate(moves, 1):
+            if move == "give up":
+                state = dataclasses.replace(state, ended="gave_up")
+                break
+            verdict = rules.apply(state, _move(groups, move))
+            engine_records.append(guess_record(wall_id, turn, _move(groups, move), verdict))
+            expected.append((verdict.verdict, verdict.state.lives))
+            state = verdict.state
+        assert state.ended is not None, (wall_id, state)  # every sequence ends its wall
+        engine_records.append({"record": "end", "wall_id": wall_id, "reason": state.ended})
+    seen_moves: list[tuple[str, int | None]] = []
+    shown: dict[str, Any] = {"labels": set(), "titles": [], "inputs": []}
+
+    def script(p: Player) -> None:
+        for wall_id, moves in SEQUENCES[rules_name]:
+            p.start()
+            groups = gold_groups(test_rows[wall_id])
+            for move in moves:
+                if move == "give up":
+                    p.page.click("#give-up")
+                    break
+                seen_moves.append((p.guess(_move(groups, move)), p.lives()))
+                if not p.page.is_hidden("#lives"):
+                    shown["labels"].add(str(p.page.text_content("#lives")).split(":")[0])
+            p.resolved()
+            shown["titles"].append(p.page.text_content("#connections-title"))
+            inputs = p.page.query_selector_all("#connection-list input")
+            shown["inputs"].append(len(inputs))
+            if inputs:
+                p.name_connections(["", "", "", ""])
+        shown["rules"] = p.page.text_content("#rules")
+
+    log, seen = play(html, script, tmp_path)
+    assert seen["errors"] == [] and seen["blocked"] == []
+    assert seen_moves == expected
+    rule_set = rules.RULE_SETS[rules_name]
+    assert shown["labels"] == {rule_set.lives_label}
+    assert shown["rules"] == rules.describe(rules_name, clock=False)
+    round_ = rule_set.connection_round
+    assert shown["inputs"] == [4 if round_ else 0] * 3
+    assert shown["titles"] == ["Connections" if round_ else "The groups"] * 3
+    assert log.name == f"play-{rules_name}-default-test.jsonl"
+    header, walls = check_log(log, test_rows)
+    page_records = [
+        {k: v for k, v in r.items() if k != "seconds"}
+        for rs in walls.values()
+        for r in rs
+        if r["record"] != "connections"
+    ]
+    assert page_records == engine_records  # verdicts, invalid reasons, states, ends
+    # the page's log and the engine's score alike (the connection round typed empty)
+    engine_log = tmp_path / "engine.jsonl"
+    lines = [header] + [r for rs in walls.values() for r in rs if r["record"] == "connections"]
+    engine_log.write_text(
+        "".join(json.dumps(r) + "\n" for r in [header, *engine_records]), encoding="utf-8"
+    )
+    if round_:  # the engine's log with the same connection round
+        by_wall: dict[str, list[dict[str, Any]]] = {}
+        for r in engine_records:
+            by_wall.setdefault(r["wall_id"], []).append(r)
+        rounds = {r["wall_id"]: r for r in lines[1:]}
+        ordered = [r for w, rs in by_wall.items() for r in (*rs[:-1], rounds[w], rs[-1])]
+        engine_log.write_text(
+            "".join(json.dumps(r) + "\n" for r in [header, *ordered]), encoding="utf-8"
+        )
+    split = list(test_rows.values())
+    ours = score_play_log(log, split, "default", allow_missing=True)
+    theirs = score_play_log(engine_log, split, "default", allow_missing=True)
+    assert ours["play"] == theirs["play"]
+    assert [w["play"] for w in ours["per_wall"]] == [w["play"] for w in theirs["per_wall"]]
+    ends = {"show": {"frozen_lives": 1, "gave_up": 1, "solved": 1},
+            "nyt": {"frozen_invalid": 1, "frozen_lives": 1, "solved": 1}}[rules_name]  # fmt: skip
+    assert ours["play"]["n_played"] == 3 and ours["play"]["end_reasons"] == ends

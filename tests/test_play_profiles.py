@@ -68,10 +68,10 @@ def test_each_profile_sends_exactly_its_fields(chat_server, tmp_path: Path, case
     assert (play_log["profile"], play_log["generation"]) == (profile, dict(expected))
     title = " ".join(scored.output.split())
     if profile == "paper":
-        assert "profile paper, player m" in title
+        assert "profile paper, model m" in title
     else:
         shown = ", ".join(f"{k} {' '.join(v) if isinstance(v, list) else v}" for k, v in expected)
-        assert f"profile {profile} ({shown}), player m" in title
+        assert f"profile {profile} ({shown}), model m" in title
 
 
 def test_a_resumed_run_must_send_the_same_fields(chat_server, tmp_path: Path) -> None:

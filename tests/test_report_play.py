@@ -51,7 +51,7 @@ def test_play_section_data_equals_the_results(made: dict[str, Path]) -> None:
     plays = play_files(files)
     assert [f.label for f in plays] == ["play-show", "play-nyt", "play-ana"]  # not the one-shot
     assert [computed_on(f) for f in plays] == [
-        "rules show, model m", "rules nyt, model m", "rules show, human ana",
+        "rules show, model m", "rules nyt, model m", "rules show, human player ana",
     ]  # fmt: skip
     header, rows = play_table(plays)
     assert header[1:] == [f"{f.label} ({computed_on(f)}; stand-in)" for f in plays] + [
@@ -67,8 +67,8 @@ def test_play_section_data_equals_the_results(made: dict[str, Path]) -> None:
         )
         assert _numbers(table["lives lost"][column])[0] == play["lives_lost"]
         assert _numbers(table["walls played"][column]) == [play["n_played"]]
-        for key, _ in AGREEMENT_LABELS:
-            label = f"groups found: {key.replace('_', ' ')}"
+        for key, name in AGREEMENT_LABELS:
+            label = f"groups found: {name}"
             assert _numbers(table[label][column]) == [play["agreement"][key]]
         if data["play_log"]["rules"] == "nyt":
             assert table["points (0-10 a wall)"][column] == "-"  # no connection round
@@ -150,7 +150,7 @@ def test_play_plots_draw_the_results(made: dict[str, Path]) -> None:
         counts = f.data["play"]["agreement"]
         groups = 4 * f.data["n_walls"]
         assert heights == pytest.approx([counts[k] / groups for k, _ in AGREEMENT_LABELS])
-    assert lives.title.endswith("play-ana (rules show, human ana; stand-in))")
+    assert lives.title.endswith("play-ana (rules show, human player ana; stand-in))")
 
 
 def test_report_of_play_and_one_shot_results(made: dict[str, Path], tmp_path: Path) -> None:
@@ -163,7 +163,7 @@ def test_report_of_play_and_one_shot_results(made: dict[str, Path], tmp_path: Pa
     assert (
         "Played as the contestants did (default / test): "
         "play-show (rules show, model m; stand-in); "
-        "play-nyt (rules nyt, model m; stand-in); play-ana (rules show, human ana; stand-in)"
+        "play-nyt (rules nyt, model m; stand-in); play-ana (rules show, human player ana; stand-in)"
         in page
     )
     for slug in ("play-season", "play-lives", "play-agreement"):
@@ -172,7 +172,7 @@ def test_report_of_play_and_one_shot_results(made: dict[str, Path], tmp_path: Pa
     play_table_html = page.split('<table class="play"', 1)[1].split("</table>", 1)[0]
     assert (
         "oneshot" not in play_table_html
-        and "play-ana (rules show, human ana; stand-in)" in play_table_html
+        and "play-ana (rules show, human player ana; stand-in)" in play_table_html
     )
     assert 'data-column="oneshot (stand-in)"' in page  # the fixture walls are the stand-in
     assert build_report(read_results([made["oneshot"]])).count('class="play"') == 0
@@ -252,7 +252,7 @@ def test_a_player_name_is_escaped(made: dict[str, Path], tmp_path: Path) -> None
     path.write_text(json.dumps(data), encoding="utf-8")
     page = build_report(read_results([path]))
     assert "<script>" not in page
-    assert "human &lt;script&gt;alert(1)&lt;/script&gt; $x^2$; stand-in" in page
+    assert "human player &lt;script&gt;alert(1)&lt;/script&gt; $x^2$; stand-in" in page
     (f,) = play_files(read_results([path]))
     labels = [c.get_label() for c in plot_play_lives([f]).figure.axes[0].containers]
     assert any(r"\$x^2\$" in label for label in labels)

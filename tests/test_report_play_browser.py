@@ -65,8 +65,9 @@ def _expected_cells(results: dict[str, Any]) -> dict[str, tuple[list[float], lis
         ours = [] if play[name] is None else [play[name], play[f"{name}_mean"]]
         ours += intervals.get(f"{name}_mean", []) if ours else []
         out[label] = (ours, [] if human[name] is None else [human[name]])
+    labels = {"model_only": "player only", "contestants_only": "contestants only"}
     for key, count in play["agreement"].items():
-        out[f"groups found: {key.replace('_', ' ')}"] = ([count], [])
+        out[f"groups found: {labels.get(key, key)}"] = ([count], [])
     lives = [float(x) for item in play["lives_lost_distribution"].items() for x in item]
     out["walls by lives lost"] = (lives, [])
     return out
@@ -91,7 +92,8 @@ def test_play_report_in_chromium(tmp_path: Path) -> None:
     for name in NAMES[1:]:
         data = results[name]
         log = data["play_log"]
-        said = f"{name} (rules {log['rules']}, {log['player_kind']} {log['player']}; stand-in)"
+        who = {"human": "human player"}.get(log["player_kind"], log["player_kind"])
+        said = f"{name} (rules {log['rules']}, {who} {log['player']}; stand-in)"
         assert said in section["title"] and said in header  # what it was computed on
         column = header.index(said) - 1
         assert rows["rules"][column] == log["rules"]

@@ -116,6 +116,7 @@ def evaluate(
     from ..llm.usage import cost_line
     from ..outputs import check_output_file, write_json
     from ..play.generation import play_lines
+    from ..play.log import player_column
     from ..provenance import provenance_lines, record_candidates
     from ..scoring.runs import evaluate_files
     from ..scoring.slices import WallSlice
@@ -154,7 +155,8 @@ def evaluate(
             walls_slice=walls_slice,
         )
     entries = _board_entries(board, results, model_id, dataset_id)  # before any output
-    columns = ("task", "figure", "model") + (("human",) if config_spec(config).human else ())
+    player = player_column(results.get("play_log"))  # a person's play log: "player"
+    columns = ("task", "figure", player) + (("human",) if config_spec(config).human else ())
     shown = ", ".join(map(str, predictions))
     lines = [f"{config} / {split}: {inert(shown)}", *map(inert, provenance_lines(results))]
     if (cost := cost_line(results)) is not None:  # runs of run-llm: tokens, latency, cost

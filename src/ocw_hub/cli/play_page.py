@@ -26,7 +26,8 @@ def play_page(
         typer.Option(
             "--rules",
             help="show (the Only Connect wall: free guesses until two groups, then three "
-            "lives; a connection round) or nyt (four mistakes in all, one-away hints).",
+            "lives; a connection round) or nyt (four mistakes in all, one-away hints, a "
+            "repeated guess costs nothing); the rule sets of ocw_hub.play.rules.",
         ),
     ] = "show",
     walls: Annotated[
@@ -35,7 +36,11 @@ def play_page(
     ] = None,
     no_clock: Annotated[
         bool,
-        typer.Option("--no-clock", help="No 2 min 30 s clock (no wall freezes on time)."),
+        typer.Option(
+            "--no-clock",
+            help="No clock (the show's 2 min 30 s; the NYT game has none): no wall freezes "
+            "on time.",
+        ),
     ] = False,
     max_guesses: Annotated[
         int | None,

@@ -50,6 +50,11 @@ FIGURES = ("groups_found", "walls_solved", "wrong_guesses", "lives_lost", "inval
 SHOW_FIGURES = (*FIGURES, "connections_right", "points")
 #: inspect's stop reasons that mean the answer was cut (``finish_reason: length``).
 _CUT = ("max_tokens", "model_length")
+#: inspect generate-config fields of how requests are sent, not of what is generated.
+_TRANSPORT = (
+    "max_retries", "timeout", "attempt_timeout", "stream_idle_timeout", "max_connections",
+    "adaptive_connections", "cache", "batch", "cache_prompt", "extra_headers", "fallback_models",
+)  # fmt: skip
 _ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
 
 
@@ -113,7 +118,7 @@ def _score_one(header: Mapping[str, Any], records: Sequence[Mapping[str, Any]], 
 
 
 def _metrics(rules_name: str) -> dict[str, list[Any]]:
-    names = SHOW_FIGURES if rules_name == "show" else FIGURES
+    names = SHOW_FIGURES if rules.rule_set(rules_name).connection_round else FIGURES
     return {name: [mean(), stderr()] for name in names}
 
 
@@ -123,7 +128,7 @@ def _play_scorer(rules_name: str) -> Any:
         async def score(state: TaskState, target: Target) -> Score:
             header = state.store.get("play_header")
             figures = _score_one(header, state.store.get("play_records"), state.metadata["wall"])
-            names = SHOW_FIGURES if rules_name == "show" else FIGURES
+            names = SHOW_FIGURES if rules.rule_set(rules_name).connection_round else FIGURES
             return Score(
                 value={name: figures[name] for name in names},
                 answer=json.dumps([r.get("clues") for r in state.store.get("play_records")]),
@@ -180,7 +185,10 @@ def ocw_play(
 
 def play_log_from_eval(eval_log: str | os.PathLike[str], out: str | os.PathLike[str]) -> Path:
     """The conversations of an inspect log of ``ocw_play`` as one play log at ``out`` (a new
-    file): the header, then each sample's records in the log's sample order.
+    file): the header, with the eval's ``model`` and the ``generation`` fields it was run with
+    (inspect's generate config as recorded, less how requests are sent and the fields not
+    set: empty when every one was the server's default), then each sample's records in the
+    log's sample order.
 
     Raises:
         OutputPathError: ``out`` cannot be written safely, or is ``eval_log`` itself.
@@ -195,7 +203,10 @@ def play_log_from_eval(eval_log: str | os.PathLike[str], out: str | os.PathLike[
     stored = [s.store for s in samples if "play_records" in s.store]
     if not stored:
         raise ValueError(f"{eval_log}: no ocw_play samples (no play_records in the store)")
-    lines = [stored[0]["play_header"]] + [r for s in stored for r in s["play_records"]]
+    recorded = log.eval.model_generate_config.model_dump(exclude_none=True)
+    config = {k: v for k, v in recorded.items() if k not in _TRANSPORT}
+    header = {**stored[0]["play_header"], "model": log.eval.model, "generation": config}
+    lines = [header] + [r for s in stored for r in s["play_records"]]
     path = check_output_file(out, [eval_log])
     write_text_atomic(path, jsonl_text(lines))
     return path

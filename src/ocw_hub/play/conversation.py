@@ -21,15 +21,15 @@ _RULES = {
     "show": (
         "The 16 clues below form four groups of four; each group has a connection. Propose one "
         "group of four per turn; you are told whether it is right, and a right group leaves the "
-        "wall. Wrong guesses are free until two groups are found; from then on you have three "
-        "lives, and the third wrong guess freezes the wall. When three groups are found the last "
+        "wall. Wrong guesses are free until {free} groups are found; from then on you have {lives} "
+        "lives, and the {last} wrong guess freezes the wall. When three groups are found the last "
         "four clues are the fourth group. You have at most {max_guesses} guesses. After the wall "
         "you will be asked for the connection of each group."
     ),
     "nyt": (
         "The 16 clues below form four groups of four; each group has a connection. Propose one "
         "group of four per turn; you are told whether it is right, and a right group leaves the "
-        "clues. You may make four mistakes in all; you are told when a wrong guess is one clue "
+        "clues. You may make {lives} mistakes in all; you are told when a wrong guess is one clue "
         "away from a group. When three groups are found the last four clues are the fourth "
         "group."
     ),
@@ -54,7 +54,13 @@ def _in_play(state: rules.WallState, order: Sequence[str]) -> str:
 
 def opening(wall: Mapping[str, Any], state: rules.WallState) -> list[dict[str, str]]:
     """The system and first user messages of a wall."""
-    text = _RULES[state.rules].format(max_guesses=state.max_guesses)
+    r = state.rule_set
+    text = _RULES[state.rules].format(
+        max_guesses=state.max_guesses,
+        free=rules.number_word(r.free_until),
+        lives=rules.number_word(r.lives),
+        last=rules.ORDINALS[r.lives],
+    )
     clues = ", ".join(clue_order(wall))
     return [
         {"role": "system", "content": SYSTEM},

@@ -56,10 +56,26 @@ def token_budget(fields: Mapping[str, Any]) -> int | None:
 
 
 def play_lines(results: Mapping[str, Any]) -> list[str]:
-    """``[play: rules show, profile reasoning (max_completion_tokens 800), player M]`` for the
-    results of a play log (a line of evaluate's table title); ``[]`` for other results."""
+    """``[play: rules show, profile reasoning (max_completion_tokens 800), model M]`` for the
+    results of a play log (a line of evaluate's table title); ``[]`` for other results. Only
+    what the log recorded: a person's log has no generation (``human player NAME``), a
+    model's log without a profile shows its generation fields as recorded (a log converted
+    from inspect-ai), or says it has none."""
+    from .log import describe_player
+
     header = results.get("play_log")
     if not isinstance(header, Mapping):
         return []
-    profile = describe_generation(header.get("profile", "paper"), header.get("generation"))
-    return [f"play: rules {header.get('rules')}, profile {profile}, player {header.get('player')}"]
+    header = with_implied_fields(header)
+    parts = [f"rules {header.get('rules')}"]
+    if header.get("player_kind") != "human":
+        fields = header.get("generation")
+        if "profile" in header:
+            parts.append(f"profile {describe_generation(header['profile'], fields)}")
+        elif isinstance(fields, Mapping):  # no profile: the fields as recorded (inspect-ai)
+            sent = ", ".join(f"{k} {v}" for k, v in fields.items())
+            parts.append(f"generation {sent or 'not set (the server defaults)'}")
+        else:
+            parts.append("generation not recorded")
+    parts.append(describe_player(header))
+    return [f"play: {', '.join(parts)}"]

@@ -3,11 +3,11 @@
 One JSON Lines file per run: a header (``record: play``), then per wall any number of
 ``guess`` records, at most one ``connections`` record and one ``end`` record. Records of
 different walls may interleave (``ocw-hub play`` plays its walls in rounds); a wall's own
-records are in order. A guess record of ``ocw-hub play`` also holds the ``state`` after it
-(:func:`state_record`; optional: the play page writes none). Verdicts, states, lives and
-points are never taken from the file: they are recomputed by replaying the guesses through
-:mod:`ocw_hub.play.rules`, and a recorded verdict, state or end reason that disagrees with the
-replay is an error.
+records are in order. A guess record of ``ocw-hub play`` and of the play page also holds the
+``state`` after it (:func:`state_record`; optional: pages before version 2 wrote none).
+Verdicts, states, lives and points are never taken from the file: they are recomputed by
+replaying the guesses through :mod:`ocw_hub.play.rules`, and a recorded verdict, state or end
+reason that disagrees with the replay is an error.
 """
 
 from __future__ import annotations
@@ -31,6 +31,21 @@ VERSIONS = (1, 2)
 HEADER_INTS = ("max_guesses", "max_invalid")
 HEADER_STRINGS = ("config", "split", "player")
 PLAYER_KINDS = ("model", "human")
+
+
+def describe_player(header: Mapping[str, Any]) -> str:
+    """Who played, as the header records it: ``model NAME``, or ``human player NAME``
+    for a person's log (a person is no model)."""
+    name = header.get("player", "?")
+    if header.get("player_kind") == "human":
+        return f"human player {name}"
+    return f"{header.get('player_kind', 'player')} {name}"
+
+
+def player_column(header: Mapping[str, Any] | None) -> str:
+    """The name of the column of a play log's figures: ``player`` for a person's log, else
+    ``model``."""
+    return "player" if header and header.get("player_kind") == "human" else "model"
 
 
 def is_play_log(path: str | os.PathLike[str]) -> bool:
@@ -191,8 +206,9 @@ def replay(
         _check_replayed(path, number, records.wall_id, record, verdict)
         verdicts.append(verdict)
         state = verdict.state
-    if records.connections is not None and state.rules != "show":
-        raise _error(path, records.connections[0], records.wall_id, "no connection round under nyt")
+    if records.connections is not None and not state.rule_set.connection_round:
+        where = records.connections[0]
+        raise _error(path, where, records.wall_id, f"no connection round under {state.rules}")
     if records.end is None:
         if finished:
             raise PlayLogError(f"{path}: wall {records.wall_id} has no end record (unfinished)")

@@ -2,13 +2,16 @@
 
 A :class:`WallState` is what is known of one wall during play; :func:`apply` plays one
 guess and returns the verdict and the state after it (states are never changed in place).
-Two rule sets (docs/experiment.md, "Playing the wall"):
+The rule sets are data (:data:`RULE_SETS`, :class:`RuleSet`), read by this engine and, as
+JSON, by the play page's script (:func:`page_rules`), so a person and a model play by one
+definition (docs/experiment.md, "Playing the wall"):
 
-* ``show``, the Only Connect wall: wrong guesses are free until two groups are found, then
-  the team has :data:`SHOW_LIVES` lives; a lost last life, or ``max_guesses`` guesses,
-  freezes the wall. The connection round follows (:func:`show_points`).
-* ``nyt``, the NYT Connections game: :data:`NYT_MISTAKES` mistakes in all from the first
-  guess, ``one_away`` when 3 of the 4 guessed clues are in one gold group not yet found.
+* ``show``, the Only Connect wall: wrong guesses are free until two groups are found, then the
+  team has 3 lives; a lost last life, or ``max_guesses`` guesses, freezes the wall; the clock
+  is 2 min 30 s. The connection round follows (:func:`show_points`).
+* ``nyt``, the NYT Connections game: 4 mistakes in all from the first guess, ``one_away``
+  when 3 of the 4 guessed clues are in one gold group not yet found, a wrong guess made again
+  "already guessed" (invalid, no mistake); no clock, no connection round, no points.
 
 Under both, when three groups are found the last four clues are the fourth group by
 themselves (found, no guess needed). An invalid answer (:data:`INVALID_REASONS`) costs no
@@ -18,35 +21,174 @@ wall holding one clue twice (``Bask`` in wall 654041) is played as the data has 
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
-RULES = ("show", "nyt")
-#: Lives once two groups are found (the show).
-SHOW_LIVES = 3
-#: Mistakes allowed in all (the NYT game).
-NYT_MISTAKES = 4
-#: Guesses at most per wall under ``show``: the show's 2 min 30 s as a cap on guesses,
-#: 150 s / 20 = 7.5 s per guess (docs/experiment.md gives the reasons).
-SHOW_MAX_GUESSES = 20
-#: Under ``nyt`` the cap never binds: 3 right guesses and 4 mistakes end any wall.
-NYT_MAX_GUESSES = 7
+GROUP_SIZE = 4
 #: Invalid answers at most per wall (the last one freezes it).
 DEFAULT_MAX_INVALID = 3
+#: Why a wrong guess made again is no guess, under a rule set that says so (``repeat``).
+ALREADY_GUESSED = "already guessed"
+
+
+@dataclass(frozen=True)
+class Points:
+    """Points of a wall: ``group`` a group found, ``connection`` a connection named right,
+    ``bonus`` more for all groups and all connections."""
+
+    group: int
+    connection: int
+    bonus: int
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """One rule set, as data.
+
+    Attributes:
+        name: ``show`` or ``nyt``.
+        title: what it is, for a person.
+        lives: wrong guesses that cost at most (the last one freezes the wall).
+        free_until: groups found before a wrong guess costs (0: from the first guess).
+        lives_label: how what is left is named on the page ("Lives", "Mistakes left").
+        max_guesses: the guess cap when none is given.
+        clock_seconds: a wall's clock (a person's; None: none).
+        repeat: the invalid reason a wrong guess made again gets (None: judged again).
+        one_away: a wrong guess with 3 clues of one group still to find is ``one_away``.
+        connection_round: the connections are asked for after the wall.
+        points: the points of a wall (None: no points).
+    """
+
+    name: str
+    title: str
+    lives: int
+    free_until: int
+    lives_label: str
+    max_guesses: int
+    clock_seconds: int | None
+    repeat: str | None
+    one_away: bool
+    connection_round: bool
+    points: Points | None
+
+
+RULE_SETS = {
+    "show": RuleSet(
+        name="show",
+        title="the Only Connect wall",
+        lives=3,
+        free_until=2,
+        lives_label="Lives",
+        # the show's 2 min 30 s as a cap on guesses, 150 s / 20 = 7.5 s per guess
+        # (docs/experiment.md gives the reasons)
+        max_guesses=20,
+        clock_seconds=150,
+        repeat=None,
+        one_away=False,
+        connection_round=True,
+        points=Points(group=1, connection=1, bonus=2),
+    ),
+    "nyt": RuleSet(
+        name="nyt",
+        title="the NYT Connections game",
+        lives=4,
+        free_until=0,
+        lives_label="Mistakes left",
+        max_guesses=7,  # never binds: 3 right guesses and 4 mistakes end any wall
+        clock_seconds=None,
+        repeat=ALREADY_GUESSED,
+        one_away=True,
+        connection_round=False,
+        points=None,
+    ),
+}
+RULES = tuple(RULE_SETS)
+#: Lives once two groups are found (the show).
+SHOW_LIVES = RULE_SETS["show"].lives
+#: Mistakes allowed in all (the NYT game).
+NYT_MISTAKES = RULE_SETS["nyt"].lives
+SHOW_MAX_GUESSES = RULE_SETS["show"].max_guesses
+NYT_MAX_GUESSES = RULE_SETS["nyt"].max_guesses
 VERDICTS = ("correct", "incorrect", "one_away", "invalid")
 #: Why an answer is no guess: the engine's own (:func:`invalid_reason`) and the parser's.
 INVALID_REASONS = (
     "not four clues", "clue twice", "clue not in play", "not one group", "unparseable",
-    "refusal", "truncated", "already guessed",
+    "refusal", "truncated", ALREADY_GUESSED,
 )  # fmt: skip
 END_REASONS = ("solved", "frozen_lives", "frozen_guesses", "frozen_invalid", "gave_up", "time")
-GROUP_SIZE = 4
+ORDINALS = ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh")
+_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def rule_set(rules: str) -> RuleSet:
+    """The rule set named ``rules``.
+
+    Raises:
+        ValueError: unknown ``rules``.
+    """
+    if rules not in RULE_SETS:
+        raise ValueError(f"rules: expected one of {RULES}, got {rules!r}")
+    return RULE_SETS[rules]
 
 
 def default_max_guesses(rules: str) -> int:
     """The guess cap of a rule set when none is given."""
-    return SHOW_MAX_GUESSES if rules == "show" else NYT_MAX_GUESSES
+    return rule_set(rules).max_guesses
+
+
+def number_word(n: int) -> str:
+    """``n`` as an English word (0-10), else as digits."""
+    return _WORDS[n] if 0 <= n < len(_WORDS) else str(n)
+
+
+def describe(rules: str, *, clock: bool = True, max_invalid: int = DEFAULT_MAX_INVALID) -> str:
+    """The rule set in a few sentences for a person, made from its data (the play page's)."""
+    r = rule_set(rules)
+    if r.free_until:
+        cost = (
+            f"Wrong guesses are free until {number_word(r.free_until)} groups are found, then you "
+            f"have {number_word(r.lives)} {'life' if r.lives == 1 else 'lives'}."
+        )
+    else:
+        cost = f"{number_word(r.lives).capitalize()} mistake{'' if r.lives == 1 else 's'} in all."
+    parts = [f"Rules: {r.title}.", cost]
+    if r.repeat:
+        parts.append(
+            f'A wrong guess made again is "{r.repeat}": no mistake, but the '
+            f"{ORDINALS[max_invalid] if max_invalid < len(ORDINALS) else max_invalid} "
+            "such answer freezes the wall."
+        )
+    if r.one_away:
+        parts.append(f'"One away" when {number_word(GROUP_SIZE - 1)} of your four are a group.')
+    parts.append("When three groups are found, the last four clues are the fourth group.")
+    if r.connection_round:
+        parts.append("Then name each group's connection.")
+    if clock and r.clock_seconds:
+        minutes, seconds = divmod(r.clock_seconds, 60)
+        parts.append(f"The wall freezes after {minutes}\u00a0min {seconds}\u00a0s.")
+    return " ".join(parts)
+
+
+def page_rules(
+    rules: str, *, max_guesses: int | None = None, max_invalid: int = DEFAULT_MAX_INVALID,
+    clock: bool = True,
+) -> dict[str, Any]:  # fmt: skip
+    """The rule set as the play page's script reads it (JSON): the :class:`RuleSet`'s fields,
+    the caps of this page (``max_guesses``, ``max_invalid``), ``clock_seconds`` (None with
+    ``clock`` False), ``group_size`` and ``summary`` (:func:`describe`)."""
+    r = rule_set(rules)
+    data = dataclasses.asdict(r)
+    data.update(
+        max_guesses=r.max_guesses if max_guesses is None else max_guesses,
+        max_invalid=max_invalid,
+        clock_seconds=r.clock_seconds if clock else None,
+        group_size=GROUP_SIZE,
+        summary=describe(rules, clock=clock, max_invalid=max_invalid),
+    )
+    return data
 
 
 @dataclass(frozen=True)
@@ -64,9 +206,9 @@ class WallState:
             ``nyt``: every mistake).
         invalid: invalid answers.
         ended: why the wall is over (one of :data:`END_REASONS`), None while in play.
-        tried: ``nyt``: the wrong guesses made (each clues sorted); the game answers one
-            made again "Already guessed" and charges no mistake (None: not kept, a log of
-            version 1 replayed as it was played).
+        tried: under a rule set with ``repeat``, the wrong guesses made (each clues sorted):
+            one made again is invalid and costs nothing (None: not kept, a log of version 1
+            replayed as it was played).
     """
 
     rules: str
@@ -82,13 +224,16 @@ class WallState:
     tried: tuple[tuple[str, ...], ...] | None = ()
 
     @property
+    def rule_set(self) -> RuleSet:
+        return RULE_SETS[self.rules]
+
+    @property
     def lives(self) -> int | None:
-        """Lives left; None under ``show`` before two groups are found (guesses are free)."""
-        if self.rules == "nyt":
-            return NYT_MISTAKES - self.lives_lost
-        if len(self.found) < 2 and self.lives_lost == 0:
+        """Lives left; None while wrong guesses are free (``show``: before two groups)."""
+        r = self.rule_set
+        if len(self.found) < r.free_until and self.lives_lost == 0:
             return None
-        return SHOW_LIVES - self.lives_lost
+        return r.lives - self.lives_lost
 
     @property
     def solved(self) -> bool:
@@ -111,14 +256,13 @@ def new_wall(
     max_invalid: int = DEFAULT_MAX_INVALID,
     already_guessed: bool = True,
 ) -> WallState:
-    """A wall before its first guess (``already_guessed``: under ``nyt``, a wrong guess made
-    again is invalid, as the game has it; False replays logs made before that rule).
+    """A wall before its first guess (``already_guessed`` False: a rule set's ``repeat`` is
+    not applied, as logs of version 1 were played).
 
     Raises:
         ValueError: unknown ``rules``, not 4 groups of 4, a cap below 1.
     """
-    if rules not in RULES:
-        raise ValueError(f"rules: expected one of {RULES}, got {rules!r}")
+    rule_set(rules)
     if len(groups) != 4 or any(len(g) != GROUP_SIZE for g in groups):
         raise ValueError("groups: expected 4 groups of 4 clues")
     cap = default_max_guesses(rules) if max_guesses is None else max_guesses
@@ -137,8 +281,9 @@ def invalid_reason(state: WallState, clues: Sequence[str]) -> str | None:
         return "clue twice"
     if any(left[c] < n for c, n in wanted.items()):
         return "clue not in play"
-    if state.rules == "nyt" and state.tried and tuple(sorted(clues)) in state.tried:
-        return "already guessed"
+    repeat = state.rule_set.repeat
+    if repeat and state.tried and tuple(sorted(clues)) in state.tried:
+        return repeat
     return None
 
 
@@ -208,15 +353,13 @@ def _correct(state: WallState, index: int) -> Verdict:
 
 
 def _incorrect(state: WallState, clues: Sequence[str]) -> Verdict:
-    guesses = state.guesses + 1
-    costs = state.rules == "nyt" or len(state.found) >= 2
-    lost = state.lives_lost + int(costs)
-    allowed = NYT_MISTAKES if state.rules == "nyt" else SHOW_LIVES
-    ended = "frozen_lives" if lost >= allowed else None
+    r, guesses = state.rule_set, state.guesses + 1
+    lost = state.lives_lost + int(len(state.found) >= r.free_until)
+    ended = "frozen_lives" if lost >= r.lives else None
     if ended is None and guesses >= state.max_guesses:
         ended = "frozen_guesses"
-    verdict = "one_away" if state.rules == "nyt" and _one_away(state, clues) else "incorrect"
-    kept = state.rules == "nyt" and state.tried is not None
+    verdict = "one_away" if r.one_away and _one_away(state, clues) else "incorrect"
+    kept = r.repeat is not None and state.tried is not None
     tried = (*(state.tried or ()), tuple(sorted(clues))) if kept else state.tried
     after = replace(
         state, guesses=guesses, wrong=state.wrong + 1, lives_lost=lost, ended=ended, tried=tried
@@ -225,10 +368,16 @@ def _incorrect(state: WallState, clues: Sequence[str]) -> Verdict:
 
 
 def show_points(groups_found: int, connections_right: int) -> int:
-    """The show's points of a wall: 1 per group found, 1 per connection named right, 2 more
-    for all eight (10 at most)."""
-    bonus = 2 if groups_found == 4 and connections_right == 4 else 0
-    return groups_found + connections_right + bonus
+    """The show's points of a wall (its :class:`Points`): 1 per group found, 1 per connection
+    named right, 2 more for all eight (10 at most)."""
+    points = RULE_SETS["show"].points
+    assert points is not None
+    every = groups_found == 4 and connections_right == 4
+    return (
+        points.group * groups_found
+        + points.connection * connections_right
+        + (points.bonus if every else 0)
+    )
 
 
 def final_partition(state: WallState) -> list[list[str]]:

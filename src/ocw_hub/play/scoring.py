@@ -37,8 +37,15 @@ TOTALS = (
     "groups_found", "walls_solved", "guesses", "wrong_guesses", "lives_lost", "invalid",
     "frozen", "connections_right", "points",
 )  # fmt: skip
-#: Group-by-group counts (the model's play against the contestants').
+#: Group-by-group counts (the player's play against the contestants').
 AGREEMENT = ("both", "model_only", "contestants_only", "neither")
+#: Their labels (``model_only``: found by the player, a model or a person).
+AGREEMENT_LABELS = (
+    ("both", "both"),
+    ("model_only", "player only"),
+    ("contestants_only", "contestants only"),
+    ("neither", "neither"),
+)
 
 
 def _connections(
@@ -66,7 +73,7 @@ def _played(
     named = None
     if connections is not None:
         named = _connections(path, wall_id, connections[1], state.groups)
-    elif state.rules == "show":
+    elif state.rule_set.connection_round:
         named = [""] * 4  # the connection round not played: none named
     return state, WallPrediction(wall_id, rules.final_partition(state), named)
 
@@ -218,7 +225,7 @@ def _replayed(
 def _play_figures(model_walls: Sequence[Mapping[str, Any]], rules_name: str) -> dict[str, Any]:
     """The split-level ``play`` figures of the per-wall ones."""
     play = _split_figures([_nulls_as_zero(w) for w in model_walls])
-    if rules_name == "nyt":
+    if not rules.rule_set(rules_name).connection_round:
         no_round = ("connections_right", "connections_right_mean", "points", "points_mean")
         play.update(dict.fromkeys(no_round))
     play["n_played"] = len(model_walls)
@@ -361,8 +368,8 @@ def play_rows(results: Mapping[str, Any]) -> list[tuple[str, ...]]:
         theirs = human.get(name)
         rows.append(("play", label, total if play[name] is not None else "-", shown(theirs)))
     agreement = play["agreement"]
-    for key in AGREEMENT:
-        rows.append(("play", f"groups found: {key.replace('_', ' ')}", str(agreement[key]), "-"))
+    for key, label in AGREEMENT_LABELS:
+        rows.append(("play", f"groups found: {label}", str(agreement[key]), "-"))
     lives = ", ".join(f"{k}: {v}" for k, v in play["lives_lost_distribution"].items())
     rows.append(("play", "walls by lives lost", lives or "-", "-"))
     return rows

@@ -32,7 +32,7 @@ class WallPlay:
 
     @property
     def wants_connections(self) -> bool:
-        return self.state.rules == "show" and not self.connections_done
+        return self.state.rule_set.connection_round and not self.connections_done
 
     def after_answer(self, text: str, clues: Sequence[str] | None, verdict: rules.Verdict) -> None:
         self.messages.append({"role": "assistant", "content": text})

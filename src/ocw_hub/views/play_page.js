@@ -1,10 +1,12 @@
 "use strict";
 // The play page of ocw-hub (src/ocw_hub/views/play_page.py says what it holds and why).
-// The rules mirror ocw_hub.play.rules.apply; every text from the data is set as textContent.
+// It holds no rule of its own: it reads the rule set the package wrote into the page
+// (DATA.rule_set, ocw_hub.play.rules.page_rules) as ocw_hub.play.rules.apply reads it.
+// Every text from the data is set as textContent.
 (function () {
   const DATA = JSON.parse(document.getElementById("walls").textContent);
-  const SIZE = 4, SHOW_LIVES = 3, NYT_MISTAKES = 4;
-  const NYT = DATA.rules === "nyt";
+  const R = DATA.rule_set;
+  const SIZE = R.group_size;
   const $ = (id) => document.getElementById(id);
   const finished = [];  // per finished wall, its records (guess..., connections?, end)
   let next = 0;         // index of the next wall to start
@@ -46,10 +48,17 @@
   function seconds() { return Math.round((performance.now() - state.start) / 100) / 10; }
   function foundIndex(i) { return state.found.some((f) => f.group === i); }
 
-  function livesLeft() {  // as WallState.lives: null under show until two groups are found
-    if (NYT) return NYT_MISTAKES - state.livesLost;
-    if (state.found.length < 2 && state.livesLost === 0) return null;
-    return SHOW_LIVES - state.livesLost;
+  function livesLeft() {  // as WallState.lives: null while wrong guesses are free
+    if (state.found.length < R.free_until && state.livesLost === 0) return null;
+    return R.lives - state.livesLost;
+  }
+
+  // As log.state_record: the state after a guess, replayed and compared by the engine.
+  function stateRecord(s) {
+    return {
+      groups_found: s.found.map((f) => f.group), guesses: s.guesses, wrong: s.wrong,
+      lives_lost: s.livesLost, invalid: s.invalid, ended: s.ended,
+    };
   }
 
   function render() {
@@ -70,7 +79,7 @@
     const lives = livesLeft();
     $("lives").hidden = lives === null;
     $("lives").dataset.lives = lives === null ? "" : String(lives);
-    text($("lives"), lives === null ? "" : (NYT ? "Mistakes left: " : "Lives: ") + lives);
+    text($("lives"), lives === null ? "" : R.lives_label + ": " + lives);
     $("give-up").disabled = Boolean(state.ended);
   }
 
@@ -96,37 +105,47 @@
     const tiles = s.selected.slice();
     const clues = tiles.map((t) => s.wall.clues[t]);
     const d = await digest(s.wall.salt, clues);
-    const near = NYT ? await oneAway(clues) : false;
+    const near = R.one_away ? await oneAway(clues) : false;
     s.busy = false;
     s.selected = [];
     if (s !== state || s.ended) return;  // the clock ran out meanwhile: no guess
-    s.guesses += 1;
+    const key = clues.slice().sort(byCodePoint).join("\n");
     const index = s.wall.digests.findIndex((g, i) => g === d && !foundIndex(i));
-    let verdict;
-    if (index >= 0) {
+    const groups = s.wall.digests.length;
+    let verdict, reason = null;
+    if (R.repeat && s.tried.includes(key)) {  // a wrong guess made again: no guess
+      verdict = "invalid";
+      reason = R.repeat;
+      s.invalid += 1;
+      if (s.invalid >= R.max_invalid) s.ended = "frozen_invalid";
+    } else if (index >= 0) {
       verdict = "correct";
+      s.guesses += 1;
       lock(index, tiles);
-      if (s.found.length === SIZE - 1) {  // the last four clues are a group by themselves
-        lock([0, 1, 2, 3].find((i) => !foundIndex(i)), s.left.slice());
+      if (s.found.length === groups - 1) {  // the last four clues are a group by themselves
+        lock(s.wall.digests.findIndex((_, i) => !foundIndex(i)), s.left.slice());
         s.ended = "solved";
-      } else if (s.guesses >= DATA.max_guesses) s.ended = "frozen_guesses";
+      } else if (s.guesses >= R.max_guesses) s.ended = "frozen_guesses";
     } else {
-      const costs = NYT || s.found.length >= 2;
-      s.livesLost += costs ? 1 : 0;
+      s.guesses += 1;
+      s.livesLost += s.found.length >= R.free_until ? 1 : 0;
       s.wrong += 1;
-      if (s.livesLost >= (NYT ? NYT_MISTAKES : SHOW_LIVES)) s.ended = "frozen_lives";
-      if (!s.ended && s.guesses >= DATA.max_guesses) s.ended = "frozen_guesses";
+      if (s.livesLost >= R.lives) s.ended = "frozen_lives";
+      if (!s.ended && s.guesses >= R.max_guesses) s.ended = "frozen_guesses";
+      if (R.repeat) s.tried.push(key);
       verdict = near ? "one_away" : "incorrect";
     }
+    s.turn += 1;
     s.records.push({
-      record: "guess", wall_id: s.wall.wall_id, turn: s.guesses, clues: clues,
-      invalid: null, verdict: verdict, seconds: seconds(),
+      record: "guess", wall_id: s.wall.wall_id, turn: s.turn, clues: clues,
+      invalid: reason, verdict: verdict, state: stateRecord(s), seconds: seconds(),
     });
     const said = { correct: "Right: the group is locked.", incorrect: "Not a group.",
-      one_away: "One away: three of the four are a group." }[verdict];
+      one_away: "One away: three of the four are a group.",
+      invalid: "You made that guess before (" + reason + "): no mistake." }[verdict];
     text($("message"), said);
     $("message").dataset.verdict = verdict;
-    $("message").dataset.turn = String(s.guesses);
+    $("message").dataset.turn = String(s.turn);
     render();
     if (s.ended) endWall();
   }
@@ -140,7 +159,7 @@
   async function resolve() {
     const groups = state.found.map((f) => f.tiles);
     let left = state.left.slice();
-    for (let i = 0; i < SIZE; i++) {
+    for (let i = 0; i < state.wall.digests.length; i++) {
       if (foundIndex(i)) continue;
       for (const tiles of combinations(left, SIZE)) {
         const d = await digest(state.wall.salt, tiles.map((t) => state.wall.clues[t]));
@@ -156,9 +175,9 @@
   }
 
   const ENDED = {
-    solved: "Wall solved.", frozen_lives: "No lives left: the wall is frozen.",
+    solved: "Wall solved.", frozen_lives: R.lives_label + ": 0. The wall is frozen.",
     frozen_guesses: "Guess limit reached: the wall is frozen.", time: "Time is up: the wall is frozen.",
-    gave_up: "Given up.",
+    frozen_invalid: "Too many guesses made again: the wall is frozen.", gave_up: "Given up.",
   };
 
   async function endWall() {
@@ -170,12 +189,8 @@
     $("message").dataset.ended = s.ended;
     const groups = await resolve();
     s.groups = groups;
-    if (NYT) {
-      showGroups(groups, false);
-      finish(s);
-      return;
-    }
-    showGroups(groups, true);
+    showGroups(groups, R.connection_round);
+    if (!R.connection_round) finish(s);
   }
 
   function showGroups(groups, ask) {
@@ -199,6 +214,8 @@
       }
       list.append(item);
     });
+    text($("connections-title"), ask ? "Connections" : "The groups");
+    $("connections-note").hidden = !ask;
     $("connections").hidden = false;
     $("submit-connections").hidden = !ask;
     $("submit-connections").disabled = !ask;
@@ -233,8 +250,9 @@
     const wall = DATA.walls[next];
     next += 1;
     state = {
-      wall: wall, left: wall.clues.map((_, i) => i), found: [], selected: [], guesses: 0,
-      wrong: 0, livesLost: 0, ended: null, busy: false, records: [], start: performance.now(),
+      wall: wall, left: wall.clues.map((_, i) => i), found: [], selected: [], turn: 0,
+      guesses: 0, wrong: 0, livesLost: 0, invalid: 0, tried: [], ended: null, busy: false,
+      records: [], start: performance.now(),
     };
     $("start").hidden = true;
     $("board").hidden = false;
@@ -245,10 +263,10 @@
     delete $("message").dataset.turn;
     delete $("message").dataset.ended;
     render();
-    if (DATA.clock_seconds) {
+    if (R.clock_seconds) {
       $("clock").hidden = false;
       const tick = () => {
-        const left = Math.max(0, DATA.clock_seconds - (performance.now() - state.start) / 1000);
+        const left = Math.max(0, R.clock_seconds - (performance.now() - state.start) / 1000);
         const whole = Math.ceil(left);
         text($("clock"), Math.floor(whole / 60) + ":" + String(whole % 60).padStart(2, "0"));
         if (left <= 0 && !state.ended) { state.ended = "time"; endWall(); }
@@ -265,8 +283,8 @@
 
   $("download").addEventListener("click", () => {
     const header = {
-      record: "play", version: 1, rules: DATA.rules, max_guesses: DATA.max_guesses,
-      max_invalid: DATA.max_invalid, config: DATA.config, split: DATA.split,
+      record: "play", version: DATA.log_version, rules: R.name, max_guesses: R.max_guesses,
+      max_invalid: R.max_invalid, config: DATA.config, split: DATA.split,
       player: $("player").value.trim() || "human", player_kind: "human",
       created: new Date().toISOString(),
     };
@@ -274,7 +292,7 @@
     const url = URL.createObjectURL(new Blob(lines, { type: "application/x-ndjson" }));
     const a = make("a");
     a.href = url;
-    a.download = "play-" + DATA.config + "-" + DATA.split + ".jsonl";
+    a.download = "play-" + R.name + "-" + DATA.config + "-" + DATA.split + ".jsonl";
     document.body.append(a);
     a.click();
     a.remove();
@@ -287,10 +305,6 @@
     if (finished.length > downloaded) { event.preventDefault(); event.returnValue = ""; }
   });
 
-  text($("rules"), NYT
-    ? "Rules: the NYT game. Four mistakes in all; \"one away\" when three of your four are a group."
-    : "Rules: the Only Connect wall. Wrong guesses are free until two groups are found, then you " +
-      "have three lives; the last four clues make a group by themselves. Then name each group's " +
-      "connection." + (DATA.clock_seconds ? " The wall freezes after 2\u00a0min 30\u00a0s." : ""));
+  text($("rules"), R.summary);
   progress();
 })();

@@ -9,8 +9,9 @@ never the connections. A guess is checked in the browser by hashing it the same 
 
 the clues exactly as the wall spells them (no case folding or other normalisation: the page
 only ever hashes its own tiles, which carry the wall's spelling), sorted by code point (Python's
-``sorted``; the page compares code points too, not UTF-16 units). Under ``--rules nyt`` the page
-also holds the digests of every 3 clues of each group (the same formula), for "one away". When
+``sorted``; the page compares code points too, not UTF-16 units). Under a rule set with "one
+away" (``nyt``) the page also holds the digests of every 3 clues of each group (the same
+formula). When
 a wall is over the page finds the groups not found by trying the 4-clue sets of the clues left
 against the digests (at most 1820), so it can name them for the connection round.
 
@@ -22,10 +23,12 @@ watch the player.
 Everything from the data reaches the page as JSON in a ``<script type="application/json">``
 block (``<``, ``>``, ``&`` escaped, so no text closes it) and is shown with ``textContent``;
 the page's own script and style are allowed by their hashes in a strict Content-Security-Policy
-(no network, no other script, no form). The rules are :mod:`ocw_hub.play.rules`' (its caps
-and defaults imported here, its ``apply`` mirrored in the page's script); the log the page
-downloads is the play log of ``docs/usage.md`` ("Human baselines"), re-scored by replay in
-``ocw-hub evaluate``.
+(no network, no other script, no form). The rules are :mod:`ocw_hub.play.rules`' rule set,
+written into the page as data (:func:`~ocw_hub.play.rules.page_rules`: lives, when they start,
+clock, repeats, one away, caps, connection round); the page's script holds no rule of its own
+but reads that data as :func:`~ocw_hub.play.rules.apply` does. The log it downloads is the play
+log of the current version (:data:`ocw_hub.play.log.VERSION`) with each guess's state (as
+``ocw-hub play`` writes it), re-scored by replay in ``ocw-hub evaluate``.
 """
 
 from __future__ import annotations
@@ -42,14 +45,11 @@ from itertools import combinations
 from typing import Any
 
 from ..errors import OCWHubError, OptionError
-from ..play.rules import DEFAULT_MAX_INVALID, RULES, default_max_guesses
+from ..play.log import VERSION
+from ..play.rules import DEFAULT_MAX_INVALID, GROUP_SIZE, RULES, page_rules, rule_set
 
-#: The page makes no invalid answer (a guess is four tiles still in play, never anything else);
-#: the header states the engine's cap all the same.
+#: The page's only invalid answer is a wrong guess made again (under ``nyt``): the engine's cap.
 MAX_INVALID = DEFAULT_MAX_INVALID
-#: The show's clock, seconds.
-CLOCK_SECONDS = 150
-GROUP_SIZE = 4
 _FILES = ("play_page.html", "play_page.js", "play_page.css")
 
 
@@ -64,7 +64,11 @@ def group_digest(salt: str, clues: Sequence[str]) -> str:
 
 
 def _gold_groups(row: Mapping[str, Any]) -> list[list[str]]:
-    groups = [[str(c) for c in g["gt_words"]] for g in row["groups"].values()]
+    """The gold groups in the engine's order (``group_1`` ... ``group_4``): a digest's index
+    is the group's index in the state the page records."""
+    from ..llm.prompts import gold_groups
+
+    groups = [[str(c) for c in g["gt_words"]] for g in gold_groups(row)]
     wall = row.get("wall_id")
     if len(groups) != 4 or any(len(g) != GROUP_SIZE for g in groups):
         raise OCWHubError(f"wall {wall!r}: groups: expected 4 groups of 4 clues")
@@ -77,8 +81,8 @@ def _gold_groups(row: Mapping[str, Any]) -> list[list[str]]:
 
 def wall_entry(row: Mapping[str, Any], rules: str, salt: str) -> dict[str, Any]:
     """What the page holds of one wall: ``wall_id``, ``clues`` (the wall's order), ``salt``,
-    ``digests`` (4, one per gold group) and, under ``nyt``, ``near`` (per group the digests of
-    its 4 three-clue sets).
+    ``digests`` (4, one per gold group) and, under a rule set with one away (``nyt``), ``near``
+    (per group the digests of its 4 three-clue sets).
 
     Raises:
         OCWHubError: the wall is not 4 groups of 4 clues matching its words, or a clue holds a
@@ -92,7 +96,7 @@ def wall_entry(row: Mapping[str, Any], rules: str, salt: str) -> dict[str, Any]:
             "salt": salt,
             "digests": [group_digest(salt, g) for g in groups],
         }
-        if rules == "nyt":
+        if rule_set(rules).one_away:
             entry["near"] = [
                 sorted({group_digest(salt, three) for three in combinations(g, GROUP_SIZE - 1)})
                 for g in groups
@@ -136,9 +140,9 @@ def build_play_page(
         rows: the walls to play, in the order they are played.
         config, split: written into the log's header.
         rules: ``show`` (the Only Connect wall, then the connection round) or ``nyt``.
-        clock: the show's 2 min 30 s clock (the wall freezes when it runs out).
-        max_guesses: guesses at most per wall (default: the engine's,
-            :func:`ocw_hub.play.rules.default_max_guesses`).
+        clock: the rule set's clock (the show's 2 min 30 s; the wall freezes when it runs out);
+            False: none.
+        max_guesses: guesses at most per wall (default: the rule set's).
         title: the page's title (default from config and split).
         salt: makes one wall's salt (a fresh random one per wall by default).
 
@@ -149,18 +153,18 @@ def build_play_page(
         raise OptionError(f"--rules {rules}: expected one of {', '.join(RULES)}")
     if not rows:
         raise OCWHubError(f"{config}/{split}: no walls to play")
-    cap = default_max_guesses(rules) if max_guesses is None else max_guesses
-    if cap < 1:
-        raise OptionError(f"--max-guesses {cap}: must be at least 1")
+    if max_guesses is not None and max_guesses < 1:
+        raise OptionError(f"--max-guesses {max_guesses}: must be at least 1")
     from .. import __version__
 
     data = {
         "config": config,
         "split": split,
         "rules": rules,
-        "max_guesses": cap,
-        "max_invalid": MAX_INVALID,
-        "clock_seconds": CLOCK_SECONDS if clock else None,
+        "rule_set": page_rules(
+            rules, max_guesses=max_guesses, max_invalid=MAX_INVALID, clock=clock
+        ),
+        "log_version": VERSION,
         "version": __version__,
         "walls": [wall_entry(row, rules, salt()) for row in rows],
     }

@@ -3,7 +3,7 @@ person's play log, :mod:`ocw_hub.play.scoring`) against the contestants.
 
 Per (config, split), for the play results among the files: the play figures beside the
 contestants' (the rows of :func:`ocw_hub.play.scoring.play_rows`, as ``evaluate`` prints
-them), groups found and points a wall by season (model against contestants), the walls by lives
+them), groups found and points a wall by season (player against contestants), the walls by lives
 lost and by end reason, and the groups found by both, the player only, the contestants only,
 neither. Every title says what the figures were computed on: the rules (``show``, ``nyt``)
 and the player (its kind and name, from the results' ``play_log``). The contestants' lives
@@ -17,18 +17,10 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
+from ..play.scoring import AGREEMENT_LABELS
 from ..provenance import STAND_IN
 from .plotting import HUMAN_COLOUR, Plot, figure_legend, file_bars, human_bars, new_figure
 from .report_data import ResultsFile
-
-#: The group-by-group counts of a play result (``play.agreement``) and their labels.
-AGREEMENT_LABELS = (
-    ("both", "both"),
-    ("model_only", "player only"),
-    ("contestants_only", "contestants only"),
-    ("neither", "neither"),
-)
-
 
 #: Said where the contestants' points would be for walls they never played as such.
 NO_HUMAN_POINTS = "contestants: no points (walls rebuilt from groups of different walls)"
@@ -40,12 +32,12 @@ def play_files(files: Sequence[ResultsFile]) -> list[ResultsFile]:
 
 
 def computed_on(f: ResultsFile) -> str:
-    """What a play result was computed on: ``rules show, model NAME`` (from ``play_log``)."""
+    """What a play result was computed on: ``rules show, model NAME`` or ``rules show,
+    human player NAME`` (from ``play_log``)."""
+    from ..play.log import describe_player
+
     log = f.data.get("play_log", {})
-    return (
-        f"rules {log.get('rules', '?')}, {log.get('player_kind', 'player')} "
-        f"{log.get('player', '?')}"
-    )
+    return f"rules {log.get('rules', '?')}, {describe_player(log)}"
 
 
 def _column(f: ResultsFile) -> str:
