@@ -76,6 +76,8 @@ class ChatServer:
         delay: seconds each answer takes (to see requests in flight together).
         refuse_max_tokens: answer :data:`MAX_TOKENS_REFUSED` to a body with ``max_tokens``.
         received: a file to which each request's key is appended, one a line.
+        choice: request body -> the whole 200 body to answer (None: the usual completion of
+            ``answer``), for finish reasons, tool calls, a null message or usage.
     """
 
     def __init__(
@@ -87,8 +89,9 @@ class ChatServer:
         refuse_max_tokens: bool = False,
         received: Path | None = None,
         trickle_pause: float = 0.05,
+        choice: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
     ) -> None:
-        self.answer, self.key, self.delay = answer, key, delay
+        self.answer, self.key, self.delay, self.choice = answer, key, delay, choice
         self.refuse_max_tokens, self.trickle_pause = refuse_max_tokens, trickle_pause
         self.failures = {k: list(v) for k, v in (failures or {}).items()}
         self.received = None if received is None else received.open("a", encoding="utf-8")
@@ -136,6 +139,9 @@ class ChatServer:
 
     def _reply(self, body: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
         """The answer to a request served no fault: (status, payload, headers)."""
+        whole = self.choice(body) if self.choice is not None else None
+        if whole is not None:
+            return 200, whole, {}
         return 200, completion(body, self.answer(body), self.count[self.key(body)]), {}
 
     def _fault_reply(self, body: dict[str, Any], fault: int | str) -> tuple[int, Any, dict]:

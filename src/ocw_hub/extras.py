@@ -28,6 +28,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "llm": ("openai", "openai"),
     "report": ("matplotlib", "matplotlib"),
     "bertscore": ("bert_score", "bert-score"),
+    "inspect": ("inspect_ai", "inspect-ai"),
 }
 
 

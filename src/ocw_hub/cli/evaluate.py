@@ -32,7 +32,8 @@ def evaluate(
         list[Path],
         typer.Argument(
             help="Predictions JSON file(s), or folder(s) of runs (run-*.json): several files "
-            "are runs of one protocol, reported as mean ± std."
+            "are runs of one protocol, reported as mean ± std; or an inspect log (LOG.eval "
+            "of ocw_hub/ocw_grouping, ocw_connections, wote: each epoch a run)."
         ),
     ],
     config: Config = "default",
@@ -163,6 +164,8 @@ def evaluate(
         lines.append(f"usage: {inert(cost)}")
     if results.get("slice"):
         lines.append(f"slice: {results['slice']['label']}")
+    if results.get("part"):
+        lines.append(f"scored: {results['part']['label']}")
     lines += map(inert, play_lines(results))  # a play log: its rules and profile
     table = Table(title=Text("\n".join(lines)))
     for column in columns:
@@ -201,6 +204,13 @@ def _board_entries(
     written (figures on the stand-in are refused here); None without ``--eval-results``."""
     if board is None or model_id is None:
         return None
+    if results.get("part"):
+        from ..errors import OptionError
+
+        raise OptionError(
+            "--eval-results: a leaderboard entry is a figure of the whole split; this inspect "
+            f"log answers {results['part']['n']} of its {results['part']['of']}"
+        )
     from ..data.eval_results import eval_result_entries
 
     return board, eval_result_entries(results, model_id=model_id, dataset_id=dataset_id)

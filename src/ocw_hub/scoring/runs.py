@@ -510,9 +510,14 @@ def evaluate_files(
             cache_dir=cache_dir, verification_mode=verification_mode,
             download_mode=download_mode, rows=rows,
         )  # fmt: skip
-    files = expand_prediction_paths(predictions)
-    parsed = [read_predictions(path, spec.name) for path in files]
-    protocols = [read_protocol(path) for path in files]
+    log = _inspect_log(predictions, spec.name, split)  # an inspect log: its epochs are runs
+    if log is not None:
+        files, parsed = log.run_paths(), []
+        protocols: list[dict[str, Any] | None] = [dict(log.protocol) for _ in files]
+    else:
+        files = expand_prediction_paths(predictions)
+        parsed = [read_predictions(path, spec.name) for path in files]
+        protocols = [read_protocol(path) for path in files]
     if not as_runs:
         check_one_protocol(predictions, files, protocols)
     from ..data.sources import rows_and_source
@@ -521,6 +526,10 @@ def evaluate_files(
         spec.name, split, data_dir, rows, cache_dir=cache_dir,
         verification_mode=verification_mode, download_mode=download_mode,
     )  # fmt: skip
+    part = None
+    if log is not None:
+        rows, part = log.own_rows(rows, spec.id_key, spec.units)
+        parsed = log.predictions(rows, spec.dataset)
     rows, parsed, sliced = apply_slice(spec, rows, parsed, walls_slice, data_dir, cache_dir)
     options: dict[str, Any] = {"allow_missing": allow_missing, "bertscore": bertscore}
     if "connections" in spec.tasks:
@@ -529,8 +538,12 @@ def evaluate_files(
         runs = _score_runs(spec, files, parsed, rows, options, on_item)
     for run, protocol in zip(runs, protocols, strict=True):
         run["protocol"] = protocol
+    if log is not None:  # every run of a log has its stem: name each by its epoch
+        for run, epoch in zip(runs, log.epochs, strict=True):
+            run["run"] = f"{log.path.stem} epoch {epoch}"
     head: dict[str, Any] = {"config": spec.name, "split": split, "source": source}
     head.update({"slice": sliced} if sliced else {})
+    head.update({"part": part} if part else {})
     if len(runs) == 1:
         if bootstrap:
             add_intervals(runs[0], bootstrap, bootstrap_seed)
@@ -549,6 +562,26 @@ def evaluate_files(
     if bootstrap:
         add_intervals(summary, bootstrap, bootstrap_seed)
     return summary
+
+
+def _inspect_log(predictions: Sequence[PathLike], config: str, split: str) -> Any:
+    """The answers of an inspect log (:mod:`ocw_hub.inspect_tasks.logs`) given alone, else
+    None.
+
+    Raises:
+        PredictionsError: an inspect log among other inputs, or one that cannot be read.
+        MissingExtraError: an inspect log without inspect-ai installed.
+    """
+    from ..inspect_tasks.logs import is_inspect_log, read_inspect_log
+
+    logs = [p for p in predictions if is_inspect_log(p)]
+    if not logs:
+        return None
+    if len(predictions) > 1:
+        raise PredictionsError(
+            f"{logs[0]}: an inspect log is scored alone (its epochs are its runs)"
+        )
+    return read_inspect_log(logs[0], config, split)
 
 
 def _is_play_log(path: PathLike, walls_slice: WallSlice | None = None) -> bool:

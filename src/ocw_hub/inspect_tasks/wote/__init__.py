@@ -1,0 +1,3 @@
+from .wote import wote
+
+__all__ = ["wote"]
