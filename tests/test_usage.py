@@ -318,3 +318,20 @@ def test_slice_is_costed_by_its_own_walls(tmp_path: Path) -> None:
     # the whole split: the whole log, as before
     shown = _cli("evaluate", str(predictions), *data, "--bootstrap", "0")
     assert f"per solved wall {whole / 2:.4f}" in " ".join(shown.output.split())
+
+
+@pytest.mark.usefixtures("local_only")
+def test_compare_names_the_interval_method(tmp_path: Path) -> None:
+    """compare's JSON gives the figure's own interval method, its other formats name it."""
+    data = ["--data-dir", str(FIXTURE), "--cache-dir", str(tmp_path / "c"), "--no-checks"]
+    predictions = tmp_path / "pred.json"
+    walls = [{"wall_id": w["wall_id"], "predicted_connections": None,
+              "predicted_groups": [w["words"][i : i + 4] for i in range(0, 16, 4)]}
+             for w in WALLS]  # fmt: skip
+    predictions.write_text(json.dumps(walls), encoding="utf-8")
+    for figure, method in (("full_wall_rate", "clopper-pearson"), ("ami", "percentile")):
+        args = ["compare", str(predictions), str(predictions), *data, "--by", figure]
+        table = json.loads(_cli(*args, "--format", "json").output)
+        assert table["bootstrap"]["method"] == method
+        shown = _cli(*args, "--format", "markdown").output
+        assert f"95 % intervals: {method}" in shown
