@@ -121,13 +121,13 @@ def test_predictions_found_relative_to_the_results_file(files: list) -> None:
 
 def test_headline_of_one_file_is_the_terminal_table(files: list) -> None:
     header, rows = headline_rows([files[1]])
-    assert header == ["task", "figure", "model-b", "human"]
-    assert [tuple(r) for r in rows] == [tuple(r) for r in summary_rows(_json(MODEL_B))]
+    assert header == ["task", "figure", "model-b", "human", "chance"]
+    assert [tuple(r[:-1]) for r in rows] == [tuple(r) for r in summary_rows(_json(MODEL_B))]
 
 
 def test_headline_figures_equal_the_results(files: list) -> None:
     header, rows = headline_rows(files[:2])
-    assert header == ["task", "figure", "model-a", "model-b", "human"]
+    assert header == ["task", "figure", "model-a", "model-b", "human", "chance"]
     cells = {(r[0], r[1]): r[2:] for r in rows}
     a, b = _json(MODEL_A), _json(MODEL_B)
     for key in ("wd", "ami", "ari", "fms", "correct_groups_rate", "full_wall_rate"):
@@ -135,8 +135,13 @@ def test_headline_figures_equal_the_results(files: list) -> None:
         assert cells[("grouping", key)][0] == f"{values.mean():.4f} ± {values.std():.4f}"
         assert cells[("grouping", key)][1] == f"{b['grouping'][key]:.4f}"
     assert cells[("grouping", "full_wall")][2] == str(b["human"]["full_wall"])
-    assert cells[("walls", "runs")] == ["3", "-", "-"]
-    assert cells[("walls", "missing, scored as wrong")] == ["-", "0", "-"]
+    assert cells[("walls", "runs")] == ["3", "-", "-", "-"]
+    assert cells[("walls", "missing, scored as wrong")] == ["-", "0", "-", "-"]
+    n = b["grouping"]["n_walls"]  # the chance column: a uniformly random grouping
+    assert cells[("grouping", "ami")][-1] == cells[("grouping", "ari")][-1] == "0.0000"
+    assert cells[("grouping", "fms")][-1] == "0.2000"
+    assert cells[("grouping", "correct_groups")][-1] == f"{n * 4 / 455:.4f}"
+    assert cells[("grouping", "correct_groups_rate")][-1] == f"{1 / 455:.4f}"
     # rows a file lacks are merged in its own order: "missing" right after "in the split"
     assert [tuple(r[:2]) for r in rows][:3] == [
         ("walls", "in the split"),

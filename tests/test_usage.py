@@ -22,6 +22,8 @@ from ocw_hub.llm.usage import (
     parse_price,
     usage_line,
     usage_of,
+    usage_over,
+    usage_wall_id,
 )
 
 runner = CliRunner()
@@ -237,3 +239,99 @@ def test_batch_output_parse_price(tmp_path: Path) -> None:
     shown = _cli("evaluate", str(predictions), *data, "--bootstrap", "0")
     text = " ".join(shown.output.split())
     assert f"per solved wall {cost / 4:.4f}" in text and f"latency {NOT_REPORTED}" in text
+
+
+def test_usage_by_wall_ids() -> None:
+    """Follow-ups (``#reprompt-k``) and samples (``#i``) are billed to their wall."""
+    assert usage_wall_id("c001#reprompt-2") == usage_wall_id("c001#3") == "c001"
+    assert usage_wall_id("c001") == "c001" and usage_wall_id("c#x") == "c#x"
+    assert usage_wall_id(None) is None
+    usage = {"prompt_tokens": 10, "completion_tokens": 2}
+    lines = [
+        {**_answer(usage, latency=1.0), "custom_id": "a#0"},
+        {**_answer(usage, latency=3.0), "custom_id": "a#1"},
+        {**_answer(None), "custom_id": "a#reprompt-1"},
+        {**_answer({"prompt_tokens": 5, "completion_tokens": 1}), "custom_id": "b"},
+    ]
+    record = usage_of(lines, price=(1.0, 10.0))
+    assert set(record["by_wall"]) == {"a", "b"}
+    a = record["by_wall"]["a"]
+    assert (a["requests"], a["usage_reported"], a["prompt_tokens"]) == (3, 2, 20)
+    assert a["latency_s"] == [1.0, 3.0] and a["cost"] == pytest.approx(60 / 1e6)
+    only_a = usage_over(record, ["a", "not logged"])
+    assert only_a is not None and only_a["cost"] == pytest.approx(60 / 1e6)
+    assert only_a["latency_s"]["p50"] == 2.0 and only_a["requests"] == 3
+    assert usage_over({k: v for k, v in record.items() if k != "by_wall"}, ["a"]) is None
+    assert usage_of([{"response": None}])["by_wall"] is None  # a line naming no wall
+
+
+def _slice_cost(prompt: list[int], completion: list[int]) -> float:
+    return sum(prompt) * 3 / 1e6 + sum(completion) * 15 / 1e6
+
+
+@pytest.mark.usefixtures("local_only")
+def test_slice_is_costed_by_its_own_walls(tmp_path: Path) -> None:
+    """evaluate / compare / report --seasons: the cost of a 2-wall slice is its walls' (the
+    _CountingServer's usage of walls 0 and 1), not the whole run's over its solved walls."""
+    cache = tmp_path / "cache"
+    data = ["--data-dir", str(FIXTURE), "--cache-dir", str(cache), "--no-checks"]
+    requests, log = tmp_path / "req.jsonl", tmp_path / "log.jsonl"
+    _cli("prompts", *data, "--task", "grouping", "--shots", "0", "--out", str(requests))
+    server = _CountingServer()
+    try:
+        _cli("run-llm", str(requests), "--base-url", server.url, "--model", "m", "--out",
+             str(log), "--price-per-mtok", "3,15")  # fmt: skip
+    finally:
+        server.close()
+    predictions = tmp_path / "pred.json"
+    _cli("parse", str(log), *data, "--task", "grouping", "--out", str(predictions))
+    assert [w["season"] for w in WALLS] == [3, 3, 4, 4]
+    # season 3: walls 0 and 1, both solved; by hand from _CountingServer's usage
+    cost = _slice_cost([1000, 1017], [60, 65])
+    whole = _slice_cost([1000, 1017, 1034], [60, 65, 70])
+    assert f"{cost / 2:.4f}" != f"{whole / 2:.4f}"
+    sliced = tmp_path / "season3.json"
+    shown = _cli("evaluate", str(predictions), *data, "--seasons", "3", "--bootstrap", "0",
+                 "--out", str(sliced))  # fmt: skip
+    text = " ".join(shown.output.split())
+    assert "2 requests; tokens in 2,017, out 125" in text
+    assert f"cost {cost:.4f}; per solved wall {cost / 2:.4f}" in text
+    # season 4: wall 2 (wall 3's answer reports no usage), none solved
+    shown = _cli("evaluate", str(predictions), *data, "--seasons", "4", "--bootstrap", "0")
+    text = " ".join(shown.output.split())
+    assert f"cost {_slice_cost([1034], [70]):.4f}; per solved wall none solved" in text
+    assert "usage reported for 1 of 2 requests" in text
+    # compare and report of the sliced results
+    other = tmp_path / "season3-copy.json"
+    other.write_bytes(sliced.read_bytes())
+    table = json.loads(_cli("compare", str(sliced), str(other), "--format", "json").output)
+    assert all(f"per solved wall {cost / 2:.4f}" in row["usage"] for row in table["systems"])
+    page = tmp_path / "report.html"
+    _cli("report", str(sliced), *data, "--out", str(page))
+    assert f"per solved wall {cost / 2:.4f}" in page.read_text(encoding="utf-8")
+    # a usage record written before per-wall usage: the slice's cost is unknown, not wrong
+    old = json.loads(sliced.read_text(encoding="utf-8"))
+    del old["protocol"]["usage"]["by_wall"]
+    line = cost_line(old)
+    assert line is not None and "the slice's usage and cost are unknown" in line
+    assert "per solved wall" not in line
+    # the whole split: the whole log, as before
+    shown = _cli("evaluate", str(predictions), *data, "--bootstrap", "0")
+    assert f"per solved wall {whole / 2:.4f}" in " ".join(shown.output.split())
+
+
+@pytest.mark.usefixtures("local_only")
+def test_compare_names_the_interval_method(tmp_path: Path) -> None:
+    """compare's JSON gives the figure's own interval method, its other formats name it."""
+    data = ["--data-dir", str(FIXTURE), "--cache-dir", str(tmp_path / "c"), "--no-checks"]
+    predictions = tmp_path / "pred.json"
+    walls = [{"wall_id": w["wall_id"], "predicted_connections": None,
+              "predicted_groups": [w["words"][i : i + 4] for i in range(0, 16, 4)]}
+             for w in WALLS]  # fmt: skip
+    predictions.write_text(json.dumps(walls), encoding="utf-8")
+    for figure, method in (("full_wall_rate", "clopper-pearson"), ("ami", "percentile")):
+        args = ["compare", str(predictions), str(predictions), *data, "--by", figure]
+        table = json.loads(_cli(*args, "--format", "json").output)
+        assert table["bootstrap"]["method"] == method
+        shown = _cli(*args, "--format", "markdown").output
+        assert f"95 % intervals: {method}" in shown

@@ -87,6 +87,11 @@ def _holm_column(header: list[str], body: list[list[str]], table: dict[str, Any]
         cells.insert(at, _p_text(row["p_holm"]))
 
 
+def _interval_line(table: dict[str, Any]) -> str:
+    """How the 95 % intervals were computed (``bootstrap.method``)."""
+    return f"95 % intervals: {table['bootstrap']['method']}"
+
+
 def _test_line(table: dict[str, Any]) -> str:
     """What p is: the test, its draws and the adjustment."""
     test = table["test"]
@@ -188,8 +193,9 @@ def compare(
     seasons: Seasons = None,
     aired_after: AiredAfter = None,
 ) -> None:
-    """Put systems side by side: one figure each with its 95 % bootstrap interval, ranked,
-    with the p-value of its difference from the best on the walls both predicted (a paired
+    """Put systems side by side: one figure each with its 95 % interval (Clopper-Pearson for
+    a rate counted over walls, else the bootstrap's), ranked, with the p-value of its
+    difference from the best on the walls both predicted (a paired
     sign-flip permutation test; Holm-adjusted beside it over every pair of systems when
     there are more than two), the walls in common and the missing (scored as wrong) and
     unscored walls. The contestants are a row where the dataset records the figure; play
@@ -252,7 +258,8 @@ def compare(
         typer.echo(_markdown(header, body))
         if table.get("slice"):
             typer.echo(f"\nSlice: {inert(table['slice'])}.")
-        typer.echo("\n" + "  \n".join([_test_line(table), *_provenance_lines(table)]))
+        lines = [_interval_line(table), _test_line(table), *_provenance_lines(table)]
+        typer.echo("\n" + "  \n".join(lines))
     elif output_format == "csv":
         typer.echo(_csv(header, body, table["systems"]), nl=False)
     else:
@@ -263,7 +270,9 @@ def compare(
         title = f"{first['config']} / {first['split']}: ranked by {table['figure']}"
         if table.get("slice"):
             title += f"\nslice: {table['slice']}"
-        title = "\n".join([title, _test_line(table), *_provenance_lines(table)])
+        title = "\n".join(
+            [title, _interval_line(table), _test_line(table), *_provenance_lines(table)]
+        )
         shown = Table(title=Text(title))
         for column in header:
             shown.add_column(column, justify="left" if column == "system" else "right")

@@ -13,6 +13,9 @@ report, the ``evaluate`` table).
   interpolation); None when no line is timed.
 * **Cost**: with a price per million tokens ``(in, out)``: ``prompt_tokens * in / 1e6 +
   completion_tokens * out / 1e6``, in the price's currency (US dollars for OpenAI's list).
+* **Per wall** (``by_wall``): the same figures for each wall's lines (its id with the
+  ``#reprompt-k`` and ``#i`` marks removed), so that a slice of the walls (``--seasons``) is
+  costed by its own walls.
 * **Several runs** are summed, each log once: the samples of one ``-n K`` log (``parse
   --vote``) are K runs of one set of requests, so their usage records name the same log
   (``log_sha256``, ``lines``) and count once.
@@ -92,6 +95,59 @@ def latency_percentiles(seconds: Sequence[float]) -> dict[str, float] | None:
     return {**found, "timed": len(values)}
 
 
+def usage_wall_id(custom_id: Any) -> str | None:
+    """The wall (or question) a log line is for: its ``custom_id`` less a follow-up's
+    ``#reprompt-k`` and a sample's ``#i``; None for a line without a ``custom_id``."""
+    from .reprompt import parse_follow_up_id
+    from .vote import SAMPLE_MARK
+
+    if not isinstance(custom_id, str) or not custom_id:
+        return None
+    follow_up = parse_follow_up_id(custom_id)
+    wall_id = follow_up[0] if follow_up is not None else custom_id
+    base, mark, number = wall_id.rpartition(SAMPLE_MARK)
+    return base if mark and base and number.isascii() and number.isdigit() else wall_id
+
+
+def _tally(lines: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Requests, answers, lines with usage, token sums (None: no line reports one) and
+    latencies of log lines."""
+    tally: dict[str, Any] = {"requests": 0, "answered": 0, "usage_reported": 0}
+    tally.update(dict.fromkeys(_TOKEN_FIELDS), latencies=[])
+    for line in lines:
+        tally["requests"] += 1
+        tally["answered"] += is_success(line)
+        latency = line.get("latency_s")
+        if isinstance(latency, int | float) and not isinstance(latency, bool) and latency >= 0:
+            tally["latencies"].append(float(latency))
+        counts = _line_usage(line)
+        if counts is None:
+            continue
+        tally["usage_reported"] += 1
+        for name, value in counts.items():
+            if value is not None:
+                tally[name] = (tally[name] or 0) + value
+    return tally
+
+
+def _cost(tally: Mapping[str, Any], price: Sequence[float] | None) -> float | None:
+    prompt, completion = tally["prompt_tokens"], tally["completion_tokens"]
+    if price is None or prompt is None or completion is None:
+        return None
+    return float(prompt * price[0] / 1e6 + completion * price[1] / 1e6)
+
+
+def _record(tally: Mapping[str, Any], price: Sequence[float] | None) -> dict[str, Any]:
+    prompt, completion = tally["prompt_tokens"], tally["completion_tokens"]
+    return {
+        **{k: tally[k] for k in ("requests", "answered", "usage_reported", *_TOKEN_FIELDS)},
+        "total_tokens": None if prompt is None or completion is None else prompt + completion,
+        "latency_s": latency_percentiles(tally["latencies"]),
+        "price_per_mtok": None if price is None else list(price),
+        "cost": _cost(tally, price),
+    }
+
+
 def usage_of(
     lines: Iterable[Mapping[str, Any]], price: tuple[float, float] | None = None
 ) -> dict[str, Any]:
@@ -99,41 +155,52 @@ def usage_of(
 
     Returns:
         ``{requests, answered, usage_reported, prompt_tokens, completion_tokens,
-        reasoning_tokens, total_tokens, latency_s, price_per_mtok, cost}``; a token figure
-        no line reports, the latency of an untimed log and the cost without a price (or
-        without both token counts) are None.
+        reasoning_tokens, total_tokens, latency_s, price_per_mtok, cost, by_wall}``; a token
+        figure no line reports, the latency of an untimed log and the cost without a price
+        (or without both token counts) are None. ``by_wall``: per wall
+        (:func:`usage_wall_id`) its ``requests``, ``answered``, ``usage_reported``, token
+        sums, ``latency_s`` (the list of its latencies) and ``cost``, so that a slice of the
+        walls can be costed (:func:`usage_over`); None when a line names no wall.
     """
-    requests = answered = reported = 0
-    sums: dict[str, int | None] = dict.fromkeys(_TOKEN_FIELDS)
-    latencies: list[float] = []
+    lines = list(lines)
+    by_line: dict[str, list[Mapping[str, Any]]] | None = {}
     for line in lines:
-        requests += 1
-        answered += is_success(line)
-        latency = line.get("latency_s")
-        if isinstance(latency, int | float) and not isinstance(latency, bool) and latency >= 0:
-            latencies.append(float(latency))
-        counts = _line_usage(line)
-        if counts is None:
+        wall_id = usage_wall_id(line.get("custom_id"))
+        if wall_id is None or by_line is None:
+            by_line = None
             continue
-        reported += 1
-        for name, value in counts.items():
-            if value is not None:
-                sums[name] = (sums[name] or 0) + value
-    prompt, completion = sums["prompt_tokens"], sums["completion_tokens"]
-    total = None if prompt is None or completion is None else prompt + completion
-    cost = None
-    if price is not None and prompt is not None and completion is not None:
-        cost = prompt * price[0] / 1e6 + completion * price[1] / 1e6
-    return {
-        "requests": requests,
-        "answered": answered,
-        "usage_reported": reported,
-        **sums,
-        "total_tokens": total,
-        "latency_s": latency_percentiles(latencies),
-        "price_per_mtok": None if price is None else list(price),
-        "cost": cost,
-    }
+        by_line.setdefault(wall_id, []).append(line)
+    by_wall = None
+    if by_line is not None:
+        by_wall = {}
+        for wall_id, wall_lines in by_line.items():
+            tally = _tally(wall_lines)
+            latencies = tally.pop("latencies")
+            by_wall[wall_id] = {**tally, "latency_s": latencies, "cost": _cost(tally, price)}
+    return {**_record(_tally(lines), price), "by_wall": by_wall}
+
+
+def usage_over(usage: Mapping[str, Any], walls: Iterable[str]) -> dict[str, Any] | None:
+    """The usage record of only ``walls`` (a slice, the walls scored), summed from the
+    record's ``by_wall`` (walls the log has no line for count nothing); None when the record
+    has no per-wall usage (written before it, or a line naming no wall)."""
+    by_wall = usage.get("by_wall")
+    if not isinstance(by_wall, Mapping):
+        return None
+    tally: dict[str, Any] = {"requests": 0, "answered": 0, "usage_reported": 0}
+    tally.update(dict.fromkeys(_TOKEN_FIELDS), latencies=[])
+    for wall_id in walls:
+        wall = by_wall.get(wall_id)
+        if not isinstance(wall, Mapping):
+            continue
+        for name in ("requests", "answered", "usage_reported"):
+            tally[name] += int(wall.get(name) or 0)
+        for name in _TOKEN_FIELDS:
+            if wall.get(name) is not None:
+                tally[name] = (tally[name] or 0) + wall[name]
+        tally["latencies"] += list(wall.get("latency_s") or [])
+    price = usage.get("price_per_mtok")
+    return _record(tally, price if isinstance(price, list) and len(price) == 2 else None)
 
 
 def log_usage(
@@ -228,13 +295,35 @@ def _per_solved(results: Mapping[str, Any], cost: float) -> str:
     return shown
 
 
+def _slice_walls(results: Mapping[str, Any]) -> list[str] | None:
+    """The wall ids of a sliced result (``slice``, :mod:`ocw_hub.scoring.slices`), else None."""
+    if not isinstance(results.get("slice"), Mapping):
+        return None
+    per_wall = _runs(results)[0].get("per_wall") or []
+    return [str(w["wall_id"]) for w in per_wall]
+
+
 def cost_line(results: Mapping[str, Any]) -> str | None:
     """The usage of the runs scored (summed over runs) and, with a price, the cost per solved
     wall and per correct group (total cost over the totals of every run; grouping runs);
-    None when a run has no usage record (a run not made by ``run-llm``, an older one)."""
+    None when a run has no usage record (a run not made by ``run-llm``, an older one).
+
+    A slice of the walls (``evaluate --seasons``) is costed by its own walls (the log's
+    per-wall usage, :func:`usage_over`): a usage record without it gives the whole log's
+    usage and says the slice's is unknown, with no cost per solved wall.
+    """
     usages = _run_usages(results)
     if usages is None:
         return None
+    walls = _slice_walls(results)
+    if walls is not None:
+        parts = [usage_over(u, walls) for u in usages]
+        if any(p is None for p in parts):
+            return (
+                f"the slice's usage and cost are unknown (no per-wall usage in the record: "
+                f"parse the log again); whole log: {usage_line(_summed(usages))}"
+            )
+        usages = [p for p in parts if p is not None]
     summed = _summed(usages)
     line = usage_line(summed)
     return line if summed["cost"] is None else line + _per_solved(results, summed["cost"])

@@ -24,7 +24,14 @@ from .. import jsonio
 from ..configs import ConfigSpec, PathLike, config_spec
 from ..errors import OCWHubError
 from . import bootstrap, paired
-from .intervals import FIGURES, mean_scale, run_intervals, runs_intervals, task_values
+from .intervals import (
+    FIGURES,
+    interval_method,
+    mean_scale,
+    run_intervals,
+    runs_intervals,
+    task_values,
+)
 from .slices import span_text
 
 #: Resamples of ``compare`` by default (intervals, and the sign-flip test's random sign vectors
@@ -486,7 +493,7 @@ def compare_systems(
             "resamples": n_resamples,
             "seed": seed,
             "confidence": bootstrap.CONFIDENCE,
-            "method": "percentile",
+            "method": "percentile" if task == "play" else interval_method(task, figure),
         },
         "test": test_record(ordered, n_resamples, seed),
         "slice": (systems[0].results.get("slice") or {}).get("label"),

@@ -42,6 +42,8 @@ def headline_rows(files: Sequence[ResultsFile]) -> tuple[list[str], list[list[st
     Columns: task, figure, one per file (its ``ocw-hub evaluate`` table's model column: one
     run's figure, or mean ± std over runs), and human (OCW; the same walls for every file).
     Rows are the union of the files' rows in first-seen order; a figure a file lacks is ``-``.
+    OCW tables end with a ``chance`` column: what a uniformly random grouping scores
+    (:func:`ocw_hub.scoring.chance.chance_level`; per file when the files' walls differ).
     """
     header = ["task", "figure", *(_column(f) for f in files)]
     wote = files[0].is_wote
@@ -60,7 +62,34 @@ def headline_rows(files: Sequence[ResultsFile]) -> tuple[list[str], list[list[st
             table[key][index] = row[2]
             if not wote and len(row) > 3 and row[3] != "-":
                 table[key][-1] = row[3]
-    return header, [[task, figure, *table[(task, figure)]] for task, figure in order]
+    rows = [[task, figure, *table[(task, figure)]] for task, figure in order]
+    if wote:
+        return header, rows
+    return [*header, "chance"], [[*row, _chance_cell(files, row[0], row[1])] for row in rows]
+
+
+def _chance_cell(files: Sequence[ResultsFile], task: str, figure: str) -> str:
+    """The chance level of a headline row, ``-`` when it has none (docs/statistics.md,
+    "Chance levels")."""
+    from ..scoring.chance import chance_level
+
+    shown = []
+    for f in files:
+        run = f.data["runs"][0] if "runs" in f.data else f.data
+        scored = run.get(task)
+        n = scored.get("n_walls") if isinstance(scored, dict) else None
+        human = (f.data.get("human") or {}).get("correct_groups_rate")
+        level = chance_level(task, figure, n, human) if isinstance(n, int) else None
+        text = (
+            "-"
+            if level is None
+            else f"{level:.4f}"
+            if level >= 1e-4 or not level
+            else f"{level:.2g}"
+        )
+        if text not in shown:
+            shown.append(text)
+    return " / ".join(shown)
 
 
 def _headline_html(files: Sequence[ResultsFile]) -> str:
@@ -82,7 +111,8 @@ def _headline_html(files: Sequence[ResultsFile]) -> str:
         f'<table class="headline" data-config="{html.escape(config)}" '
         f'data-split="{html.escape(split)}"><caption>{html.escape(config)} / '
         f"{html.escape(split)}{_slice_text(files)}: the figures of <code>ocw-hub evaluate</code> "
-        "(0-1 unless marked 0-100; totals are counts; several runs: mean ± std, population)"
+        "(0-1 unless marked 0-100; totals are counts; several runs: mean ± std, population"
+        f"{'' if files[0].is_wote else '; chance: what a uniformly random grouping scores'})"
         "</caption>"
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     )
