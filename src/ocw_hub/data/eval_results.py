@@ -157,7 +157,7 @@ def eval_result_entries(
         ExportError: a malformed repo id; results of another split than the test split, or
             on the pre-release stand-in; no dataset id known; no leaderboard figure.
     """
-    from .publish import validate_repo_id
+    from .hub_files import validate_repo_id
 
     validate_repo_id(model_id)
     source = results.get("source")
