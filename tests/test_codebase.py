@@ -37,7 +37,7 @@ def test_the_import_contracts_hold() -> None:
     """The layers of ``[tool.importlinter]`` in pyproject.toml: no module imports a layer above
     its own, no sibling modules import each other (``lint-imports``, as .ci/run runs it)."""
     lint_imports = Path(sys.executable).with_name("lint-imports")
-    command = [str(lint_imports), "--no-cache", str(REPO / "pyproject.toml")]
+    command = [str(lint_imports), "--no-cache", "--config", str(REPO / "pyproject.toml")]
     done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, check=False)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
 
