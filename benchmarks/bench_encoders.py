@@ -72,7 +72,7 @@ def _encoders(model: Path | None, vectors: Path | None) -> list[tuple[str, dict[
 
 
 def _figures(label: str, options: dict[str, Any], walls: list, work: Path, runs: int) -> dict:
-    from ocw_hub.baselines.encoders import make_encoder
+    from ocw_hub.baselines.encoder_choice import make_encoder
     from ocw_hub.baselines.protocol import cluster_walls, embed_walls
     from ocw_hub.baselines.run_files import write_baseline
     from ocw_hub.scoring.runs import evaluate_files

@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.errors import PlayLogError
+from ocw_hub.figure_ranges import check_figures
 from ocw_hub.llm.log import CutLineWarning
 from ocw_hub.play.log import read_play_log
-from ocw_hub.scoring.ranges import check_figures
 
 pytestmark = [pytest.mark.usefixtures("local_only"), pytest.mark.filterwarnings("ignore")]
 runner = CliRunner()

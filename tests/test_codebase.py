@@ -1,5 +1,5 @@
-"""Rules of the codebase that a reader relies on: small functions and files, a quick ``--help``,
-CLI words in the CLI only, one way to import a loading script."""
+"""Rules of the codebase that a reader relies on: small functions, layers that hold, a quick
+``--help``, CLI words in the CLI only, one way to import a loading script."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ REPO = Path(__file__).resolve().parents[1]
 #: Where the complexity limit holds: the package, the loading scripts and siblings, the metric.
 CHECKED = [REPO / "src", *sorted(REPO.glob("*.py")), REPO / "metrics"]
 MAX_COMPLEXITY = 15
-MAX_LINES = 600
 
 
 def _python_files() -> list[Path]:
@@ -34,15 +33,13 @@ def test_no_function_above_the_complexity_limit() -> None:
     assert not too_complex, "radon cc above 15:\n" + "\n".join(too_complex)
 
 
-def test_no_source_file_above_the_length_limit() -> None:
-    """Every ``.py`` outside ``tests/`` (package, scripts, metric, benchmarks) fits in 600 lines."""
-    sources = [*_python_files(), *sorted((REPO / "benchmarks").rglob("*.py"))]
-    long = [
-        f"{path.relative_to(REPO)} ({lines} lines)"
-        for path in sources
-        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
-    ]
-    assert not long, f"source files above {MAX_LINES} lines:\n" + "\n".join(long)
+def test_the_import_contracts_hold() -> None:
+    """The layers of ``[tool.importlinter]`` in pyproject.toml: no module imports a layer above
+    its own, no sibling modules import each other (``lint-imports``, as .ci/run runs it)."""
+    lint_imports = Path(sys.executable).with_name("lint-imports")
+    command = [str(lint_imports), "--no-cache", "--config", str(REPO / "pyproject.toml")]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, check=False)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
 
 
 def test_help_imports_no_heavy_module() -> None:

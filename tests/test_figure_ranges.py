@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
-from ocw_hub.scoring.ranges import figure_problem
+from ocw_hub.figure_ranges import figure_problem
 from ocw_hub.views.report_data import ReportError, read_results
 
 DATA = Path(__file__).parent / "data" / "report"
@@ -244,7 +244,7 @@ def test_real_group_figures_and_intervals_pass(
     ],
 )
 def test_interval_problem(interval: Any, figure: Any, ok: bool) -> None:
-    from ocw_hub.scoring.ranges import interval_problem
+    from ocw_hub.figure_ranges import interval_problem
 
     assert (interval_problem(interval, figure) is None) is ok
 

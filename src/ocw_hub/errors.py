@@ -79,6 +79,11 @@ class ExportError(OCWHubError, ValueError):
     export folder that is not safe to write or publish."""
 
 
+class BaselineError(OCWHubError, ValueError):
+    """Input the baselines cannot use: a config that is not OCW, a wall without 16 clues, a bad
+    number of runs or jobs; the message names the wall id and the field."""
+
+
 class OutputPathError(OCWHubError, ValueError):
     """An output path that cannot be written safely (a folder where a file is expected, an input
     of the same command, a path under a file); checked before any work is done."""

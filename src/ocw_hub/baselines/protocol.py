@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from ..errors import OCWHubError
+from ..errors import BaselineError
 from ..outputs import PathLike
 from ..resources import load_sibling
 
@@ -60,11 +60,6 @@ N_GROUPS, GROUP_SIZE, N_CLUES = _OCW.N_GROUPS, _OCW.GROUP_SIZE, _OCW.N_CLUES
 METHODS = ("random", "embedding")
 #: Walls per task sent to a worker process.
 CHUNK_WALLS = 8
-
-
-class BaselineError(OCWHubError, ValueError):
-    """Input the baselines cannot use: a config that is not OCW, a wall without 16 clues, a bad
-    number of runs or jobs; the message names the wall id and the field."""
 
 
 @dataclass
@@ -489,7 +484,7 @@ def predict(
         model: embedding only: a transformers model name or local path, embedded as the
             paper did (default: the built-in character n-gram TF-IDF encoder).
         encoder_options: embedding only: ``encoder``, ``pooling``, ``contextual``, ``vectors``
-            of :func:`ocw_hub.baselines.encoders.make_encoder`.
+            of :func:`ocw_hub.baselines.encoder_choice.make_encoder`.
         runs, seed, jobs, on_progress: see :func:`embedding_baseline`.
 
     Raises:
@@ -498,7 +493,7 @@ def predict(
         SourceUnavailableError, UnknownSplitError: see ``load_split``.
     """
     from ..data.sources import load_rows
-    from .encoders import make_encoder
+    from .encoder_choice import make_encoder
 
     if method not in METHODS:
         raise BaselineError(f"unknown method {method!r}; expected one of {list(METHODS)}")

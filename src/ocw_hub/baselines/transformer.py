@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import BaselineError
 from .encoders import ModelUnavailableError, distinct_clues, rows_of
 from .flair_text import list_tokens, tokenized_string
 
@@ -256,8 +257,6 @@ class TransformerEncoder:
         )
         ids = tokenizer(string)["input_ids"]
         if len(ids) > self.max_length:
-            from .protocol import BaselineError
-
             raise BaselineError(
                 f"wall #{number}: field 'words' makes {len(ids)} sub-tokens in context, more "
                 f"than the model's {self.max_length}"

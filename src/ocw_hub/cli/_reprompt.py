@@ -115,7 +115,7 @@ def send_reprompts(
 
 
 def has_follow_ups(answers: dict[str, Any]) -> bool:
-    from ..llm.reprompt import parse_follow_up_id
+    from ..llm.log import parse_follow_up_id
 
     return any(parse_follow_up_id(key) is not None for key in answers)
 
@@ -134,7 +134,7 @@ def _write_first_record(
     """The first answers' record: the responses' own without ``reprompt`` and
     ``follow_up_version`` (what a ``--reprompt 0`` run records), with the usage of the first
     requests alone (no follow-up line), bound to ``path``."""
-    from ..llm.reprompt import parse_follow_up_id
+    from ..llm.log import parse_follow_up_id
     from ..llm.usage import log_usage
     from ..outputs import write_json
     from ..provenance import bind_record, protocol_record, record_path

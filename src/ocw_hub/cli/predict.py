@@ -85,7 +85,7 @@ def _require_extras(model: str | None, encoder: str | None) -> None:
 
 def _encoder(options: dict[str, Any]) -> Any:
     """The encoder, loaded before the split is read (a bad --model fails fast)."""
-    from ..baselines.encoders import make_encoder
+    from ..baselines.encoder_choice import make_encoder
 
     model = options["model"]
     kwargs = {k: v for k, v in options.items() if k != "model" and v is not None}

@@ -203,7 +203,7 @@ def eval_result_entries(
         ExportError: a malformed repo id; results of another split than the test split, or
             on the pre-release stand-in; no dataset id known; no leaderboard figure.
     """
-    from .publish import validate_repo_id
+    from .hub_files import validate_repo_id
 
     validate_repo_id(model_id)
     source = results.get("source")
@@ -301,11 +301,11 @@ def results_folder(path: PathLike) -> Path:
 
 def value_problem(task_id: Any, value: float) -> str | None:
     """Why ``value`` cannot be the figure of leaderboard task ``task_id``, else None: the
-    results' own range check (:func:`ocw_hub.scoring.ranges.figure_problem`) of the task's
+    results' own range check (:func:`ocw_hub.figure_ranges.figure_problem`) of the task's
     figure (``default-grouping-ami``: AMI, -1 to 1; ``wote-spans-f1``: 0 to 100); a task id
     of no config is checked only for being finite."""
     from ..configs import CONFIGS
-    from ..scoring.ranges import figure_problem
+    from ..figure_ranges import figure_problem
 
     tasks = {t.id: t for name in CONFIGS for t in config_tasks(config_spec(name))}
     task = tasks.get(task_id) if isinstance(task_id, str) else None

@@ -1,5 +1,5 @@
 """The files of a folder an upload sends (hidden files and ``__pycache__`` left out), the
-symbolic links that would leak what lies outside it."""
+symbolic links that would leak what lies outside it, and the check of a Hub repo id."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..configs import PathLike
+from ..errors import ExportError
 
 
 @dataclass(frozen=True)
@@ -58,3 +59,24 @@ def link_problems(folder: PathLike) -> list[str]:
                     "uploaded); replace it by the file itself or remove it"
                 )
     return problems
+
+
+def validate_repo_id(repo_id: str) -> None:
+    """``huggingface_hub``'s own check of a repo id (``NAME`` or ``ORG/NAME``).
+
+    Raises:
+        ExportError: a malformed repo id (the message says what is wrong with it).
+    """
+    from huggingface_hub.errors import HFValidationError
+    from huggingface_hub.utils import validate_repo_id as hub_validate
+
+    try:
+        hub_validate(repo_id)
+    except HFValidationError as err:
+        raise ExportError(f"repo id {repo_id!r}: {first_line(err)}") from err
+
+
+def first_line(err: BaseException) -> str:
+    """The first line of an error's message (its type's name when it has none)."""
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__

@@ -17,7 +17,7 @@ from ..errors import ExportError
 from ..official import NOT_VERIFIED
 from ..offline import offline_variable
 from .hub_check import check_space, inspect_export
-from .hub_files import PlannedFile, planned_files
+from .hub_files import PlannedFile, first_line, planned_files, validate_repo_id
 from .layout import exports_in
 
 
@@ -33,26 +33,6 @@ class PrereleaseExportError(ExportError):
     def __init__(self, message: str, *, configs: list[str]) -> None:
         super().__init__(message)
         self.configs = configs
-
-
-def validate_repo_id(repo_id: str) -> None:
-    """``huggingface_hub``'s own check of a repo id (``NAME`` or ``ORG/NAME``).
-
-    Raises:
-        ExportError: a malformed repo id (the message says what is wrong with it).
-    """
-    from huggingface_hub.errors import HFValidationError
-    from huggingface_hub.utils import validate_repo_id as hub_validate
-
-    try:
-        hub_validate(repo_id)
-    except HFValidationError as err:
-        raise ExportError(f"repo id {repo_id!r}: {_first_line(err)}") from err
-
-
-def _first_line(err: BaseException) -> str:
-    text = str(err).strip()
-    return text.splitlines()[0] if text else type(err).__name__
 
 
 def _require_hub(api: Any) -> None:
@@ -97,16 +77,16 @@ def hub_errors(repo_id: str) -> Iterator[None]:
     try:
         yield
     except HFValidationError as err:
-        raise ExportError(f"repo id {repo_id!r}: {_first_line(err)}") from err
+        raise ExportError(f"repo id {repo_id!r}: {first_line(err)}") from err
     except OfflineModeIsEnabled as err:
-        raise ExportError(f"publishing {repo_id} needs the Hub: {_first_line(err)}") from err
+        raise ExportError(f"publishing {repo_id} needs the Hub: {first_line(err)}") from err
     except LocalTokenNotFoundError as err:
-        raise ExportError(f"publishing {repo_id}: no token ({_first_line(err)})") from err
+        raise ExportError(f"publishing {repo_id}: no token ({first_line(err)})") from err
     except HfHubHTTPError as err:
-        raise ExportError(f"the Hub refused publishing {repo_id}: {_first_line(err)}") from err
+        raise ExportError(f"the Hub refused publishing {repo_id}: {first_line(err)}") from err
     except _network_errors() as err:
         raise ExportError(
-            f"cannot reach the Hub to publish {repo_id} ({type(err).__name__}: {_first_line(err)})"
+            f"cannot reach the Hub to publish {repo_id} ({type(err).__name__}: {first_line(err)})"
         ) from err
 
 

@@ -67,6 +67,18 @@ class CutLineWarning(UserWarning):
 MAX_LINE_BYTES = 64 * 2**20
 
 
+#: ``<wall_id>#reprompt-<k>``: how a follow-up request is named (:mod:`ocw_hub.llm.reprompt`).
+REPROMPT_MARK = "#reprompt-"
+
+
+def parse_follow_up_id(custom_id: str) -> tuple[str, int] | None:
+    """(wall id, k) of a follow-up's ``custom_id``, else None."""
+    wall_id, mark, number = custom_id.rpartition(REPROMPT_MARK)
+    if mark and wall_id and number.isascii() and number.isdigit() and int(number) >= 1:
+        return wall_id, int(number)
+    return None
+
+
 def _is_cut(line: bytes) -> bool:
     """Whether a last line without its newline is a record cut short by a crash: the start of
     a JSON object (every record is one) that is not yet JSON, or UTF-8 cut in two. Any other
@@ -301,8 +313,6 @@ def check_log_matches(
     Raises:
         LLMInputError: an answer to another ``custom_id`` or to another body.
     """
-    from .reprompt import parse_follow_up_id  # a follow-up is checked by reprompt.py
-
     done = {c: r for c, r in done.items() if (parse_follow_up_id(c) or (c,))[0] not in requests
             or c in requests}  # fmt: skip
     foreign = sorted(cid for cid in done if cid not in requests)

@@ -32,20 +32,20 @@ from typing import Any
 
 from ..errors import OCWHubError
 from .log import (
+    REPROMPT_MARK,
     LLMInputError,
     LogWriter,
     body_digest,
     exclusive_log,
     is_success,
     json_records,
+    parse_follow_up_id,
     partial_tail,
     read_log,
     sent_body,
 )
 from .responses import Response, parse_wall
 
-#: ``<wall_id>#reprompt-<k>``: how a follow-up request is named.
-REPROMPT_MARK = "#reprompt-"
 #: The version of :func:`follow_up_text` (recorded as ``follow_up_version``).
 FOLLOW_UP_VERSION = 1
 
@@ -82,14 +82,6 @@ def follow_up_text(reason: str | None) -> str:
 
 def follow_up_id(wall_id: str, k: int) -> str:
     return f"{wall_id}{REPROMPT_MARK}{k}"
-
-
-def parse_follow_up_id(custom_id: str) -> tuple[str, int] | None:
-    """(wall id, k) of a follow-up's ``custom_id``, else None."""
-    wall_id, mark, number = custom_id.rpartition(REPROMPT_MARK)
-    if mark and wall_id and number.isascii() and number.isdigit() and int(number) >= 1:
-        return wall_id, int(number)
-    return None
 
 
 def max_follow_up(ids: Sequence[str]) -> int:

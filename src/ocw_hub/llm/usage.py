@@ -98,7 +98,7 @@ def latency_percentiles(seconds: Sequence[float]) -> dict[str, float] | None:
 def usage_wall_id(custom_id: Any) -> str | None:
     """The wall (or question) a log line is for: its ``custom_id`` less a follow-up's
     ``#reprompt-k`` and a sample's ``#i``; None for a line without a ``custom_id``."""
-    from .reprompt import parse_follow_up_id
+    from .log import parse_follow_up_id
     from .vote import SAMPLE_MARK
 
     if not isinstance(custom_id, str) or not custom_id:

@@ -35,6 +35,7 @@ from .intervals import (
     TWO_LEVEL,  # noqa: F401 (defined here before; kept importable)
     check_same_walls,
 )
+from .over_runs import summarize_runs
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
 from .slices import WallSlice, add_intervals, apply_slice, unsliced_play_log
 
@@ -44,9 +45,8 @@ MISSING_CLUE = "\x00missing clue {}"
 _MISSING_GROUPS = [[MISSING_CLUE.format(4 * g + c) for c in range(4)] for g in range(4)]
 _MISSING_CONNECTIONS = [""] * 4
 
-#: The tasks of the OCW walls, and of every config, in report order (``ConfigSpec.tasks``).
+#: The tasks of the OCW walls, in report order (``ConfigSpec.tasks``).
 OCW_TASKS = CONFIGS["default"].tasks
-TASKS = tuple(dict.fromkeys(task for spec in CONFIGS.values() for task in spec.tasks))
 
 Progress = Callable[[int], None]
 
@@ -376,25 +376,6 @@ def score_wote(
             for q, text, item in zip(questions, texts, items, strict=True)
         ],
     }
-
-
-def summarize_runs(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """``mean`` and ``std`` (``numpy.std``, population, as upstream
-    ``task1_grouping_evaluation_batch``) over runs of every figure of every task the runs
-    share: ``{"mean": {task: {figure: x}}, "std": {task: {figure: x}}}``. Counts of scored
-    items (``n_walls``, ``n_questions``) are not averaged."""
-    import numpy as np
-
-    tasks = [t for t in (*TASKS, "groups") if all(t in run for run in runs)]
-    mean: dict[str, dict[str, float]] = {}
-    std: dict[str, dict[str, float]] = {}
-    for task in tasks:
-        figures = [k for k in runs[0][task] if k not in ("n_walls", "n_questions")]
-        figures = [k for k in figures if all(run[task].get(k) is not None for run in runs)]
-        values = {k: np.array([float(run[task][k]) for run in runs]) for k in figures}
-        mean[task] = {k: float(v.mean()) for k, v in values.items()}
-        std[task] = {k: float(v.std()) for k, v in values.items()}
-    return {"mean": mean, "std": std}
 
 
 def memo_path() -> Path:

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..configs import ConfigSpec, PathLike
 from ..errors import SeasonDatesError, SliceError
+from .over_runs import summarize_runs
 
 SeasonMap = Mapping[int, Mapping[str, Any]]
 #: The rule of ``aired_after``, as the results record it.
@@ -446,8 +447,6 @@ def slice_results(
             result (``ocw-hub evaluate PLAY_LOG``: a play log is scored whole); a sliced file
             asked for seasons it no longer holds.
     """
-    from .runs import summarize_runs
-
     runs = list(data["runs"]) if "runs" in data else [dict(data)]
     if "per_wall" not in runs[0]:
         raise _no_seasons(str(data.get("config")))

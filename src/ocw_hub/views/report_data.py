@@ -11,7 +11,7 @@ from typing import Any
 from .. import jsonio
 from ..configs import CONFIGS, ConfigSpec, PathLike, config_spec
 from ..errors import OCWHubError
-from ..scoring.ranges import check_figures
+from ..figure_ranges import check_figures
 from ..shown import preview
 
 _JSON_NAMES: dict[type, str] = {dict: "object", list: "list", str: "string"}

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..shown import preview
-from .wall import PlacedClue, Wall
+
+if TYPE_CHECKING:  # wall.py draws itself through this module
+    from .wall import PlacedClue, Wall
 
 #: Background colour of gold groups 1-4 (Okabe-Ito blue, orange, bluish green, reddish purple).
 GROUP_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
