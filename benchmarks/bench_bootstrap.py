@@ -68,7 +68,7 @@ def _in_process(walls: list[dict], runs_folder: Path, repeat: int) -> list[tuple
     ``evaluate`` adds, the split's and every season's (``slices.add_intervals``)."""
     import copy
 
-    from ocw_hub.scoring.runs import evaluate_files
+    from ocw_hub.evaluation import evaluate_files
     from ocw_hub.scoring.slices import add_intervals
 
     one = evaluate_files([runs_folder / "run-00.json"], "default", rows=walls, bootstrap=0)

@@ -75,7 +75,7 @@ def _figures(label: str, options: dict[str, Any], walls: list, work: Path, runs:
     from ocw_hub.baselines.encoder_choice import make_encoder
     from ocw_hub.baselines.protocol import cluster_walls, embed_walls
     from ocw_hub.baselines.run_files import write_baseline
-    from ocw_hub.scoring.runs import evaluate_files
+    from ocw_hub.evaluation import evaluate_files
 
     started = time.perf_counter()
     model = options.get("model")

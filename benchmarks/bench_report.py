@@ -45,8 +45,9 @@ def main() -> None:
             check=True, capture_output=True,
         )  # fmt: skip
 
+        from ocw_hub.results import read_results
         from ocw_hub.views.report import build_report
-        from ocw_hub.views.report_data import load_walls, read_results
+        from ocw_hub.views.report_data import load_walls
 
         timings: dict[str, float] = {}
         start = time.perf_counter()

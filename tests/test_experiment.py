@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.errors import OutputPathError
+from ocw_hub.evaluation import evaluate_files
 from ocw_hub.experiment import MANIFEST, RUNS_OF, reproduce
-from ocw_hub.scoring.runs import evaluate_files
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

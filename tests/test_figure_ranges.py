@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.figure_ranges import figure_problem
-from ocw_hub.views.report_data import ReportError, read_results
+from ocw_hub.results import ReportError, read_results
 
 DATA = Path(__file__).parent / "data" / "report"
 runner = CliRunner()
@@ -146,7 +146,7 @@ def grouped(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     from ocw_fixtures import DATA as FIXTURES
     from ocw_fixtures import OCW_FIXTURE
 
-    from ocw_hub.scoring.runs import evaluate_files
+    from ocw_hub.evaluation import evaluate_files
 
     predictions = FIXTURES / "herrings" / "predictions.json"
     second = tmp_path_factory.mktemp("runs") / "second.json"

@@ -44,8 +44,8 @@ from scipy import stats
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
+from ocw_hub.evaluation import evaluate_files
 from ocw_hub.scoring.groups import aggregate_groups, wall_groups
-from ocw_hub.scoring.runs import evaluate_files
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # the typo's foreign clue
 PREDICTIONS = DATA / "herrings" / "predictions.json"
@@ -226,9 +226,9 @@ def test_confusion_of_gold_groups_by_hand(results: dict, tmp_path: Path) -> None
     Frye); B: 1 with A (Screw), 18 in place, 1 with D (Ahab); C: 18 in place, 2 with D (654041's
     2 + 2, whichever way its tie is matched); D: 1 with B (Fox), 2 with C, 17 in place. The
     missing wall places no clue of the wall."""
+    from ocw_hub.results import read_results
     from ocw_hub.views.herring_plots import confusion, plot_found_by
     from ocw_hub.views.report import build_report
-    from ocw_hub.views.report_data import read_results
 
     path = tmp_path / "results.json"
     path.write_text(json.dumps(results), encoding="utf-8")

@@ -29,7 +29,7 @@ def test_read_json_errors_name_the_file(tmp_path: Path) -> None:
 
 
 def test_results_file_with_a_repeated_key(tmp_path: Path) -> None:
-    from ocw_hub.views.report_data import read_results
+    from ocw_hub.results import read_results
 
     path = tmp_path / "results.json"
     path.write_text('{"config": "default", "config": "wote"}')

@@ -13,9 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ocw_hub.results import read_results
 from ocw_hub.views import embedding_plot
 from ocw_hub.views.embedding_plot import plot_embeddings
-from ocw_hub.views.report_data import PredictionsCache, load_walls, read_results
+from ocw_hub.views.report_data import PredictionsCache, load_walls
 
 DATA = Path(__file__).parent / "data" / "report"
 

@@ -26,17 +26,15 @@ from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.data.eval_results import eval_result_entries
-from ocw_hub.data.sources import load_rows
-from ocw_hub.official import (
+from ocw_hub.data.official import (
     DOWNLOAD_RECORD,
-    NOT_VERIFIED,
-    OFFICIAL,
     OFFICIAL_ROWS_SHA256,
     download_evidence,
     official_urls,
     write_download_record,
 )
-from ocw_hub.provenance import source_label
+from ocw_hub.data.sources import load_rows
+from ocw_hub.provenance import NOT_VERIFIED, OFFICIAL, source_label
 
 pytestmark = [pytest.mark.datasets_era, pytest.mark.filterwarnings("ignore::UserWarning")]
 runner = CliRunner()
@@ -331,8 +329,8 @@ def test_the_shipped_digests_are_those_of_the_official_files(
 ) -> None:
     """The rows digests shipped are computed again from the official files (WoTe's, checked by
     their SHA-256 first); none is shipped for OCW, whose official files are not here."""
+    from ocw_hub.data.official import OFFICIAL_FILES_SHA256
     from ocw_hub.data.sources import load_rows
-    from ocw_hub.official import OFFICIAL_FILES_SHA256
     from ocw_hub.provenance import file_sha256, rows_digest
 
     for name, digest in OFFICIAL_FILES_SHA256.items():
@@ -367,7 +365,7 @@ def test_hub_copy_of_an_official_export_is_checked_by_its_card(
     download and the rows read have the recorded digest."""
     import huggingface_hub
 
-    from ocw_hub.official import card_evidence
+    from ocw_hub.data.official import card_evidence
     from ocw_hub.provenance import rows_digest
 
     served = tarball_of(renamed_copy(OCW_FIXTURE, tmp_path / "served"), tmp_path / "OCW.tar.gz")

@@ -16,19 +16,13 @@ from typer.testing import CliRunner
 
 import ocw_hub
 from ocw_hub.cli import app
-from ocw_hub.provenance import (
-    ProvenanceError,
-    _hub_revision,
-    protocol_record,
-    read_protocol,
-    source_provenance,
-    write_protocol,
-)
+from ocw_hub.data.sources import _hub_revision, source_provenance
+from ocw_hub.provenance import ProvenanceError, protocol_record, read_protocol, write_protocol
 from ocw_hub.resources import load_sibling
+from ocw_hub.results import read_results
 from ocw_hub.scoring.predictions import expand_prediction_paths
 from ocw_hub.views.plots import plot_by_season, plot_runs
 from ocw_hub.views.report import build_report
-from ocw_hub.views.report_data import read_results
 
 runner = CliRunner()
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
-from ocw_hub.scoring.summary import summary_rows
+from ocw_hub.results import ReportError, read_results
 from ocw_hub.views.embedding_plot import plot_embeddings
 from ocw_hub.views.hardest import hardest_walls
 from ocw_hub.views.plots import (
@@ -27,13 +27,8 @@ from ocw_hub.views.plots import (
 )
 from ocw_hub.views.plotting import legend_entries
 from ocw_hub.views.report import build_report, headline_rows
-from ocw_hub.views.report_data import (
-    PredictionsCache,
-    ReportError,
-    load_walls,
-    read_results,
-    resolve_predictions,
-)
+from ocw_hub.views.report_data import PredictionsCache, load_walls, resolve_predictions
+from ocw_hub.views.summary import summary_rows
 from ocw_hub.views.wall_render import GROUP_COLOURS
 
 runner = CliRunner()

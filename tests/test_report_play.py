@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 from report_play_support import DATA, cli, play_results
 
-from ocw_hub.play.scoring import play_rows
+from ocw_hub.results import read_results
 from ocw_hub.views.report import build_report
-from ocw_hub.views.report_data import read_results
 from ocw_hub.views.report_play import (
     AGREEMENT_LABELS,
     NO_HUMAN_POINTS,
@@ -29,6 +28,7 @@ from ocw_hub.views.report_play import (
     season_figures,
     season_table,
 )
+from ocw_hub.views.summary import play_rows
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -193,7 +193,7 @@ def test_report_of_play_and_one_shot_results(made: dict[str, Path], tmp_path: Pa
 def test_a_broken_play_result_names_the_field(
     made: dict[str, Path], tmp_path: Path, field: tuple, value: Any, named: str
 ) -> None:
-    from ocw_hub.views.report_data import ReportError
+    from ocw_hub.results import ReportError
 
     data = _json(made["play-show"])
     inner = data

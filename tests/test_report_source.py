@@ -18,7 +18,8 @@ import ocw_hub
 from ocw_hub.cli import app
 from ocw_hub.data.sources import prepared_split
 from ocw_hub.errors import SourceUnavailableError
-from ocw_hub.views.report_data import ReportError, load_walls, read_results
+from ocw_hub.results import ReportError, read_results
+from ocw_hub.views.report_data import load_walls
 from ocw_hub.views.report_source import CHANGED, GONE, RecordedSourceError
 
 pytestmark = [pytest.mark.datasets_era, pytest.mark.filterwarnings("ignore::UserWarning")]

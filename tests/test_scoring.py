@@ -13,9 +13,10 @@ from typer.testing import CliRunner
 import ocw_hub
 from ocw_hub.cli import app
 from ocw_hub.errors import OutputPathError, PredictionsError
+from ocw_hub.evaluation import evaluate_files
 from ocw_hub.outputs import check_output_file
 from ocw_hub.scoring.predictions import read_predictions
-from ocw_hub.scoring.runs import evaluate_files, summarize_runs
+from ocw_hub.scoring.runs import summarize_runs
 
 runner = CliRunner()
 
@@ -313,7 +314,7 @@ def test_ami_margin_memo_is_kept_across_runs(tmp_path: Path, release: Path, cach
     path = _write(tmp_path / "p.json", [_swapped(w) for w in _test_walls()])
     code = (
         "import json, sys\n"
-        "from ocw_hub.scoring.runs import evaluate_files\n"
+        "from ocw_hub.evaluation import evaluate_files\n"
         f"r = evaluate_files([{str(path)!r}], 'default', 'test', {str(release)!r},"
         f" cache_dir={str(cache)!r}, verification_mode='no_checks')\n"
         "print(json.dumps([r['grouping'], 'sklearn' in sys.modules]))\n"
@@ -414,7 +415,7 @@ def test_randomized_walls_show_no_human_full_walls(
     tmp_path: Path, release: Path, cache: Path
 ) -> None:
     """Contestants never played the rebuilt walls of ocw_randomized: no human full walls."""
-    from ocw_hub.scoring.summary import summary_rows
+    from ocw_hub.views.summary import summary_rows
 
     path = _write(tmp_path / "p.json", [_perfect(w) for w in _test_walls()])
     res = evaluate_files(
@@ -430,7 +431,7 @@ def test_the_contestants_figures_carry_their_interval(
 ) -> None:
     """Beside the model's, each of the contestants' figures is shown with its own 95 %
     interval (``ci95.human``), as the model's is; none without a bootstrap."""
-    from ocw_hub.scoring.summary import summary_rows
+    from ocw_hub.views.summary import summary_rows
 
     path = _write(tmp_path / "p.json", [_perfect(w) for w in _test_walls()])
     scored = {
@@ -453,7 +454,7 @@ def test_the_contestants_figures_carry_their_interval(
 def test_runs_of_which_one_lacks_a_task(tmp_path: Path, release: Path, cache: Path) -> None:
     """Two runs, one with connections and one without: the grouping figures are the mean over
     both, and connections has no mean over runs (the table says in how many runs it is)."""
-    from ocw_hub.scoring.summary import summary_rows
+    from ocw_hub.views.summary import summary_rows
 
     walls = _test_walls()
     both = _write(tmp_path / "a.json", [_perfect(w) for w in walls])

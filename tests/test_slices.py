@@ -20,9 +20,9 @@ from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.errors import SeasonDatesError, SliceError
+from ocw_hub.evaluation import evaluate_files
 from ocw_hub.scoring import binomial
 from ocw_hub.scoring.intervals import run_intervals
-from ocw_hub.scoring.runs import evaluate_files
 from ocw_hub.scoring.slices import WallSlice, parse_seasons, slice_results, span_text
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -231,9 +231,9 @@ def test_aired_after_reads_the_dates_of_a_release_tarball(tmp_path: Path) -> Non
 def _season_bars(path: Path) -> tuple[list[tuple[float, list[float]]], str]:
     """The season plot's interval bars of one results file (x, [low, high]) and the report's
     HTML of the file."""
+    from ocw_hub.results import read_results
     from ocw_hub.views.plots import plot_by_season
     from ocw_hub.views.report import build_report
-    from ocw_hub.views.report_data import read_results
 
     plot = plot_by_season(read_results([path]))
     assert plot is not None

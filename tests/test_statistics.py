@@ -19,9 +19,9 @@ from typer.testing import CliRunner
 
 from ocw_hub.baselines.protocol import random_groups
 from ocw_hub.cli import app
+from ocw_hub.evaluation import evaluate_files
 from ocw_hub.scoring import binomial, bootstrap
 from ocw_hub.scoring.compare import compare_systems
-from ocw_hub.scoring.runs import evaluate_files
 
 runner = CliRunner()
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

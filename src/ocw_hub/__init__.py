@@ -41,7 +41,7 @@ _LAZY = {
     "load_metric": "scoring.metric",
     "wall": "views.wall",
     "season_table": "data.card",
-    "evaluate_files": "scoring.runs",
+    "evaluate_files": "evaluation",
 }
 
 __all__ = [

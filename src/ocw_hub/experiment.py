@@ -15,7 +15,7 @@ encoder unless a transformers model is given, embedded as the paper did) and ``r
 (chance level), on the test split of ``default`` and of ``ocw_randomized``. Each step is the
 package's own function
 (:func:`ocw_hub.data.export.build_export`, :func:`ocw_hub.data.randomize.derive_randomized`,
-:func:`ocw_hub.baselines.protocol.predict`, :func:`ocw_hub.scoring.runs.evaluate_files`,
+:func:`ocw_hub.baselines.protocol.predict`, :func:`ocw_hub.evaluation.evaluate_files`,
 :func:`ocw_hub.views.report.build_report`); nothing here computes a figure.
 """
 
@@ -134,7 +134,7 @@ def _reproduce(
     from .baselines.run_files import write_baseline
     from .data.export import build_export
     from .data.randomize import derive_randomized
-    from .scoring.runs import evaluate_files
+    from .evaluation import evaluate_files
 
     step = on_step
     manifest: dict[str, Any] = {
@@ -230,8 +230,9 @@ def _write_report(
     cache_dir: PathLike | None,
     verification_mode: str | None,
 ) -> None:
+    from .results import read_results
     from .views.report import build_report
-    from .views.report_data import load_walls, read_results
+    from .views.report_data import load_walls
 
     files = read_results([o.results for o in outcomes])
     walls = load_walls(files, data_dirs, cache_dir=cache_dir, verification_mode=verification_mode)

@@ -15,11 +15,12 @@ predictions, recorded by the commands that produce them and collected by ``ocw-h
   changed after its record was written, or a hand-edited record is a
   :class:`ProtocolMismatchError` (one line), never a record printed as true. A record written
   before records were bound (no digests) is read as it is and labelled ``unverified``.
-* The **source** of a split (:func:`source_provenance`): which data the figures are on (the
-  official release, verified as :mod:`ocw_hub.official` says; release-shaped data not
-  verified as it; the pre-release stand-in, a copy derived by ``ocw-hub derive``, an export,
-  a Hub repo at a revision) and the SHA-256 of its content (``source_digest`` of
-  ``source_files.py``, the project's one content hash).
+* The **source** of a split (:func:`ocw_hub.data.sources.source_provenance` records it; the
+  labels and readers are here): which data the figures are on (the official release,
+  verified as :mod:`ocw_hub.data.official` says; release-shaped data not verified as it; the
+  pre-release stand-in, a copy derived by ``ocw-hub derive``, an export, a Hub repo at a
+  revision) and the SHA-256 of its content (``source_digest`` of ``source_files.py``, the
+  project's one content hash).
 """
 
 from __future__ import annotations
@@ -29,9 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from . import jsonio
-from .configs import PathLike, config_spec
+from .configs import PathLike
 from .errors import OCWHubError
-from .official import NOT_VERIFIED, OFFICIAL
 from .resources import load_sibling
 
 #: The record in a folder of runs, and the suffix of the record beside a file.
@@ -41,6 +41,11 @@ FILE_RECORD_SUFFIX = ".protocol.json"
 DERIVED_RECORD = "derived.json"
 #: How the pre-release stand-in is named wherever its figures appear.
 STAND_IN = "stand-in"
+#: The release of a source whose content is known to be the official files
+#: (:mod:`ocw_hub.data.official` decides it).
+OFFICIAL = "official release"
+#: The release of release-shaped data whose content is not known to be the official files.
+NOT_VERIFIED = "release-shaped data, not verified as the official release"
 #: Protocol fields in the order they are shown.
 PROTOCOL_FIELDS = (
     "method",
@@ -254,6 +259,26 @@ def _described_files(output: PathLike) -> list[Path]:
     return sorted(p for p in folder.glob("*.json") if p.name != FOLDER_RECORD)
 
 
+def shown_value(value: Any) -> str:
+    """A generation field's value as a title shows it (a list: its items, space-separated)."""
+    return " ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+#: Fields sent but left out of :func:`describe_generation` (the protocol line shows the
+#: response format itself; ``stream`` changes no answer).
+_NOT_SHOWN = ("stream", "response_format")
+
+
+def describe_generation(profile: Any, generation: Any) -> str:
+    """``reasoning (max_completion_tokens 8000, reasoning_effort high)``: the profile and,
+    unless it is the paper's, the fields it sends (the table title, the report)."""
+    name = str(profile) if profile is not None else "paper"
+    if name == "paper" or not isinstance(generation, Mapping):
+        return name
+    shown = ", ".join(f"{k} {shown_value(v)}" for k, v in generation.items() if k not in _NOT_SHOWN)
+    return f"{name} ({shown})" if shown else name
+
+
 def describe_protocol(protocol: Mapping[str, Any] | None) -> str:
     """One line: ``method embedding, model X, seed 42, runs 16, ocw-hub 0.1.0``; ``protocol
     not recorded`` for None."""
@@ -261,8 +286,6 @@ def describe_protocol(protocol: Mapping[str, Any] | None) -> str:
         return "protocol not recorded"
     shown = dict(protocol)
     if "profile" in protocol:  # with the fields it sends (llm/profiles.py)
-        from .llm.profiles import describe_generation
-
         shown["profile"] = describe_generation(protocol["profile"], protocol.get("generation"))
     parts = [f"{k.replace('_', ' ')} {shown[k]}" for k in PROTOCOL_FIELDS if k in shown]
     if "package_version" in protocol:
@@ -353,7 +376,7 @@ def common_protocol(protocols: Sequence[Mapping[str, Any] | None]) -> dict[str, 
 def derived_record(origin: PathLike, kind: str, seed: int, *, stand_in: bool) -> dict[str, Any]:
     """What ``ocw-hub derive`` records in its output folder: the kind (``randomized``), the
     source folder, its SHA-256 and release (``stand-in``, else release-shaped data not verified
-    as the official release: a folder of raw files never is, :mod:`ocw_hub.official`), the
+    as the official release: a folder of raw files never is, :mod:`ocw_hub.data.official`), the
     seed and the package version."""
     digest = load_sibling("source_files").source_digest
     return {
@@ -366,40 +389,11 @@ def derived_record(origin: PathLike, kind: str, seed: int, *, stand_in: bool) ->
     }
 
 
-def _derived(path: Path) -> dict[str, Any] | None:
+def derived_of(path: Path) -> dict[str, Any] | None:
+    """The record ``ocw-hub derive`` left in the folder of ``path`` (``derived.json``), or None."""
     folder = path if path.is_dir() else path.parent
     record = folder / DERIVED_RECORD
     return _read_record(record) if record.is_file() else None
-
-
-def _hub_revision(cache_files: Sequence[Mapping[str, str]]) -> str | None:
-    """The commit of a Hub dataset as ``datasets`` names its cache folder (40 hex digits)."""
-    for entry in cache_files:
-        for part in Path(entry.get("filename", "")).parts:
-            if len(part) == 40 and all(c in "0123456789abcdef" for c in part):
-                return part
-    return None
-
-
-def _origin(
-    data_dir: PathLike | None, config: str, cache_files: Sequence[Mapping[str, str]]
-) -> dict[str, Any]:
-    """Where the split was read: ``kind`` (``files``, ``export``, ``hub``, ``cache``), the
-    path or repo id, the revision (Hub) and the SHA-256 of the content read."""
-    from .data.sources import find_source
-
-    source = find_source(config, data_dir)
-    if source.location is None:  # the prepared cache
-        return {"kind": source.kind, "path": None, "sha256": arrow_digest(cache_files)}
-    if source.kind == "hub":
-        return {
-            "kind": source.kind,
-            "path": source.location,
-            "revision": _hub_revision(cache_files),
-            "sha256": arrow_digest(cache_files),
-        }
-    digest = load_sibling("source_files").source_digest
-    return {"kind": source.kind, "path": source.location, "sha256": digest(source.location)}
 
 
 def rows_digest(rows: Sequence[Mapping[str, Any]], id_key: str) -> str:
@@ -428,63 +422,6 @@ def arrow_digest(cache_files: Sequence[Mapping[str, str]]) -> str | None:
     exist (``Dataset.cache_files``), or None when there are none."""
     arrow = [e["filename"] for e in cache_files if Path(e.get("filename", "")).is_file()]
     return str(load_sibling("source_files").source_digest(*arrow)) if arrow else None
-
-
-def source_provenance(
-    config: str,
-    data_dir: PathLike | None,
-    ids: Sequence[str],
-    cache_files: Sequence[Mapping[str, str]] = (),
-    split: str | None = None,
-    rows_sha256: str | None = None,
-) -> dict[str, Any]:
-    """The source of a split's figures.
-
-    Args:
-        config: the config scored.
-        data_dir: as given to ``load_split`` (raw files, an export, a repo id, or None).
-        ids: the wall (question) ids of the split, to recognise the stand-in.
-        cache_files: the dataset's ``cache_files`` (the Hub revision, the content read, the
-            download record beside them).
-        split: the split of ``ids``: release-shaped data in another number than the official
-            split's says so (a hand-made or cut copy).
-        rows_sha256: :func:`rows_digest` of the split's rows (checked against an export's
-            card record and the shipped digests of the official files).
-
-    Returns:
-        ``{"release": "official release" | "release-shaped data, not verified as the official
-        release" | "stand-in" | "derived", "stand_in": bool, "kind", "path", "revision" (Hub),
-        "sha256", "verified" (what shows it is the official release, only then), "derived"
-        (derive's record, if any), "label"}``: ``label`` is the one-line text the table and the
-        report show. Only content known to be the official files is the official release
-        (:func:`ocw_hub.official.official_evidence`); the form of the ids never makes it so.
-    """
-    from .data.card import are_prerelease_ids
-    from .official import official_evidence
-
-    origin = _origin(data_dir, config, cache_files)
-    derived = _derived(Path(origin["path"])) if origin["kind"] == "files" else None
-    stand_in = are_prerelease_ids(ids)  # never WoTe's ids
-    if derived is not None and derived.get("from_release") == STAND_IN:
-        stand_in = True
-    evidence = None
-    if derived is None and not stand_in:
-        evidence = official_evidence(config, origin, cache_files, split, rows_sha256)
-    release = "derived" if derived is not None else STAND_IN if stand_in else NOT_VERIFIED
-    if evidence is not None:
-        release = OFFICIAL
-    elif release == NOT_VERIFIED and split is not None:
-        official = load_sibling(config_spec(config).sibling).OFFICIAL_SPLIT_SIZES.get(split)
-        if official is not None and len(ids) != official:
-            units = config_spec(config).units
-            release = f"{NOT_VERIFIED} ({len(ids)} of the official split's {official} {units})"
-    out: dict[str, Any] = {"release": release, "stand_in": stand_in, **origin}
-    if evidence is not None:
-        out["verified"] = evidence
-    if derived is not None:
-        out["derived"] = derived
-    out["label"] = source_label(out)
-    return out
 
 
 def results_protocol(results: Mapping[str, Any]) -> Mapping[str, Any] | str | None:

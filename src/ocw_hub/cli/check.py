@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ..errors import ExportError, OptionError
-from ..official import NOT_VERIFIED
+from ..provenance import NOT_VERIFIED
 from ._common import console, print_notes
 
 

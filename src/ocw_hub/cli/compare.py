@@ -204,9 +204,9 @@ def compare(
     """
     from functools import partial
 
+    from ..evaluation import evaluate_files
     from ..outputs import json_text
     from ..scoring.compare import compare_systems
-    from ..scoring.runs import evaluate_files
     from ..scoring.slices import WallSlice, season_dates, slice_results
 
     check_choice("--format", output_format, FORMATS)

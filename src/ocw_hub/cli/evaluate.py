@@ -114,14 +114,14 @@ def evaluate(
     (see --as-runs). The paper's figures are unchanged; intervals are defined in
     docs/statistics.md.
     """
+    from ..evaluation import evaluate_files
     from ..llm.usage import cost_line
     from ..outputs import check_output_file, write_json
     from ..play.generation import play_lines
     from ..play.log import player_column
     from ..provenance import provenance_lines, record_candidates
-    from ..scoring.runs import evaluate_files
     from ..scoring.slices import WallSlice
-    from ..scoring.summary import summary_rows
+    from ..views.summary import summary_rows
 
     check_resamples(bootstrap, none_ok=True)
     config = _checked_split(check_config(config), split)

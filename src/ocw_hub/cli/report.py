@@ -42,9 +42,10 @@ def report(
     from the source each results file records (path or Hub id, checked by its sha256):
     --data-dir is needed only when that source is gone or changed."""
     from ..outputs import check_output_file, write_text_atomic
+    from ..results import read_results
     from ..scoring.slices import WallSlice
     from ..views.report import build_report
-    from ..views.report_data import load_walls, read_results
+    from ..views.report_data import load_walls
     from ..views.report_source import recorded_inputs
 
     dirs = data_dirs(data_dir)
@@ -68,8 +69,8 @@ def _sliced(f: Any, wanted: Any, dirs: dict[str, str], cache_dir: Path | None) -
     (:func:`ocw_hub.scoring.slices.slice_results`; season dates from its config's data)."""
     from functools import partial
 
+    from ..results import ResultsFile
     from ..scoring.slices import season_dates, slice_results
-    from ..views.report_data import ResultsFile
 
     dates = partial(season_dates, f.config, dirs.get(f.config, dirs.get("*")), cache_dir)
     data = slice_results(f.data, wanted, dates, name=str(f.path))

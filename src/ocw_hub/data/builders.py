@@ -181,7 +181,7 @@ def load_dataset(
         ) from err
     _record_source(name, data_dir, cache_dir)
     if data_dir is None:  # prepared from the official download: say so beside its files
-        from ..official import builder_urls, write_download_record
+        from .official import builder_urls, write_download_record
 
         write_download_record(spec.name, builder.cache_dir, builder_urls(spec.name, builder))
     return builder.as_dataset(split=split)

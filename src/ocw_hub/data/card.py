@@ -354,8 +354,7 @@ def provenance_markdown(sources: Mapping[str, Mapping[str, Any]]) -> str:
     copy derived by ``ocw-hub derive`` and from what) and the
     SHA-256 of that content (``source_digest``), from
     :func:`ocw_hub.provenance.source_provenance`."""
-    from ..official import NOT_VERIFIED, OFFICIAL
-    from ..provenance import package_version, release_text
+    from ..provenance import NOT_VERIFIED, OFFICIAL, package_version, release_text
 
     lines = [
         "## Built from",
@@ -417,7 +416,7 @@ def _card_data(
         name = entry.get("config_name", "default")
         entry["features"] = legacy_yaml_features(infos[name].features)
     if official:
-        from ..official import CARD_FIELD
+        from .official import CARD_FIELD
 
         data[CARD_FIELD] = dict(official)
     return data
@@ -451,7 +450,7 @@ def render_card(
             (:func:`ocw_hub.data.layout.parquet_path`); the card's ``configs`` list them, so
             the card differs whenever the rows do.
         official: config -> its record as built from the official download
-            (:func:`ocw_hub.official.card_record`), kept in the card's metadata.
+            (:func:`ocw_hub.data.official.card_record`), kept in the card's metadata.
     """
     spec = DATASET_CARDS[export]
     held = ", ".join(f"`{name}`" for name in infos)

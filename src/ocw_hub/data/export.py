@@ -20,7 +20,7 @@ from typing import Any
 import datasets
 
 from ..configs import PathLike, config_spec
-from ..official import OFFICIAL
+from ..provenance import OFFICIAL
 from .builders import prepare
 from .card import (
     DATASET_CARDS,
@@ -143,7 +143,7 @@ def _source_of(
     name: str, data_dir: PathLike | None, dataset_dict: datasets.DatasetDict
 ) -> dict[str, Any]:
     """:func:`ocw_hub.provenance.source_provenance` of a prepared config (all its splits)."""
-    from ..provenance import source_provenance
+    from .sources import source_provenance
 
     key = config_spec(name).id_key
     ids = [i for split in dataset_dict.values() for i in split[key]]
@@ -154,11 +154,11 @@ def _source_of(
 def _official_entry(
     name: str, dataset_dict: datasets.DatasetDict, files: Mapping[str, str], folder: Path
 ) -> dict[str, Any]:
-    """The card's record (:func:`ocw_hub.official.card_record`) of a config prepared from the
+    """The card's record (:func:`ocw_hub.data.official.card_record`) of a config prepared from the
     official download: its URLs, and per split the Parquet file, its SHA-256 and the rows'
     digest."""
-    from ..official import card_record, official_urls
     from ..provenance import rows_digest
+    from .official import card_record, official_urls
 
     key = config_spec(name).id_key
     rows = {split: rows_digest(dataset_dict[split].to_list(), key) for split in files}

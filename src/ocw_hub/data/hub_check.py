@@ -24,10 +24,10 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, RepoCard
 
 from ..configs import PathLike
-from ..official import export_files_verified
 from .card import are_prerelease_ids
 from .hub_files import PlannedFile, link_problems, planned_files
 from .leaderboard import EVAL_FILE, eval_yaml_problems
+from .official import export_files_verified
 
 #: What reading a card's YAML metadata can raise: bad YAML, a non-mapping block, malformed
 #: ``configs`` / ``dataset_info`` entries.
@@ -48,7 +48,7 @@ class ExportReport:
             release).
         unverified: the other configs not known to be the official release: the card does
             not record them as built from the official download with these very files
-            (:func:`ocw_hub.official.export_files_verified`).
+            (:func:`ocw_hub.data.official.export_files_verified`).
     """
 
     problems: list[str] = field(default_factory=list)

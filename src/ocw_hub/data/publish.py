@@ -14,8 +14,8 @@ from huggingface_hub import DatasetCard, HfApi
 
 from ..configs import PathLike
 from ..errors import ExportError
-from ..official import NOT_VERIFIED
 from ..offline import offline_variable
+from ..provenance import NOT_VERIFIED
 from .hub_check import check_space, inspect_export
 from .hub_files import PlannedFile, first_line, planned_files, validate_repo_id
 from .layout import exports_in

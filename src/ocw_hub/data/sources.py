@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..configs import ConfigSpec, PathLike, config_spec
 from ..errors import SourceUnavailableError, UnknownSplitError, WrongSourceError
+from ..provenance import NOT_VERIFIED, OFFICIAL, STAND_IN, arrow_digest, derived_of, source_label
 from ..resources import load_sibling
 from ..shown import capped
 from .layout import export_of, is_export
@@ -227,7 +228,7 @@ def rows_and_source(
     Raises:
         As :func:`load_rows`.
     """
-    from ..provenance import rows_digest, source_provenance
+    from ..provenance import rows_digest
 
     spec = config_spec(config)
     cache_files: Sequence[Mapping[str, str]] = []
@@ -389,3 +390,88 @@ def _from_export(
                 data_dir=where,
             ) from err
         raise
+
+
+def _hub_revision(cache_files: Sequence[Mapping[str, str]]) -> str | None:
+    """The commit of a Hub dataset as ``datasets`` names its cache folder (40 hex digits)."""
+    for entry in cache_files:
+        for part in Path(entry.get("filename", "")).parts:
+            if len(part) == 40 and all(c in "0123456789abcdef" for c in part):
+                return part
+    return None
+
+
+def _origin(
+    data_dir: PathLike | None, config: str, cache_files: Sequence[Mapping[str, str]]
+) -> dict[str, Any]:
+    """Where the split was read: ``kind`` (``files``, ``export``, ``hub``, ``cache``), the
+    path or repo id, the revision (Hub) and the SHA-256 of the content read."""
+    source = find_source(config, data_dir)
+    if source.location is None:  # the prepared cache
+        return {"kind": source.kind, "path": None, "sha256": arrow_digest(cache_files)}
+    if source.kind == "hub":
+        return {
+            "kind": source.kind,
+            "path": source.location,
+            "revision": _hub_revision(cache_files),
+            "sha256": arrow_digest(cache_files),
+        }
+    digest = load_sibling("source_files").source_digest
+    return {"kind": source.kind, "path": source.location, "sha256": digest(source.location)}
+
+
+def source_provenance(
+    config: str,
+    data_dir: PathLike | None,
+    ids: Sequence[str],
+    cache_files: Sequence[Mapping[str, str]] = (),
+    split: str | None = None,
+    rows_sha256: str | None = None,
+) -> dict[str, Any]:
+    """The source of a split's figures.
+
+    Args:
+        config: the config scored.
+        data_dir: as given to ``load_split`` (raw files, an export, a repo id, or None).
+        ids: the wall (question) ids of the split, to recognise the stand-in.
+        cache_files: the dataset's ``cache_files`` (the Hub revision, the content read, the
+            download record beside them).
+        split: the split of ``ids``: release-shaped data in another number than the official
+            split's says so (a hand-made or cut copy).
+        rows_sha256: :func:`rows_digest` of the split's rows (checked against an export's
+            card record and the shipped digests of the official files).
+
+    Returns:
+        ``{"release": "official release" | "release-shaped data, not verified as the official
+        release" | "stand-in" | "derived", "stand_in": bool, "kind", "path", "revision" (Hub),
+        "sha256", "verified" (what shows it is the official release, only then), "derived"
+        (derive's record, if any), "label"}``: ``label`` is the one-line text the table and the
+        report show. Only content known to be the official files is the official release
+        (:func:`ocw_hub.data.official.official_evidence`); the form of the ids never makes it so.
+    """
+    from .card import are_prerelease_ids
+    from .official import official_evidence
+
+    origin = _origin(data_dir, config, cache_files)
+    derived = derived_of(Path(origin["path"])) if origin["kind"] == "files" else None
+    stand_in = are_prerelease_ids(ids)  # never WoTe's ids
+    if derived is not None and derived.get("from_release") == STAND_IN:
+        stand_in = True
+    evidence = None
+    if derived is None and not stand_in:
+        evidence = official_evidence(config, origin, cache_files, split, rows_sha256)
+    release = "derived" if derived is not None else STAND_IN if stand_in else NOT_VERIFIED
+    if evidence is not None:
+        release = OFFICIAL
+    elif release == NOT_VERIFIED and split is not None:
+        official = load_sibling(config_spec(config).sibling).OFFICIAL_SPLIT_SIZES.get(split)
+        if official is not None and len(ids) != official:
+            units = config_spec(config).units
+            release = f"{NOT_VERIFIED} ({len(ids)} of the official split's {official} {units})"
+    out: dict[str, Any] = {"release": release, "stand_in": stand_in, **origin}
+    if evidence is not None:
+        out["verified"] = evidence
+    if derived is not None:
+        out["derived"] = derived
+    out["label"] = source_label(out)
+    return out

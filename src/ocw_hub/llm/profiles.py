@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import GenerationProfileError
+from ..provenance import shown_value
 
 #: The profiles, default first.
 PROFILES = ("paper", "reasoning", "custom")
@@ -100,10 +101,6 @@ _WHY_NOT = {
 }
 
 
-def _shown(value: Any) -> str:
-    return " ".join(map(str, value)) if isinstance(value, list) else str(value)
-
-
 def check_generation(generation: Generation) -> None:
     """Refuse options the profile does not take, a missing budget and values out of range.
 
@@ -120,7 +117,7 @@ def check_generation(generation: Generation) -> None:
         if name not in _TAKES[profile]:
             option = OPTIONS[name]
             raise GenerationProfileError(
-                f"{option} {_shown(value)}: {_WHY_NOT[profile]}", option=option
+                f"{option} {shown_value(value)}: {_WHY_NOT[profile]}", option=option
             )
     if profile != "paper" and generation.max_tokens is None:
         what = " (reasoning and answer together)" if profile == "reasoning" else ""
@@ -217,18 +214,3 @@ def common_fields(bodies: Sequence[Mapping[str, Any]]) -> dict[str, Any] | str:
         if fields["seed"] not in seeds:
             seeds.append(fields["seed"])
     return {**first, "seed": seeds}
-
-
-#: Fields sent but left out of :func:`describe_generation` (the protocol line shows the
-#: response format itself; ``stream`` changes no answer).
-_NOT_SHOWN = ("stream", "response_format")
-
-
-def describe_generation(profile: Any, generation: Any) -> str:
-    """``reasoning (max_completion_tokens 8000, reasoning_effort high)``: the profile and,
-    unless it is the paper's, the fields it sends (the table title, the report)."""
-    name = str(profile) if profile is not None else "paper"
-    if name == "paper" or not isinstance(generation, Mapping):
-        return name
-    shown = ", ".join(f"{k} {_shown(v)}" for k, v in generation.items() if k not in _NOT_SHOWN)
-    return f"{name} ({shown})" if shown else name

@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..llm.profiles import Generation, describe_generation, generation_fields
+from ..llm.profiles import Generation, generation_fields
+from ..provenance import describe_generation
 
 #: What ``play`` sends under the paper profile (before the seed).
 PAPER_FIELDS: dict[str, Any] = {"max_tokens": 144, "temperature": 0}

@@ -469,7 +469,7 @@ def compare_systems(
     for entry in entries:
         path = Path(entry)
         if is_results_file(path):
-            from ..views.report_data import read_results
+            from ..results import read_results
 
             results = read_results([path])[0].data
             results = cut(results, name=str(path)) if cut is not None else results

@@ -316,7 +316,7 @@ def run_intervals(
     result: Mapping[str, Any], n_resamples: int, seed: int = bootstrap.DEFAULT_SEED
 ) -> dict[str, dict[str, list[float]]]:
     """``{task: {figure: [low, high]}}`` of one run (a single-run dict of
-    :func:`ocw_hub.scoring.runs.evaluate_files`): walls (questions) resampled, among those the
+    :func:`ocw_hub.evaluation.evaluate_files`): walls (questions) resampled, among those the
     task scored; ``human`` over every wall of the split."""
     return segment_intervals([result], {"": None}, n_resamples, seed)[""]
 

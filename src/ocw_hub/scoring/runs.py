@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..configs import CONFIGS, ConfigSpec, PathLike, config_spec
 from ..errors import ChoiceError, PredictionsError
@@ -37,7 +37,7 @@ from .intervals import (
 )
 from .over_runs import summarize_runs
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
-from .slices import WallSlice, add_intervals, apply_slice, unsliced_play_log
+from .slices import WallSlice, add_intervals, apply_slice
 
 #: Placeholder clue of a missing wall scored with ``allow_missing``: never a real clue, so every
 #: placed clue counts as wrong (no correct group, AMI/ARI/FMS of unrelated labels, WD 1).
@@ -49,6 +49,24 @@ _MISSING_CONNECTIONS = [""] * 4
 OCW_TASKS = CONFIGS["default"].tasks
 
 Progress = Callable[[int], None]
+
+
+class AnswerLog(Protocol):
+    """Runs of answers read from a log (an inspect log: :mod:`ocw_hub.inspect_tasks.logs`):
+    each epoch a run, scored on the walls (questions) it answers."""
+
+    path: Path
+    protocol: dict[str, Any]
+    epochs: dict[int, dict[str, Any]]
+
+    def run_paths(self) -> list[Path]: ...
+
+    def own_rows(
+        self, rows: Sequence[dict], id_key: str, units: str = "walls"
+    ) -> tuple[list[dict], dict | None]: ...
+
+    def predictions(self, rows: Sequence[dict], dataset: str) -> list[dict[str, Any]]: ...
+
 
 #: Configs whose walls the contestants never played as such (``ConfigSpec.whole_walls_played``
 #: false): ``ocw_randomized`` rebuilds its test walls from groups of different walls, so only
@@ -428,7 +446,7 @@ def _rouge_tokenizer(rouge_tokenizer: str) -> str:
         raise ChoiceError("rouge_tokenizer", rouge_tokenizer, choices) from None
 
 
-def evaluate_files(
+def score_files(
     predictions: Sequence[PathLike],
     config: str,
     split: str = "test",
@@ -446,9 +464,10 @@ def evaluate_files(
     bootstrap_seed: int = DEFAULT_SEED,
     as_runs: bool = False,
     walls_slice: WallSlice | None = None,
+    log: AnswerLog | None = None,
 ) -> dict[str, Any]:
-    """Score predictions files (or folders of runs) against a split of a config: what
-    ``ocw-hub evaluate`` runs.
+    """Score predictions files (or folders of runs), or the runs of an answer ``log``, against a
+    split of a config (what ``ocw-hub evaluate`` runs for them: :mod:`ocw_hub.evaluation`).
 
     Several files must be runs of one protocol (:func:`ocw_hub.provenance.check_one_protocol`)
     unless ``as_runs``. With ``bootstrap`` resamples (0: none) every headline figure gets its 95 %
@@ -482,16 +501,6 @@ def evaluate_files(
     from ..provenance import check_one_protocol, common_protocol, read_protocol
 
     spec = config_spec(config)
-    if len(predictions) == 1 and _is_play_log(predictions[0], walls_slice):  # ocw-hub play
-        from ..play.scoring import evaluate_play
-
-        return evaluate_play(
-            predictions[0], spec.name, split, data_dir, allow_missing=allow_missing,
-            rouge_tokenizer=rouge_tokenizer, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed,
-            cache_dir=cache_dir, verification_mode=verification_mode,
-            download_mode=download_mode, rows=rows,
-        )  # fmt: skip
-    log = _inspect_log(predictions, spec.name, split)  # an inspect log: its epochs are runs
     if log is not None:
         files, parsed = log.run_paths(), []
         protocols: list[dict[str, Any] | None] = [dict(log.protocol) for _ in files]
@@ -543,32 +552,6 @@ def evaluate_files(
     if bootstrap:
         add_intervals(summary, bootstrap, bootstrap_seed)
     return summary
-
-
-def _inspect_log(predictions: Sequence[PathLike], config: str, split: str) -> Any:
-    """The answers of an inspect log (:mod:`ocw_hub.inspect_tasks.logs`) given alone, else
-    None.
-
-    Raises:
-        PredictionsError: an inspect log among other inputs, or one that cannot be read.
-        MissingExtraError: an inspect log without inspect-ai installed.
-    """
-    from ..inspect_tasks.logs import is_inspect_log, read_inspect_log
-
-    logs = [p for p in predictions if is_inspect_log(p)]
-    if not logs:
-        return None
-    if len(predictions) > 1:
-        raise PredictionsError(
-            f"{logs[0]}: an inspect log is scored alone (its epochs are its runs)"
-        )
-    return read_inspect_log(logs[0], config, split)
-
-
-def _is_play_log(path: PathLike, walls_slice: WallSlice | None = None) -> bool:
-    from ..play.log import is_play_log
-
-    return unsliced_play_log(is_play_log(path), walls_slice)
 
 
 def _score_runs(

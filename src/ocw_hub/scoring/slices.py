@@ -301,7 +301,7 @@ def unsliced_play_log(is_play_log: bool, wanted: WallSlice | None) -> bool:
 
 def add_intervals(results: dict[str, Any], n_resamples: int, seed: int) -> None:
     """``ci95`` and ``bootstrap`` (what was resampled) of a results dict of
-    :func:`ocw_hub.scoring.runs.evaluate_files`, the split's and every season's, in one
+    :func:`ocw_hub.evaluation.evaluate_files`, the split's and every season's, in one
     computation (:func:`.intervals.segment_intervals`): one run, walls resampled; several
     (``runs``), the two-level interval of the mean over runs.
 

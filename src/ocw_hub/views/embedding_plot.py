@@ -9,8 +9,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..results import ResultsFile
 from .plotting import HUMAN_COLOUR, SEED, Plot, figure_legend, mpl_text, new_figure
-from .report_data import PredictionsCache, ResultsFile, resolve_predictions
+from .report_data import PredictionsCache, resolve_predictions
 
 
 def vectors_of(run: Mapping[str, Any], f: ResultsFile) -> Path | None:

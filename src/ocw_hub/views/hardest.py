@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .report_data import PredictionsCache, ResultsFile, grouped_files, mean_std, resolve_predictions
+from ..results import ResultsFile, grouped_files, mean_std
+from .report_data import PredictionsCache, resolve_predictions
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..results import ResultsFile, mean_std
 from ..scoring.groups import FOUND_BY, N_GROUPS
 from .plotting import (
     HUMAN_COLOUR,
@@ -19,7 +20,6 @@ from .plotting import (
     new_figure,
     zero_marks,
 )
-from .report_data import ResultsFile, mean_std
 
 #: The segments of the found-by-whom bar: (key, label, colour, hatch).
 SEGMENTS = (

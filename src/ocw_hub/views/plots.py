@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
+from ..results import ResultsFile, grouped_files
 from ..scoring.runs import REBUILT_WALLS
 from .herring_plots import season_intervals
 from .plotting import (
@@ -23,7 +24,6 @@ from .plotting import (
     mpl_text,
     new_figure,
 )
-from .report_data import ResultsFile, grouped_files
 
 #: Said where a whole-wall human figure would be for walls the contestants never played.
 NO_HUMAN_NOTE = "contestants: no full walls (walls rebuilt from groups of different walls)"

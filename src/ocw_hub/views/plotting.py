@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .report_data import ResultsFile, mean_std
+from ..results import ResultsFile, mean_std
 
 #: Colours of results files in plots (Okabe-Ito, black last); the human figures are grey,
 #: hatched.

@@ -15,18 +15,19 @@ from typing import Any
 
 from ..configs import PathLike
 from ..provenance import STAND_IN, protocol_text, results_protocol, results_source
+from ..results import ResultsFile, by_key, grouped_files, read_results
 from .embedding_plot import plot_embeddings, vectors_of
 from .hardest import hardest_section, hardest_walls
 from .herring_plots import plot_confusion, plot_found_by
 from .plots import plot_ablation, plot_by_season, plot_distributions, plot_runs, plot_wote_breakdown
 from .plotting import Plot
-from .report_data import PredictionsCache, ResultsFile, by_key, grouped_files, read_results
+from .report_data import PredictionsCache
 from .report_play import play_section
 
 
 def _summary_rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
     """The terminal table's rows of ``ocw-hub evaluate`` for one results file."""
-    from ..scoring.summary import summary_rows
+    from ..views.summary import summary_rows
 
     return summary_rows(data)
 

@@ -2,7 +2,7 @@
 person's play log, :mod:`ocw_hub.play.scoring`) against the contestants.
 
 Per (config, split), for the play results among the files: the play figures beside the
-contestants' (the rows of :func:`ocw_hub.play.scoring.play_rows`, as ``evaluate`` prints
+contestants' (the rows of :func:`ocw_hub.views.summary.play_rows`, as ``evaluate`` prints
 them), groups found and points a wall by season (player against contestants), the walls by lives
 lost and by end reason, and the groups found by both, the player only, the contestants only,
 neither. Every title says what the figures were computed on: the rules (``show``, ``nyt``)
@@ -19,8 +19,8 @@ from typing import Any
 
 from ..play.scoring import AGREEMENT_LABELS
 from ..provenance import STAND_IN
+from ..results import ResultsFile
 from .plotting import HUMAN_COLOUR, Plot, figure_legend, file_bars, human_bars, new_figure
-from .report_data import ResultsFile
 
 #: Said where the contestants' points would be for walls they never played as such.
 NO_HUMAN_POINTS = "contestants: no points (walls rebuilt from groups of different walls)"
@@ -53,9 +53,9 @@ def _labelled(files: Sequence[ResultsFile]) -> list[ResultsFile]:
 
 def play_table(files: Sequence[ResultsFile]) -> tuple[list[str], list[list[str]]]:
     """The play figures of ``files`` side by side: header (figure, one column per file,
-    contestants) and rows, each row one of :func:`~ocw_hub.play.scoring.play_rows`'s (the
+    contestants) and rows, each row one of :func:`~ocw_hub.views.summary.play_rows`'s (the
     union in first-seen order; ``-`` where a file lacks it)."""
-    from ..play.scoring import play_rows
+    from .summary import play_rows
 
     header = ["figure", *(_column(f) for f in files), "contestants"]
     table: dict[str, list[str]] = {}

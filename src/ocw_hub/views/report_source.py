@@ -24,7 +24,7 @@ from ..shown import inert
 if TYPE_CHECKING:
     import datasets
 
-    from .report_data import ResultsFile
+    from ..results import ResultsFile
 
 #: Why a recorded source cannot be used (:attr:`RecordedSourceError.reason`).
 GONE, CHANGED = "gone", "changed"

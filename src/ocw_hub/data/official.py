@@ -13,8 +13,9 @@ wall dropped keep them), so a source is the **official release** only when
 * or the digest of its rows equals one ``ocw-hub`` ships for the official files
   (:data:`OFFICIAL_ROWS_SHA256`).
 
-Anything else in the release's shape is :data:`NOT_VERIFIED`; pre-release ids are the
-stand-in (``provenance.STAND_IN``).
+Anything else in the release's shape is not verified; pre-release ids are the
+stand-in (``provenance.STAND_IN``). The labels themselves are
+:data:`ocw_hub.provenance.OFFICIAL` and :data:`~ocw_hub.provenance.NOT_VERIFIED`.
 """
 
 from __future__ import annotations
@@ -23,12 +24,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .configs import PathLike, config_spec
+from ..configs import PathLike, config_spec
 
-#: The release of a source whose content is known to be the official files.
-OFFICIAL = "official release"
-#: The release of release-shaped data whose content is not known to be the official files.
-NOT_VERIFIED = "release-shaped data, not verified as the official release"
 #: The record the builder leaves beside the Arrow files it prepared from the official download.
 DOWNLOAD_RECORD = "ocw_hub_download.json"
 #: The card metadata field of an export built from the official download.
@@ -54,7 +51,7 @@ OFFICIAL_FILES_SHA256 = {
 def official_urls(config: str) -> list[str]:
     """The official download of ``config``: the URLs of its loading script's table (OCW's
     ``_URLS``, WoTe's ``_URL``)."""
-    from .resources import load_script
+    from ..resources import load_script
 
     spec = config_spec(config)
     module = load_script(spec.script)
@@ -80,9 +77,9 @@ def write_download_record(config: str, folder: PathLike, urls: Sequence[str]) ->
     the URLs downloaded (:func:`builder_urls`) and the files' SHA-256
     (``provenance.bind_record``), once: a record there is kept. None when ``folder`` holds no
     Arrow file or cannot be written (a read-only cache still serves its rows)."""
-    from .errors import OutputPathError
-    from .outputs import write_json
-    from .provenance import bind_record, package_version
+    from ..errors import OutputPathError
+    from ..outputs import write_json
+    from ..provenance import bind_record, package_version
 
     arrow = _arrow_files(Path(folder))
     if not arrow:
@@ -106,7 +103,7 @@ def download_evidence(config: str, cache_files: Sequence[Mapping[str, str]]) -> 
     """``{"how": "official download", "urls": [...]}`` when every Arrow file read lies beside a
     download record of ``config`` (:func:`write_download_record`) from the official URLs
     (:func:`official_urls`) that lists it with its current SHA-256; else None."""
-    from .provenance import FILES_DIGESTS, RECORD_DIGEST, _record_sha256, file_sha256
+    from ..provenance import FILES_DIGESTS, RECORD_DIGEST, _record_sha256, file_sha256
 
     files = [Path(e["filename"]) for e in cache_files if e.get("filename")]
     if not files or len({f.parent for f in files}) != 1:
@@ -141,7 +138,7 @@ def card_record(
 ) -> dict[str, Any]:
     """A config's entry of the card field :data:`CARD_FIELD`: the URLs, and per split its
     Parquet file (path inside ``export``), that file's SHA-256 and the digest of its rows."""
-    from .provenance import file_sha256
+    from ..provenance import file_sha256
 
     return {
         "downloaded_from": list(urls),
@@ -187,7 +184,7 @@ def export_files_verified(root: Path, config: str, named: set[Path] | None = Non
     """Whether the card of the export ``root`` records ``config`` as built from the official
     download and every Parquet file it lists is there with its recorded SHA-256 (and, given
     ``named``, the resolved files the card's ``configs`` name, they are exactly those)."""
-    from .provenance import file_sha256
+    from ..provenance import file_sha256
 
     entry = card_entry(root / "README.md", config)
     if entry is None or entry.get("downloaded_from") != official_urls(config):
@@ -251,7 +248,7 @@ def official_evidence(
         found = download_evidence(name, cache_files)
     elif origin.get("kind") in ("export", "hub"):
         found = card_evidence(name, origin, split, rows_sha256)
-    shipped = split is not None and rows_sha256 is not None
-    if found is None and shipped and OFFICIAL_ROWS_SHA256.get((name, split)) == rows_sha256:
-        found = {"how": "digest of the official files shipped with ocw-hub"}
+    if found is None and split is not None and rows_sha256 is not None:
+        if OFFICIAL_ROWS_SHA256.get((name, split)) == rows_sha256:
+            found = {"how": "digest of the official files shipped with ocw-hub"}
     return found

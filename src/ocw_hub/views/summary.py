@@ -5,10 +5,12 @@ bootstrap interval ``[low, high]`` when the results have ``ci95``, beside the co
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..configs import config_spec
-from .runs import REBUILT_WALLS
+from ..play.scoring import AGREEMENT_LABELS
+from ..scoring.runs import REBUILT_WALLS
 
 #: Figures of the human performance shown beside the model's, by figure name.
 _HUMAN_FIGURES = ("full_wall", "full_wall_rate", "correct_groups", "correct_groups_rate")
@@ -123,8 +125,6 @@ def _ocw_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
         found = _theirs(human["connections_correct_rate"], results, "connections_correct_rate")
         rows.append(("connections", "found by the contestants", "-", found))
     if "play" in results:  # a play log (ocw-hub play)
-        from ..play.scoring import play_rows
-
         rows += play_rows(results)
     return rows + _group_rows(results)
 
@@ -163,3 +163,46 @@ def _group_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
 
 #: The headline rows of each dataset (``ConfigSpec.dataset``).
 _ROWS = {"ocw": _ocw_rows, "wote": _wote_rows}
+
+
+#: The play rows of the evaluate table: (figure, per-wall name).
+_PLAY_ROWS = (
+    ("walls played", "n_played"),
+    ("groups found", "groups_found"),
+    ("walls solved", "walls_solved"),
+    ("guesses", "guesses"),
+    ("wrong guesses", "wrong_guesses"),
+    ("lives lost", "lives_lost"),
+    ("invalid answers", "invalid"),
+    ("frozen walls", "frozen"),
+    ("connections right", "connections_right"),
+    ("points (0-10 a wall)", "points"),
+)
+
+
+def play_rows(results: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    """The play figures as rows (task ``play``, figure, model, human) of the evaluate table:
+    totals, then the mean per wall with its interval when the results have one."""
+    play, human = results["play"], results["human"].get("play", {})
+    intervals = results.get("ci95", {}).get("play", {})
+    rules_name = results.get("play_log", {}).get("rules", "show")
+    rows: list[tuple[str, ...]] = [("play", "rules", str(rules_name), "show")]
+
+    def shown(value: Any) -> str:
+        return (
+            "-" if value is None else (f"{value:.2f}" if isinstance(value, float) else str(value))
+        )
+
+    for label, name in _PLAY_ROWS:
+        if name == "n_played":
+            rows.append(("play", label, shown(play[name]), shown(human.get("n_walls"))))
+            continue
+        total = f"{shown(play[name])} ({with_ci(shown(play[f'{name}_mean']), intervals.get(f'{name}_mean'), 2)} a wall)"  # noqa: E501
+        theirs = human.get(name)
+        rows.append(("play", label, total if play[name] is not None else "-", shown(theirs)))
+    agreement = play["agreement"]
+    for key, label in AGREEMENT_LABELS:
+        rows.append(("play", f"groups found: {label}", str(agreement[key]), "-"))
+    lives = ", ".join(f"{k}: {v}" for k, v in play["lives_lost_distribution"].items())
+    rows.append(("play", "walls by lives lost", lives or "-", "-"))
+    return rows
