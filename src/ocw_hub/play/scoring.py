@@ -16,7 +16,9 @@ groups, full walls) are the metric's on the final partition
 connection figures the metric's on the connection round, both by
 :func:`ocw_hub.scoring.runs.score_ocw` over the whole split (a wall not played scored as
 wrong, counted in ``n_missing``), so one-shot and play results sit in one table. Means carry
-95 % bootstrap intervals over the walls played (``ci95.play``) when asked.
+95 % intervals over the walls played (``ci95.play``) when asked: Clopper-Pearson for the
+counts (walls solved, frozen, groups found, connections right), the percentile bootstrap for
+the rest (``bootstrap.method.play`` names each).
 """
 
 from __future__ import annotations
@@ -246,14 +248,17 @@ def _counts(values: Any) -> dict[str, int]:
 def play_intervals(
     per_wall: Sequence[Mapping[str, Any]], n_resamples: int, seed: int
 ) -> dict[str, list[float]]:
-    """95 % percentile bootstrap intervals over walls of each play mean (``<name>_mean``)."""
-    from ..scoring.bootstrap import bootstrap_ci
+    """95 % intervals over walls of each play mean (``<name>_mean``): Clopper-Pearson for the
+    counts (walls solved and frozen: exact; groups found and connections right: on an
+    effective n), the percentile bootstrap for the rest
+    (:func:`ocw_hub.scoring.intervals.play_interval`)."""
+    from ..scoring.intervals import play_interval
 
     out = {}
     for name in TOTALS:
         values = [w[name] for w in per_wall]
         if values and None not in values:
-            out[f"{name}_mean"] = list(bootstrap_ci(values, n_resamples, seed))
+            out[f"{name}_mean"] = play_interval(name, values, n_resamples, seed)
     return out
 
 

@@ -28,6 +28,7 @@ from .intervals import (
     FIGURES,
     interval_method,
     mean_scale,
+    play_interval,
     run_intervals,
     runs_intervals,
     task_values,
@@ -208,13 +209,15 @@ def _system(
     )
 
 
-def _interval(values: Sequence[float], scale: tuple[float, bool], n: int, seed: int) -> list[float]:
-    """The percentile bootstrap interval of a figure of per-wall ``values`` (its factor and
-    whether it is a total: ``scale``), as ``intervals`` gives every other figure."""
+def _interval(figure: str, values: Sequence[float], n: int, seed: int) -> list[float]:
+    """The interval of a play figure of per-wall ``values`` (:data:`PLAY_FIGURES`), as
+    ``evaluate`` gives its mean (:func:`~ocw_hub.scoring.intervals.play_interval`: binomial
+    for a count, else the percentile bootstrap), n times it for a total."""
     if not values:
         return [math.nan, math.nan]
-    times = mean_scale(*scale, len(values))
-    return [times * x for x in bootstrap.bootstrap_ci(values, n, seed)]
+    key, factor, total = PLAY_FIGURES[figure]
+    times = mean_scale(factor, total, len(values))
+    return [times * x for x in play_interval(key, values, n, seed)]
 
 
 def _play_system(
@@ -226,7 +229,7 @@ def _play_system(
     if value is None:
         rules = (results.get("play_log") or {}).get("rules", "?")
         raise CompareError(f"{label}: has no play figure {figure} (rules {rules})")
-    key, factor, total = PLAY_FIGURES[figure]
+    key = PLAY_FIGURES[figure][0]
     per_wall = _per_wall(results, "play", key)
     _check_per_wall(label, [results], spec, ("play", figure), float(value), per_wall)
     return System(
@@ -234,7 +237,7 @@ def _play_system(
         results=results,
         value=float(value),
         std=None,
-        ci95=_interval(list(per_wall.values()), (factor, total), n, seed),
+        ci95=_interval(figure, list(per_wall.values()), n, seed),
         per_wall=per_wall,
         n_missing=int(results.get("n_missing", 0)),
         n_unscored=0,
@@ -284,12 +287,12 @@ def _contestants(first: System, figure: str, n_resamples: int, seed: int) -> Sys
     over every wall, or for a play figure over the walls the first system played."""
     if figure in PLAY_FIGURES and "play" in first.results:
         value = ((first.results.get("human") or {}).get("play") or {}).get(figure)
-        key, factor, total = PLAY_FIGURES[figure]
+        key = PLAY_FIGURES[figure][0]
         values = play_values(first.results, human=True)
         per_wall = {i: v[key] for i, v in values.items() if key in v}
         if value is None or len(per_wall) != len(values):
             return None
-        interval = _interval(list(per_wall.values()), (factor, total), n_resamples, seed)
+        interval = _interval(figure, list(per_wall.values()), n_resamples, seed)
         return System(CONTESTANTS, first.results, float(value), None, interval, per_wall, 0, 0,
                       frozenset(per_wall))  # fmt: skip
     if figure not in FIGURES["human"] or "human" not in first.results:
@@ -493,7 +496,7 @@ def compare_systems(
             "resamples": n_resamples,
             "seed": seed,
             "confidence": bootstrap.CONFIDENCE,
-            "method": "percentile" if task == "play" else interval_method(task, figure),
+            "method": interval_method(task, figure),
         },
         "test": test_record(ordered, n_resamples, seed),
         "slice": (systems[0].results.get("slice") or {}).get("label"),

@@ -83,15 +83,44 @@ COUNTED: dict[str, dict[str, tuple[float, int]]] = {
 }
 
 
+#: A play log's per-wall figures (``play`` and ``human.play``, :mod:`ocw_hub.play.scoring`)
+#: that count successes over trials, as :data:`COUNTED`; the others (points 0-10, guesses,
+#: lives lost, ...) are not counts of trials and get the percentile bootstrap.
+PLAY_COUNTED: dict[str, tuple[float, int]] = {
+    "walls_solved": (1.0, 1),
+    "frozen": (1.0, 1),
+    "groups_found": (4.0, 4),
+    "connections_right": (4.0, 4),
+}
+
+
 def interval_method(task: str, figure: str) -> str:
     """How the interval of ``task``'s ``figure`` is computed (``bootstrap.method`` of the
     results): Clopper-Pearson (one trial a wall), on an effective n (several), or the
-    percentile bootstrap."""
-    key = "decoys" if (task, figure) == ("groups", "decoy_share") else FIGURES[task][figure][0]
-    counted = COUNTED.get(task, {}).get(key)
+    percentile bootstrap. Task ``play``: a play figure, its total or ``<name>_mean``."""
+    if task == "play":
+        counted = PLAY_COUNTED.get(figure.removesuffix("_mean"))
+    else:
+        key = "decoys" if (task, figure) == ("groups", "decoy_share") else FIGURES[task][figure][0]
+        counted = COUNTED.get(task, {}).get(key)
     if counted is None:
         return "percentile"
     return binomial.EXACT if counted[1] == 1 else binomial.CLUSTERED
+
+
+def play_interval(
+    key: str, values: Sequence[float], n_resamples: int, seed: int = bootstrap.DEFAULT_SEED
+) -> list[float]:
+    """``[low, high]`` of the mean over walls of the per-wall play figure ``key`` (one value a
+    wall played): :func:`.binomial.rate_interval` for a count (:data:`PLAY_COUNTED`), else the
+    percentile bootstrap (:func:`.bootstrap.bootstrap_ci`)."""
+    counted = PLAY_COUNTED.get(key)
+    if counted is None:
+        return [float(x) for x in bootstrap.bootstrap_ci(values, n_resamples, seed)]
+    most, trials = counted
+    successes = np.asarray(values, dtype=np.float64) * (trials / most)
+    low, high = binomial.rate_interval(successes, trials)
+    return [float(low * most), float(high * most)]
 
 
 def _layout(result: Mapping[str, Any]) -> ConfigSpec:
@@ -348,7 +377,7 @@ def bootstrap_record(
         "method": {
             task: {figure: interval_method(task, figure) for figure in figures}
             for task, figures in ci95.items()
-            if task in FIGURES
+            if task in FIGURES or task == "play"
         },
         "resampled": levels,
     }
