@@ -21,7 +21,13 @@ from ocw_hub.cli import app
 from ocw_hub.configs import config_spec
 from ocw_hub.data import eval_results as er
 from ocw_hub.data.hub_check import check_export, inspect_export
-from ocw_hub.data.leaderboard import BOARD_FIGURES, EVAL_FILE, FRAMEWORK, board_tasks
+from ocw_hub.data.leaderboard import (
+    BOARD_FIGURES,
+    EVAL_FILE,
+    FRAMEWORK,
+    INSPECT_TASKS,
+    board_tasks,
+)
 from ocw_hub.data.publish import ExportError, publish_eval_results
 from ocw_hub.scoring.intervals import FIGURES
 
@@ -61,7 +67,7 @@ def _imperfect(walls: list[dict]) -> list[dict]:
 def test_every_export_registers_one_task_per_headline_figure(built: Path) -> None:
     for export, configs in {"ocw": ["default", "ocw_wordnet"], "wote": ["wote"]}.items():
         board = yaml.safe_load((built / export / EVAL_FILE).read_text(encoding="utf-8"))
-        assert board["evaluation_framework"] == FRAMEWORK
+        assert board["evaluation_framework"] == FRAMEWORK == "inspect-ai"
         assert (
             board["name"]
             == yaml.safe_load((built / export / "README.md").read_text().split("---")[1])[
@@ -69,13 +75,17 @@ def test_every_export_registers_one_task_per_headline_figure(built: Path) -> Non
             ]
         )
         expected = [
-            (f"{c}-{task}-{figure}", c, "test")
+            (f"{INSPECT_TASKS[task]}-{c}-{figure}", c, "test")
             for c in configs
             for task in config_spec(c).tasks
             for figure, _ in BOARD_FIGURES[task]
         ]
         assert [(t["id"], t["config"], t["split"]) for t in board["tasks"]] == expected
         assert all(t["id"] in board["description"] for t in board["tasks"])
+        for task in {INSPECT_TASKS[t] for c in configs for t in config_spec(c).tasks}:
+            assert f"inspect eval ocw_hub/{task}" in board["description"]
+        # no field_spec / solvers / scorers: inspect's hf/ loader would run another benchmark
+        assert all(set(t) == {"id", "config", "split"} for t in board["tasks"])
         assert check_export(built / export) == []
         # eval.yaml is the leaderboard's, not a file "belonging to no config"
         assert not any(EVAL_FILE in d for d in inspect_export(built / export).differences)
@@ -95,6 +105,14 @@ def test_every_board_figure_is_a_figure_the_results_carry() -> None:
         (lambda b: b["tasks"][1].update(split="dev"), "has no split 'dev'"),
         (lambda b: b["tasks"][2].update(id="../x"), "is not a plain name"),
         (lambda b: b.pop("evaluation_framework"), "`evaluation_framework` must be"),
+        (
+            lambda b: b.update(evaluation_framework="ocw-hub"),
+            "evaluation_framework is 'ocw-hub', not 'inspect-ai'",
+        ),
+        (  # an id of an older ocw-hub: no result of evaluate --eval-results would name it
+            lambda b: b["tasks"][0].update(id="default-grouping-ami"),
+            "id 'default-grouping-ami' is no leaderboard task of config 'default'",
+        ),
         (lambda b: b.update(tasks=[]), "`tasks` must be a non-empty list"),
     ],
 )
@@ -160,7 +178,8 @@ def test_evaluate_writes_one_entry_per_figure_equal_to_the_results(scored) -> No
         (entry,) = yaml.safe_load((model / ".eval_results" / f"{task.id}.yaml").read_text())
         assert entry["dataset"] == {"id": "org/ocw", "task_id": task.id}  # a local export
         assert entry["value"] == pytest.approx(results[task.task][task.figure])
-        assert entry["evaluation_framework"] == FRAMEWORK
+        assert "evaluation_framework" not in entry  # a predictions file, not an inspect log
+        assert "inspect-ai" not in entry["notes"]
         assert entry["source"]["url"] == "https://huggingface.co/org/model"
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", entry["date"])
         low, high = results["ci95"][task.task][task.figure]
@@ -188,26 +207,30 @@ def test_hub_class_and_plain_dict_give_the_same_entry(monkeypatch: pytest.Monkey
         source_name="ocw-hub evaluate (org/m)",
         notes="one run",
     )
-    with_class = er.make_entry("org/ocw", "default-grouping-ami", 0.25, **fields)
+    with_class = er.make_entry("org/ocw", "ocw_grouping-default-ami", 0.25, **fields)
     monkeypatch.setattr(er, "hub_entry_api", lambda: None)
-    assert er.make_entry("org/ocw", "default-grouping-ami", 0.25, **fields) == with_class
+    assert er.make_entry("org/ocw", "ocw_grouping-default-ami", 0.25, **fields) == with_class
     assert er.make_entry("org/ocw", "t", 1.0) == {
         "dataset": {"id": "org/ocw", "task_id": "t"},
         "value": 1.0,
-        "evaluation_framework": FRAMEWORK,
     }
+    assert er.make_entry("org/ocw", "t", 1.0, FRAMEWORK)["evaluation_framework"] == FRAMEWORK
     # and huggingface_hub reads the entry back
     from huggingface_hub import parse_eval_result_entries
 
     (back,) = parse_eval_result_entries([with_class])
-    assert (back.dataset_id, back.task_id, back.value) == ("org/ocw", "default-grouping-ami", 0.25)
+    assert (back.dataset_id, back.task_id, back.value) == (
+        "org/ocw",
+        "ocw_grouping-default-ami",
+        0.25,
+    )
     assert back.dataset_revision == "a" * 40 and back.source_url == fields["source_url"]
 
 
 def test_several_runs_give_their_mean_and_std() -> None:
     results = json.loads((Path(__file__).parent / "data/report/model-a.json").read_text())
     entries = er.eval_result_entries(results, model_id="org/m", dataset_id="org/ocw")
-    entry = entries["default-grouping-ami"]
+    entry = entries["ocw_grouping-default-ami"]
     assert entry["value"] == pytest.approx(results["mean"]["grouping"]["ami"])
     assert f"mean of {results['n_runs']} runs" in entry["notes"]
     assert f"std {results['std']['grouping']['ami']:.4g}" in entry["notes"]
@@ -216,14 +239,14 @@ def test_several_runs_give_their_mean_and_std() -> None:
 def test_hub_source_gives_dataset_id_and_revision() -> None:
     results = json.loads((Path(__file__).parent / "data/report/model-a.json").read_text())
     results["source"] = {"kind": "hub", "path": "org/ocw", "revision": "b" * 40, "stand_in": False}
-    entry = er.eval_result_entries(results, model_id="org/m")["default-grouping-wd"]
+    entry = er.eval_result_entries(results, model_id="org/m")["ocw_grouping-default-wd"]
     assert entry["dataset"] == {
         "id": "org/ocw",
-        "task_id": "default-grouping-wd",
+        "task_id": "ocw_grouping-default-wd",
         "revision": "b" * 40,
     }
     other = er.eval_result_entries(results, model_id="org/m", dataset_id="org/copy")
-    assert "revision" not in other["default-grouping-wd"]["dataset"]  # not that repo's revision
+    assert "revision" not in other["ocw_grouping-default-wd"]["dataset"]  # not that repo's revision
 
 
 @pytest.mark.parametrize(
@@ -314,12 +337,10 @@ def test_check_finds_a_bad_entry(tmp_path: Path, entry: dict, problem: str) -> N
 def test_check_against_the_eval_yaml_tasks(tmp_path: Path) -> None:
     folder = tmp_path / ".eval_results"
     folder.mkdir()
-    (folder / "a.yaml").write_text(
-        yaml.safe_dump([er.make_entry("org/ocw", "wote-spans-f1", 50.0)])
-    )
+    (folder / "a.yaml").write_text(yaml.safe_dump([er.make_entry("org/ocw", "wote-wote-f1", 50.0)]))
     tasks = {t.id for t in board_tasks(["wote"])}
     assert er.eval_results_problems(folder, tasks) == []
-    (problem,) = er.eval_results_problems(folder, tasks - {"wote-spans-f1"})
+    (problem,) = er.eval_results_problems(folder, tasks - {"wote-wote-f1"})
     assert "not a task of the eval.yaml" in problem
     (folder / "notes.txt").write_text("x")
     assert any("not a .yaml results file" in p for p in er.eval_results_problems(folder))
@@ -406,7 +427,9 @@ def test_a_folder_of_runs_gives_the_mean_and_the_two_level_interval(
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     results = json.loads((tmp_path / "r.json").read_text())
-    (entry,) = yaml.safe_load((tmp_path / "m/.eval_results/default-grouping-ami.yaml").read_text())
+    (entry,) = yaml.safe_load(
+        (tmp_path / "m/.eval_results/ocw_grouping-default-ami.yaml").read_text()
+    )
     assert entry["value"] == pytest.approx(results["mean"]["grouping"]["ami"])
     assert f"mean of 2 runs (std {results['std']['grouping']['ami']:.4g})" in entry["notes"]
     low, high = results["ci95"]["grouping"]["ami"]
@@ -417,13 +440,13 @@ def test_nothing_is_half_written(tmp_path: Path) -> None:
     results = json.loads((Path(__file__).parent / "data/report/model-a.json").read_text())
     entries = er.eval_result_entries(results, model_id="org/m", dataset_id="org/ocw")
     folder = tmp_path / "m" / ".eval_results"
-    (folder / "default-grouping-wd.yaml").mkdir(parents=True)  # a folder where a file goes
+    (folder / "ocw_grouping-default-wd.yaml").mkdir(parents=True)  # a folder where a file goes
     from ocw_hub.errors import OutputPathError
 
     with pytest.raises(OutputPathError, match="is a folder"):
         er.write_eval_results(tmp_path / "m", entries, [])
-    assert [p.name for p in folder.iterdir()] == ["default-grouping-wd.yaml"]
-    (folder / "default-grouping-wd.yaml").rmdir()
+    assert [p.name for p in folder.iterdir()] == ["ocw_grouping-default-wd.yaml"]
+    (folder / "ocw_grouping-default-wd.yaml").rmdir()
     written = er.write_eval_results(tmp_path / "m", entries, [])
     assert sorted(p.name for p in written) == sorted(f"{t}.yaml" for t in entries)
     assert er.eval_results_problems(tmp_path / "m") == []
@@ -490,7 +513,7 @@ def test_missing_walls_scored_as_wrong_give_entries_that_say_so(
     assert result.exit_code == 0, result.output
     results = json.loads((tmp_path / "r.json").read_text())
     assert results["grouping"]["n_walls"] == len(walls) and results["n_missing"] == len(walls) - 1
-    (entry,) = yaml.safe_load((model / ".eval_results/default-grouping-ami.yaml").read_text())
+    (entry,) = yaml.safe_load((model / ".eval_results/ocw_grouping-default-ami.yaml").read_text())
     assert entry["value"] == pytest.approx(results["grouping"]["ami"])
     assert entry["value"] < 1  # the missing walls count as wrong
     n = len(walls)
@@ -503,7 +526,7 @@ def test_missing_walls_scored_as_wrong_give_entries_that_say_so(
 
 def test_entries_of_every_wall_say_so(scored) -> None:
     results, model, _ = scored
-    (entry,) = yaml.safe_load((model / ".eval_results/default-grouping-ami.yaml").read_text())
+    (entry,) = yaml.safe_load((model / ".eval_results/ocw_grouping-default-ami.yaml").read_text())
     n = results["n_walls"]
     assert f"figure over {n} of the {n} walls of the split (every wall predicted)" in entry["notes"]
 
@@ -528,9 +551,9 @@ def test_check_and_publish_refuse_an_entry_of_part_of_the_split(
     folder = tmp_path / ".eval_results"
     folder.mkdir()
     entry = er.make_entry(
-        "org/ocw", "default-grouping-ami", 1.0, notes=f"ocw-hub 1.0 evaluate of org/m; {notes}"
+        "org/ocw", "ocw_grouping-default-ami", 1.0, notes=f"ocw-hub 1.0 evaluate of org/m; {notes}"
     )
-    (folder / "default-grouping-ami.yaml").write_text(er.entry_text(entry))
+    (folder / "ocw_grouping-default-ami.yaml").write_text(er.entry_text(entry))
     (found,) = er.eval_results_problems(tmp_path)
     assert problem in found
     result = runner.invoke(app, ["check", str(tmp_path)])
@@ -540,7 +563,7 @@ def test_check_and_publish_refuse_an_entry_of_part_of_the_split(
     )
     assert result.exit_code == 1 and problem in " ".join(result.output.split())
     # an entry not written by ocw-hub evaluate (no such notes) is not judged on them
-    (folder / "default-grouping-ami.yaml").write_text(
-        er.entry_text(er.make_entry("org/ocw", "default-grouping-ami", 1.0, notes=notes))
+    (folder / "ocw_grouping-default-ami.yaml").write_text(
+        er.entry_text(er.make_entry("org/ocw", "ocw_grouping-default-ami", 1.0, notes=notes))
     )
     assert er.eval_results_problems(tmp_path) == []

@@ -255,14 +255,14 @@ def test_interval_problem(interval: Any, figure: Any, ok: bool) -> None:
 @pytest.mark.parametrize(
     ("task_id", "value", "ok"),
     [
-        ("default-grouping-ami", 0.31, True),
-        ("default-grouping-ami", -0.2, True),
-        ("default-grouping-ami", 7.5, False),
-        ("default-grouping-full_wall_rate", 1.5, False),
-        ("default-connections-rouge1", math.nan, False),
-        ("ocw_wordnet-grouping-wd", -0.1, False),
-        ("wote-spans-f1", 83.5, True),  # SQuAD's 0-100
-        ("wote-spans-exact_match", 100.5, False),
+        ("ocw_grouping-default-ami", 0.31, True),
+        ("ocw_grouping-default-ami", -0.2, True),
+        ("ocw_grouping-default-ami", 7.5, False),
+        ("ocw_grouping-default-full_wall_rate", 1.5, False),
+        ("ocw_connections-default-rouge1", math.nan, False),
+        ("ocw_grouping-ocw_wordnet-wd", -0.1, False),
+        ("wote-wote-f1", 83.5, True),  # SQuAD's 0-100
+        ("wote-wote-exact_match", 100.5, False),
         ("some-other-task", 1234.0, True),  # not ocw-hub's: only finite
         ("some-other-task", math.inf, False),
     ],

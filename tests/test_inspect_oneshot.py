@@ -354,3 +354,66 @@ def test_wote_figures_are_those_of_parse_and_evaluate(chat_server: Any, tmp_path
     for figure in ("exact_match", "f1"):
         assert from_file["spans"][figure] == pytest.approx(means[figure], abs=1e-9)
         assert from_log["spans"][figure] == pytest.approx(means[figure], abs=1e-9)
+
+
+# --------------------------------------------------------------------------------------
+# The Hub route: .eval_results entries from a whole-split log
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["ocw_grouping", "wote"])
+def test_eval_results_from_a_whole_split_log(chat_server: Any, tmp_path: Path, name: str) -> None:
+    """``evaluate LOG.eval --eval-results``: one entry per figure of the log, each the log's
+    own mean, ``evaluation_framework: inspect-ai``, notes naming inspect-ai, the task and the
+    model; the entries name the export's eval.yaml task ids and pass ``check``."""
+    import yaml
+
+    from ocw_hub.data import eval_results as er
+    from ocw_hub.data.leaderboard import FRAMEWORK, board_tasks
+
+    config, data = ("wote", WOTE_FIXTURE) if name == "wote" else ("default", FIXTURE)
+    if name == "wote":
+        server = chat_server(answer=lambda body: "Answer: the first step and more words")
+    else:
+        server = chat_server(answer=Scripted(_rows()))
+    log = _eval(_task(name, data_dir=str(data)), server.url, tmp_path)
+    means = _means(log)
+    model = tmp_path / "model"
+    result = runner.invoke(
+        app,
+        ["evaluate", str(log.location), "--config", config, "--data-dir", str(data),
+         "--no-checks", "--bootstrap", "100", "--eval-results", str(model), "--model-id",
+         "org/model", "--dataset-id", "org/ocw"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    board = [t for t in board_tasks([config]) if t.inspect_task == f"ocw_hub/{name}"]
+    files = sorted(p.name for p in (model / ".eval_results").iterdir())
+    assert files == sorted(f"{t.id}.yaml" for t in board)
+    inspect_version = log.eval.packages["inspect_ai"]
+    for task in board:
+        (entry,) = yaml.safe_load((model / ".eval_results" / f"{task.id}.yaml").read_text())
+        assert entry["dataset"] == {"id": "org/ocw", "task_id": task.id}
+        assert entry["value"] == pytest.approx(means[task.figure], abs=1e-12), task.id
+        assert entry["evaluation_framework"] == FRAMEWORK == "inspect-ai"
+        notes = entry["notes"]
+        assert notes.startswith("ocw-hub ") and "evaluate of org/model" in notes
+        assert f"run with inspect-ai {inspect_version}: task ocw_hub/{name}" in notes, notes
+        assert "model openai-api/local/m" in notes
+    if name == "ocw_grouping":  # not trivial: 2 of the 4 walls solved
+        assert means["full_wall_rate"] == 0.5
+    assert er.eval_results_problems(model, {t.id for t in board_tasks([config])}) == []
+
+
+def test_eval_results_refuse_a_log_of_part_of_the_split(chat_server: Any, tmp_path: Path) -> None:
+    server = chat_server(answer=Scripted(_rows()))
+    log = _eval(_task("ocw_grouping"), server.url, tmp_path, limit=3)
+    result = runner.invoke(
+        app,
+        ["evaluate", str(log.location), "--data-dir", str(FIXTURE), "--no-checks",
+         "--eval-results", str(tmp_path / "model"), "--model-id", "org/model",
+         "--dataset-id", "org/ocw"],
+    )  # fmt: skip
+    assert result.exit_code != 0
+    assert "a leaderboard entry is a figure of the whole split" in " ".join(result.output.split())
+    assert "answers 3 of its 4" in " ".join(result.output.split())
+    assert not (tmp_path / "model" / ".eval_results").exists()

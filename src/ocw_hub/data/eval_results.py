@@ -5,7 +5,9 @@ each a list of entries ``{dataset: {id, task_id, revision?}, value, date?, sourc
 name?}, notes?}`` (https://huggingface.co/docs/hub/eval-results). The entries are made by
 ``huggingface_hub``'s ``EvalResultEntry`` and ``eval_result_entries_to_yaml`` where the
 installed version has them, else as the same dict (:func:`plain_entry`); the format has no
-field for an interval, so the 95 % bootstrap interval goes in ``notes``.
+field for an interval, so the 95 % interval goes in ``notes``. An entry of results scored
+from an inspect-ai log says ``evaluation_framework: inspect-ai`` and its notes name inspect-ai's
+version, the task and the model; other entries name no framework (they were not made with it).
 """
 
 from __future__ import annotations
@@ -61,9 +63,13 @@ def plain_entry(
     return entry
 
 
-def make_entry(dataset_id: str, task_id: str, value: float, **fields: Any) -> dict[str, Any]:
+def make_entry(
+    dataset_id: str, task_id: str, value: float, framework: str | None = None, **fields: Any
+) -> dict[str, Any]:
     """One entry (``fields`` as :func:`plain_entry`'s) through ``huggingface_hub``'s
-    ``EvalResultEntry`` when installed, with ``evaluation_framework`` (the eval.yaml's)."""
+    ``EvalResultEntry`` when installed; with ``evaluation_framework: framework`` when given
+    (hub-docs: the framework the result was made with, the eval.yaml's; ``EvalResultEntry``
+    has no such field)."""
     api = hub_entry_api()
     if api is None:
         entry = plain_entry(dataset_id, task_id, value, **fields)
@@ -71,8 +77,30 @@ def make_entry(dataset_id: str, task_id: str, value: float, **fields: Any) -> di
         entry_class, to_yaml = api
         hub_entry = entry_class(dataset_id=dataset_id, task_id=task_id, value=value, **fields)
         (entry,) = to_yaml([hub_entry])
-    entry["evaluation_framework"] = FRAMEWORK
+    if framework is not None:
+        entry["evaluation_framework"] = framework
     return entry
+
+
+def inspect_protocol(results: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The protocol record of results scored from an inspect-ai log (``ocw-hub evaluate
+    LOG.eval``), else None."""
+    from ..provenance import results_protocol
+
+    protocol = results_protocol(results)
+    if isinstance(protocol, Mapping) and protocol.get("framework") == FRAMEWORK:
+        return protocol
+    return None
+
+
+def _inspect_text(protocol: Mapping[str, Any]) -> str:
+    """``run with inspect-ai 0.3.285: task ocw_hub/ocw_grouping, model openai-api/local/m``."""
+    version = protocol.get("inspect_version")
+    task = protocol.get("inspect_task") or "not recorded"
+    return (
+        f"run with {FRAMEWORK}{f' {version}' if version else ''}: task {task}, "
+        f"model {protocol.get('model')}"
+    )
 
 
 def _figures(results: Mapping[str, Any], task: str) -> tuple[dict, dict, int | None]:
@@ -138,7 +166,10 @@ def _notes(
 
     spec = config_spec(str(results["config"]))
     size, predicted = _coverage(results, figure[0])
-    parts = [f"ocw-hub {package_version()} evaluate of {model_id}", spread]
+    parts = [f"ocw-hub {package_version()} evaluate of {model_id}"]
+    if (inspected := inspect_protocol(results)) is not None:
+        parts.append(_inspect_text(inspected))
+    parts.append(spread)
     if isinstance(ci, list | tuple) and len(ci) == 2:
         boot = results.get("bootstrap") or {}
         method = boot.get("method")  # per figure; one string in files before rates had theirs
@@ -222,6 +253,7 @@ def eval_result_entries(
         )
     date = date or datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
     url = source_url or f"https://huggingface.co/{model_id}"
+    framework = FRAMEWORK if inspect_protocol(results) is not None else None
     entries = {}
     for task in config_tasks(config_spec(config)):
         figures, stds, runs = _figures(results, task.task)
@@ -239,6 +271,7 @@ def eval_result_entries(
             dataset_id,
             task.id,
             float(value),
+            framework,
             dataset_revision=revision,
             date=date,
             source_url=url,
@@ -302,7 +335,7 @@ def results_folder(path: PathLike) -> Path:
 def value_problem(task_id: Any, value: float) -> str | None:
     """Why ``value`` cannot be the figure of leaderboard task ``task_id``, else None: the
     results' own range check (:func:`ocw_hub.figure_ranges.figure_problem`) of the task's
-    figure (``default-grouping-ami``: AMI, -1 to 1; ``wote-spans-f1``: 0 to 100); a task id
+    figure (``ocw_grouping-default-ami``: AMI, -1 to 1; ``wote-wote-f1``: 0 to 100); a task id
     of no config is checked only for being finite."""
     from ..configs import CONFIGS
     from ..figure_ranges import figure_problem

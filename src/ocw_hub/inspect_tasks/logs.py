@@ -35,7 +35,8 @@ class InspectRuns:
 
     Attributes:
         path: the log.
-        protocol: the task's protocol record, with ``framework`` and ``model`` added.
+        protocol: the task's protocol record, with ``framework`` (``inspect-ai``), ``model``
+            (inspect's), ``inspect_task`` and ``inspect_version`` added.
         epochs: epoch -> ``{sample id: Response}``, epochs in order.
         ids: the sample ids of the log, in log order.
     """
@@ -141,5 +142,9 @@ def read_inspect_log(path: str | os.PathLike[str], config: str, split: str) -> I
         epochs.setdefault(sample.epoch, {})[sample_id] = response_of(
             sample_id, sample.output, error
         )
-    protocol.update(framework="inspect-ai", model=log.eval.model)
+    protocol.update(
+        framework="inspect-ai", model=log.eval.model,
+        inspect_task=log.eval.task_registry_name or log.eval.task,
+        inspect_version=(log.eval.packages or {}).get("inspect_ai"),
+    )  # fmt: skip
     return InspectRuns(path, protocol, dict(sorted(epochs.items())), ids)
