@@ -151,7 +151,11 @@ def _unmarked(lines: Sequence[str], repairs: list[dict[str, Any]]) -> list[str]:
         return [_clean_connection(line) for line in chosen]
     marks = [_list_mark(line) for line in listed]
     texts = [_clean_connection(mark[1]) if mark else "" for mark in marks]
-    columns = _columns([mark[0] if mark else None for mark in marks])
+    return _in_columns(texts, _columns([mark[0] if mark else None for mark in marks]), repairs)
+
+
+def _in_columns(texts: list[str], columns: list[int], repairs: list[dict[str, Any]]) -> list[str]:
+    """``texts`` placed in gold group order by their ``columns`` (each move a repair)."""
     if columns == list(range(len(texts))):
         return texts
     result = [""] * N_GROUPS

@@ -20,7 +20,7 @@ import json
 import os
 import warnings
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Protocol
@@ -498,16 +498,10 @@ def score_files(
         MixedRunsError: several files that are not runs of one protocol (without ``as_runs``).
         SourceUnavailableError, UnknownSplitError: the split cannot be had.
     """
-    from ..provenance import check_one_protocol, common_protocol, read_protocol
+    from ..provenance import check_one_protocol
 
     spec = config_spec(config)
-    if log is not None:
-        files, parsed = log.run_paths(), []
-        protocols: list[dict[str, Any] | None] = [dict(log.protocol) for _ in files]
-    else:
-        files = expand_prediction_paths(predictions)
-        parsed = [read_predictions(path, spec.name) for path in files]
-        protocols = [read_protocol(path) for path in files]
+    files, parsed, protocols = _inputs(predictions, spec, log)
     if not as_runs:
         check_one_protocol(predictions, files, protocols)
     from ..data.sources import rows_and_source
@@ -538,6 +532,36 @@ def score_files(
         if bootstrap:
             add_intervals(runs[0], bootstrap, bootstrap_seed)
         return {**head, **runs[0]}
+    return _summary(head, runs, protocols, spec, bootstrap, bootstrap_seed)
+
+
+def _inputs(
+    predictions: Sequence[PathLike], spec: ConfigSpec, log: AnswerLog | None
+) -> tuple[list[Path], list[dict[str, Any]], list[dict[str, Any] | None]]:
+    """(run files, their predictions, their protocol records): of the files and folders given,
+    or of an answer log (its runs named by epoch; their predictions come with the split)."""
+    from ..provenance import read_protocol
+
+    if log is not None:
+        files = log.run_paths()
+        return files, [], [dict(log.protocol) for _ in files]
+    paths = expand_prediction_paths(predictions)
+    parsed = [read_predictions(path, spec.name) for path in paths]
+    return list(paths), parsed, [read_protocol(path) for path in paths]
+
+
+def _summary(
+    head: dict[str, Any],
+    runs: list[dict[str, Any]],
+    protocols: Sequence[Mapping[str, Any] | None],
+    spec: ConfigSpec,
+    bootstrap: int,
+    bootstrap_seed: int,
+) -> dict[str, Any]:
+    """The results of several runs: mean and std over them, their intervals when
+    ``bootstrap``."""
+    from ..provenance import common_protocol
+
     check_same_walls(runs, spec)
     head["protocol"] = common_protocol(protocols)
     summary: dict[str, Any] = {

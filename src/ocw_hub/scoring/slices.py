@@ -376,6 +376,26 @@ def _slice_run(run: Mapping[str, Any], kept: set[int]) -> dict[str, Any]:
     return out
 
 
+def _asked(record: Mapping[str, Any]) -> WallSlice:
+    """The slice a results file's ``slice`` record says was asked for."""
+    asked = record.get("asked") or {}
+    return WallSlice(
+        None if asked.get("seasons") is None else spans_of(asked["seasons"]),
+        None if asked.get("aired_after") is None else parse_date(asked["aired_after"]),
+    )
+
+
+def _known_dates(wanted: WallSlice, before: WallSlice, dates: Callable[[], SeasonMap]) -> SeasonMap:
+    """The seasons' dates when either slice cuts by date (empty when they are unknown: the
+    earlier cut by date then counts as cut), else none."""
+    if wanted.aired_after is None and before.aired_after is None:
+        return {}
+    try:
+        return dates()
+    except SeasonDatesError:
+        return {}
+
+
 def _left_out(
     record: Any, wanted: WallSlice, dates: Callable[[], SeasonMap], held: set[int]
 ) -> Spans:
@@ -384,17 +404,8 @@ def _left_out(
     sliced. Ranges stay bounds: a season list alone is never counted out season by season."""
     if not isinstance(record, Mapping):
         return ()
-    asked = record.get("asked") or {}
-    before = WallSlice(
-        None if asked.get("seasons") is None else spans_of(asked["seasons"]),
-        None if asked.get("aired_after") is None else parse_date(asked["aired_after"]),
-    )
-    known: SeasonMap = {}
-    if wanted.aired_after is not None or before.aired_after is not None:
-        try:
-            known = dates()
-        except SeasonDatesError:  # the earlier cut by date unknown: count it as cut
-            known = {}
+    before = _asked(record)
+    known = _known_dates(wanted, before, dates)
 
     def keeps(cut: WallSlice, season: int) -> bool:
         start = known.get(season, {}).get("start_date")
