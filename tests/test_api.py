@@ -105,7 +105,7 @@ def test_official_split_sizes_are_checked(tmp_path: Path, ocw_fixture_dir: Path)
     with pytest.raises(datasets.exceptions.NonMatchingSplitsSizesError, match="num_examples=62"):
         ocw_hub.load_dataset("ocw_wordnet", data_dir=folder, cache_dir=tmp_path / "c")
     assert not list((tmp_path / "c").rglob("*.arrow"))
-    assert ocw_hub.data.official_splits("wote")["validation"].num_examples == 169
+    assert ocw_hub.official_splits("wote")["validation"].num_examples == 169
 
 
 def test_unknown_config_is_refused() -> None:

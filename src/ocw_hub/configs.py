@@ -17,6 +17,11 @@ PathLike = Union[str, "os.PathLike[str]"]
 SPLITS: tuple[str, ...] = ("train", "validation", "test")
 
 
+def has_walls(dataset: str) -> bool:
+    """Whether the rows of ``dataset`` (a :attr:`ConfigSpec.dataset`) are walls."""
+    return dataset == "ocw"
+
+
 @dataclass(frozen=True)
 class ConfigSpec:
     """One public config of this project.
@@ -71,6 +76,12 @@ class ConfigSpec:
     def export(self) -> str:
         """The export folder of its dataset inside ``ocw-hub build --out`` (``ocw``, ``wote``)."""
         return self.dataset
+
+    @property
+    def walls(self) -> bool:
+        """Whether its rows are walls (OCW: grouped, played by the show's rules, released as one
+        tarball) rather than questions (WoTe: one file a split)."""
+        return has_walls(self.dataset)
 
     @property
     def size_key(self) -> str:

@@ -55,9 +55,9 @@ def official_urls(config: str) -> list[str]:
 
     spec = config_spec(config)
     module = load_script(spec.script)
-    if spec.dataset == "wote":
-        return [module._URL.format(split=split) for split in spec.splits]
-    return [module._URLS[spec.builder_config]]
+    if spec.walls:
+        return [module._URLS[spec.builder_config]]
+    return [module._URL.format(split=split) for split in spec.splits]
 
 
 def builder_urls(config: str, builder: Any) -> list[str]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..configs import has_walls
 from ..errors import PredictionsError
 from ..shown import capped
 
@@ -83,7 +84,7 @@ class InspectRuns:
 
     def _parsed(self, answers: Mapping[str, Any], rows: Sequence[dict], dataset: str) -> Any:
         source = str(self.path)
-        if dataset == "wote":
+        if not has_walls(dataset):
             from ..llm.wote import parse_wote_responses
 
             found, _ = parse_wote_responses(answers, rows, source=source)

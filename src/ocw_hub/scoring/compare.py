@@ -482,7 +482,7 @@ def compare_systems(
     spec = config_spec(str(loaded[0][1]["config"]))
     script = spec.script
     figure = figure or DEFAULT_FIGURE[spec.dataset]
-    task = task_of(script, figure, [*spec.tasks, *(["play"] if spec.dataset == "ocw" else [])])
+    task = task_of(script, figure, [*spec.tasks, *(["play"] if spec.walls else [])])
     systems = [_system(label, r, spec, task, figure, n_resamples, seed) for label, r in loaded]
     check_sources(systems, allow_different_sources)
     if contestants and (human := _contestants(systems[0], figure, n_resamples, seed)):
