@@ -68,9 +68,17 @@ def prose(text: str | None) -> str | None:
 
 
 def _as_prose(command: Any) -> Any:
-    """``command`` (and its subcommands) with its help and epilog as :func:`prose`."""
+    """``command`` (and its subcommands) with its help and epilog as :func:`prose`, and its
+    options' help as click prints it (``\\[`` is the bracket rich would read as markup)."""
     command.help = prose(command.help)
     command.epilog = prose(command.epilog)
+    command.rich_markup_mode = None  # click's help layout: no rich, no markdown
+    for param in command.params:
+        _plain_flag(param)
+        if getattr(param, "help", None):
+            param.help = param.help.replace("\\[", "[")
+    if hasattr(command, "commands"):  # a group parses its --help before a subcommand's
+        _plain_flag(command.get_help_option(command.context_class(command)))
     for sub in getattr(command, "commands", {}).values():
         _as_prose(sub)
     return command
@@ -89,6 +97,22 @@ def load_command(name: str) -> Any:
     return _as_prose(typer.main.get_command(single))
 
 
+def _plain_flag(param: Any) -> None:
+    """Give an on/off flag of the program (``--help``, ``--version``, the completion flags)
+    typer's pass-through coercion: typer 0.29 coerces a flag left unset through pydantic,
+    whose import (~50 ms) would be most of ``ocw-hub CMD --help``. A no-op on a typer
+    without that machinery."""
+    descriptor = getattr(param, "type_descriptor", None)
+    if descriptor is None or descriptor.annotation is not bool:
+        return
+    if getattr(param, "_runtime_param", False) is None:
+        from typer._coercion import PassThroughRuntimeParam
+
+        param._runtime_param = PassThroughRuntimeParam(
+            parameter_info=descriptor.parameter_info, annotation=bool
+        )
+
+
 class _Commands(TyperGroup):
     """The commands of :data:`COMMANDS`, each imported when it is used; the one place where
     errors become a one-line message and an exit code."""
@@ -103,6 +127,11 @@ class _Commands(TyperGroup):
         """The command list from the summaries, importing no command."""
         with formatter.section("Commands"):
             formatter.write_dl([(name, summary) for name, (_, summary) in COMMANDS.items()])
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        for param in self.get_params(ctx):
+            _plain_flag(param)
+        return list(super().parse_args(ctx, args))
 
     def invoke(self, ctx: Any) -> Any:
         from ._errors import reported
