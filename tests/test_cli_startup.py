@@ -5,6 +5,7 @@ code in one place, ``import ocw_hub`` light with its submodules as attributes.""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -106,3 +107,37 @@ def test_a_core_error_is_written_in_cli_words() -> None:
     err = SourceUnavailableError("no data_dir given: pass data_dir=DIR", config="wote")
     assert user_message(err) == "no --data-dir given: pass --data-dir wote=DIR"
     assert user_message(RuntimeError("bug")) is None
+
+
+def _blas_after(code: str, env: dict[str, str]) -> tuple[str | None, list[int]]:
+    """``OPENBLAS_NUM_THREADS`` and OpenBLAS's thread counts after ``code`` then NumPy loaded,
+    in a fresh interpreter with ``env`` added to an environment without a thread count."""
+    probe = (
+        f"{code}\nimport json, os\nimport numpy\nfrom threadpoolctl import threadpool_info\n"
+        "threads = [p['num_threads'] for p in threadpool_info() if p['internal_api'] == "
+        "'openblas']\nprint(json.dumps([os.environ.get('OPENBLAS_NUM_THREADS'), threads]))"
+    )
+    base = {
+        k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env={**base, **env}
+    )
+    assert done.returncode == 0, done.stderr
+    value, threads = json.loads(done.stdout.strip().splitlines()[-1])
+    return value, threads
+
+
+def test_evaluate_sets_one_blas_thread_before_numpy_loads() -> None:
+    value, threads = _blas_after(_cli("evaluate", "--help"), {})
+    assert value == "1"
+    assert threads and set(threads) == {1}
+
+
+def test_a_thread_count_the_user_set_is_kept() -> None:
+    assert _blas_after(_cli("evaluate", "--help"), {"OPENBLAS_NUM_THREADS": "2"})[0] == "2"
+    assert _blas_after(_cli("evaluate", "--help"), {"OMP_NUM_THREADS": "2"})[0] is None
+
+
+def test_other_commands_leave_blas_threads_alone() -> None:
+    assert _blas_after(_cli("predict", "--help"), {})[0] is None
