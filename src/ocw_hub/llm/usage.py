@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import OCWHubError
-from .log import LLMInputError, is_success, json_records
 
 #: The latency percentiles reported.
 PERCENTILES = (50, 90, 95, 99)
@@ -103,6 +102,8 @@ def usage_of(
         no line reports, the latency of an untimed log and the cost without a price (or
         without both token counts) are None.
     """
+    from .log import is_success  # the log module is heavier than ``evaluate``'s cost line
+
     requests = answered = reported = 0
     sums: dict[str, int | None] = dict.fromkeys(_TOKEN_FIELDS)
     latencies: list[float] = []
@@ -151,6 +152,7 @@ def log_usage(
         LLMInputError: no such file, a line that is not a JSON object.
     """
     from ..provenance import file_sha256
+    from .log import LLMInputError, json_records
 
     name, keep = lines if lines is not None else ("all", None)
     records = (r for _, r in json_records(path, LLMInputError) if keep is None or keep(r))

@@ -1,0 +1,88 @@
+"""Loading a split of raw OCW files reads and checks that split (and what its checks need: the
+other splits' wall ids and sizes), not every split: a command scoring the test walls pays for
+no validation of the training walls, and a flaw there is that split's own error."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import warnings
+from pathlib import Path
+
+import pytest
+
+from ocw_hub.data.sources import load_rows
+from ocw_hub.resources import load_sibling
+
+ocw_walls = load_sibling("ocw_walls")
+
+
+def _copy(fixture: Path, tmp_path: Path) -> Path:
+    folder = tmp_path / "ocw"
+    shutil.copytree(fixture, folder)
+    return folder
+
+
+def _edit(folder: Path, split: str, edit) -> None:  # type: ignore[no-untyped-def]
+    path = folder / f"{split}.json"
+    document = json.loads(path.read_text(encoding="utf-8"))
+    edit(document["dataset"])
+    path.write_text(json.dumps(document), encoding="utf-8")
+
+
+def _rows(folder: Path, split: str, checks: str = "no_checks") -> list[dict]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return load_rows("default", split, folder, verification_mode=checks).rows
+
+
+def test_a_flaw_in_another_split_is_not_read(ocw_fixture_dir: Path, tmp_path: Path) -> None:
+    folder = _copy(ocw_fixture_dir, tmp_path)
+    expected = _rows(folder, "test")
+
+    def blank_clue(walls: list[dict]) -> None:
+        walls[0]["groups"]["group_1"]["gt_words"][0] = " "
+
+    _edit(folder, "train", blank_clue)
+    assert _rows(folder, "test") == expected
+    with pytest.raises(ocw_walls.OCWFormatError, match="blank"):
+        _rows(folder, "train")
+
+
+def test_the_scored_split_warns_alone(ocw_fixture_dir: Path, tmp_path: Path) -> None:
+    """The validation wall 0f1677's numeric clue is warned of when validation is read only."""
+    folder = _copy(ocw_fixture_dir, tmp_path)
+    for split, warned in (("test", False), ("validation", True)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            load_rows("default", split, folder, verification_mode="no_checks")
+        assert any("0f1677" in str(w.message) for w in caught) is warned, split
+
+
+@pytest.mark.parametrize("scored", ["test", "train"])
+def test_a_wall_id_in_two_splits_is_still_refused(
+    ocw_fixture_dir: Path, tmp_path: Path, scored: str
+) -> None:
+    folder = _copy(ocw_fixture_dir, tmp_path)
+    test_id = json.loads((folder / "test.json").read_text(encoding="utf-8"))["dataset"][0]
+    _edit(folder, "train", lambda walls: walls[0].update(wall_id=test_id["wall_id"]))
+    with pytest.raises(ocw_walls.OCWFormatError, match="in two splits, 'train'"):
+        _rows(folder, scored)
+
+
+def test_split_sizes_are_checked_from_every_split(ocw_fixture_dir: Path, tmp_path: Path) -> None:
+    """The fixture's 4/3/6 walls are not the official sizes: refused, naming each split."""
+    folder = _copy(ocw_fixture_dir, tmp_path)
+    with pytest.raises(Exception, match="train") as caught:
+        _rows(folder, "test", checks="basic_checks")
+    assert "validation" in str(caught.value)
+
+
+def test_read_splits_agrees_with_read_all_splits(ocw_fixture_dir: Path) -> None:
+    files = ocw_walls.find_wall_files(ocw_fixture_dir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        everything = ocw_walls.read_all_splits(files)
+        walls, sizes = ocw_walls.read_splits(files, {"test"})
+    assert walls == {"test": everything["test"]}
+    assert sizes == {split: len(rows) for split, rows in everything.items()}
