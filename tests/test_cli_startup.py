@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -141,3 +142,32 @@ def test_a_thread_count_the_user_set_is_kept() -> None:
 
 def test_other_commands_leave_blas_threads_alone() -> None:
     assert _blas_after(_cli("predict", "--help"), {})[0] is None
+
+
+def test_evaluate_imports_no_llm_log_nor_play_modules(
+    ocw_fixture_dir: Path, tmp_path: Path
+) -> None:
+    """Scoring a predictions file needs neither the LLM response log, its parsing, nor the play
+    log's reader (a play log is told by its first line)."""
+    walls = json.loads((ocw_fixture_dir / "test.json").read_text(encoding="utf-8"))["dataset"]
+    preds = [
+        {
+            "wall_id": w["wall_id"],
+            "predicted_groups": [g["gt_words"] for g in w["groups"].values()],
+            "predicted_connections": w["gt_connections"],
+        }
+        for w in walls
+    ]
+    path = tmp_path / "preds.json"
+    path.write_text(json.dumps(preds), encoding="utf-8")
+    args = ["evaluate", str(path), "--data-dir", str(ocw_fixture_dir), "--no-checks"]
+    code = (
+        "import json, sys, warnings\nwarnings.simplefilter('ignore')\n"
+        f"{_cli(*args)}\n"
+        "names = ('ocw_hub.llm.log', 'ocw_hub.llm.parsing', 'ocw_hub.llm.prompts')\n"
+        "print(json.dumps(sorted(m for m in names if m in sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "full_wall" in done.stdout
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []

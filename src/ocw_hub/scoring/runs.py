@@ -30,7 +30,7 @@ from ..errors import ChoiceError, PredictionsError
 from ..resources import load_metric_module
 from ..shown import capped
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from .groups import add_group_figures
+from .groups import add_group_figures, gold_facts
 from .intervals import (
     TWO_LEVEL,  # noqa: F401 (defined here before; kept importable)
     check_same_walls,
@@ -149,6 +149,8 @@ class GoldWalls:
         self.connections = [list(w["gt_connections"]) for w in self.walls]
         #: each wall's clues lowercased (as the metric compares them), for every run
         self.clue_sets = [{c.lower() for g in groups for c in g} for groups in self.groups]
+        #: what each wall's ``groups`` record needs of the gold, for every run
+        self.group_facts = [gold_facts(w, g) for w, g in zip(self.walls, self.groups, strict=True)]
         self.seasons: dict[int, list[int]] = defaultdict(list)
         for index, wall in enumerate(self.walls):
             self.seasons[wall["season"]].append(index)
