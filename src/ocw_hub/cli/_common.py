@@ -15,9 +15,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console, ConsoleDimensions
-from rich.markup import escape
-
 from ..configs import verification_mode
 from ..errors import OptionError
 from ..shown import inert
@@ -26,25 +23,49 @@ from ..shown import inert
 UNBOUNDED_COLUMNS = 10_000
 
 
-class _Console(Console):
+def _make_console(stderr: bool) -> Any:
     """A ``rich`` console as wide as the terminal it writes to, and unbounded when it writes to
     a file or a pipe (``rich`` would take 80 columns, or the width of another terminal the
     process has); ``COLUMNS`` and an explicit width win."""
+    from rich.console import Console, ConsoleDimensions
 
-    @property
-    def size(self) -> ConsoleDimensions:
-        size = super().size
-        if self._width is None and not self.is_terminal and "COLUMNS" not in self._environ:
-            return ConsoleDimensions(UNBOUNDED_COLUMNS, size.height)
-        return size
+    class _Console(Console):
+        @property
+        def size(self) -> ConsoleDimensions:
+            size = super().size
+            if self._width is None and not self.is_terminal and "COLUMNS" not in self._environ:
+                return ConsoleDimensions(UNBOUNDED_COLUMNS, size.height)
+            return size
 
-    @size.setter
-    def size(self, new_size: tuple[int, int]) -> None:
-        self._width, self._height = new_size
+        @size.setter
+        def size(self, new_size: tuple[int, int]) -> None:
+            self._width, self._height = new_size
+
+    return _Console(stderr=stderr)
 
 
-console = _Console()
-err_console = _Console(stderr=True)
+class _LazyConsole:
+    """The program's console (:func:`_make_console`), made when a command first prints: a
+    command's ``--help`` imports no ``rich``. Attributes are read and set on the console."""
+
+    def __init__(self, stderr: bool = False) -> None:
+        object.__setattr__(self, "_stderr", stderr)
+        object.__setattr__(self, "_console", None)
+
+    def _made(self) -> Any:
+        if self._console is None:
+            object.__setattr__(self, "_console", _make_console(self._stderr))
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._made(), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._made(), name, value)
+
+
+console: Any = _LazyConsole()
+err_console: Any = _LazyConsole(stderr=True)
 
 #: Characters of one line of an error, note or warning (each echoed value is also cut where it
 #: is written, see :func:`ocw_hub.shown.preview`): the terminal's wrapping stays cheap.
@@ -52,6 +73,13 @@ MESSAGE_LINE_CHARS = 2000
 
 #: The environment variable ``datasets`` reads on import to hide its progress bars.
 _NO_BARS = "HF_DATASETS_DISABLE_PROGRESS_BARS"
+
+
+def escape(text: str) -> str:
+    """``rich.markup.escape`` (``rich`` imported when a command prints, not for its help)."""
+    from rich.markup import escape as escape_markup
+
+    return escape_markup(text)
 
 
 def shown_message(message: str) -> str:
