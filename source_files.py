@@ -109,12 +109,15 @@ def check_text(value: str, where: Where, field: str) -> None:
 
 #: Categories that break or hide a line: controls (Cc: \n, \r, \t, ESC, NUL, NEL), Zl, Zp.
 LINE_BREAKING = ("Cc", "Zl", "Zp")
+#: Their characters, fixed by Unicode's stability policy: Cc is U+0000-U+001F and
+#: U+007F-U+009F, Zl U+2028, Zp U+2029 (one search instead of a category look-up per character).
+_LINE_BREAKING_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def line_breaking_char(text: str) -> tuple[int, str] | None:
     """``(offset, char)`` of the first character of ``text`` in :data:`LINE_BREAKING`."""
-    found = (c for c in enumerate(text) if unicodedata.category(c[1]) in LINE_BREAKING)
-    return next(found, None)
+    found = _LINE_BREAKING_CHAR.search(text)
+    return None if found is None else (found.start(), found.group())
 
 
 def check_line(value: str, where: Where, field: str) -> None:

@@ -86,3 +86,17 @@ def test_read_splits_agrees_with_read_all_splits(ocw_fixture_dir: Path) -> None:
         walls, sizes = ocw_walls.read_splits(files, {"test"})
     assert walls == {"test": everything["test"]}
     assert sizes == {split: len(rows) for split, rows in everything.items()}
+
+
+def test_line_breaking_chars_are_the_categories_of_every_code_point() -> None:
+    """``line_breaking_char`` (one search, run on every clue) finds exactly the characters of
+    the categories ``LINE_BREAKING`` names, by this Python's Unicode database."""
+    import sys
+    import unicodedata
+
+    source_files = load_sibling("source_files")
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        expected = unicodedata.category(char) in source_files.LINE_BREAKING
+        assert (source_files.line_breaking_char(f"ab{char}") is not None) is expected, hex(code)
+    assert source_files.line_breaking_char("Café\u2028x\n") == (4, "\u2028")
