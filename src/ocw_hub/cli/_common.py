@@ -180,13 +180,25 @@ def progress(transient: bool = True) -> Any:
 
 
 def worker_count(jobs: int | None) -> int:
-    """``--jobs`` capped at the cores this process may use (default: all of them); a note says
-    when it is cut."""
+    """``--jobs`` capped at the cores this process may use; by default the cores not busy
+    (:func:`idle_cores`). A note says when ``--jobs`` is cut."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     cores = cores or 1
     if jobs is not None and jobs > cores:
         print_notes([f"--jobs {jobs}: {cores} used (the cores available)"])
-    return min(jobs or cores, cores)
+    return min(jobs or idle_cores(cores), cores)
+
+
+def idle_cores(cores: int) -> int:
+    """The ``cores`` not busy: ``cores`` less the 1-minute load average, rounded, at least 1
+    (``cores`` where the load is unknown). A second worker on a core that other jobs use
+    costs CPU and gains no time: measured on the 2-core machine at load 4.8, ``predict`` of
+    2 runs took 9.2 s of CPU and 13.5 s with two workers, 7.5 s and 10.4 s with one."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return cores
+    return max(1, min(cores, round(cores - load)))
 
 
 def check_config(name: str) -> str:
