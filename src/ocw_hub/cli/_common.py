@@ -23,10 +23,10 @@ from ..shown import inert
 UNBOUNDED_COLUMNS = 10_000
 
 
-def _make_console(stderr: bool) -> Any:
+def make_console(**options: Any) -> Any:
     """A ``rich`` console as wide as the terminal it writes to, and unbounded when it writes to
     a file or a pipe (``rich`` would take 80 columns, or the width of another terminal the
-    process has); ``COLUMNS`` and an explicit width win."""
+    process has); ``COLUMNS`` and an explicit width win. ``options``: ``rich.console.Console``'s."""
     from rich.console import Console, ConsoleDimensions
 
     class _Console(Console):
@@ -41,11 +41,11 @@ def _make_console(stderr: bool) -> Any:
         def size(self, new_size: tuple[int, int]) -> None:
             self._width, self._height = new_size
 
-    return _Console(stderr=stderr)
+    return _Console(**options)
 
 
 class _LazyConsole:
-    """The program's console (:func:`_make_console`), made when a command first prints: a
+    """The program's console (:func:`make_console`), made when a command first prints: a
     command's ``--help`` imports no ``rich``. Attributes are read and set on the console."""
 
     def __init__(self, stderr: bool = False) -> None:
@@ -54,7 +54,7 @@ class _LazyConsole:
 
     def _made(self) -> Any:
         if self._console is None:
-            object.__setattr__(self, "_console", _make_console(self._stderr))
+            object.__setattr__(self, "_console", make_console(stderr=self._stderr))
         return self._console
 
     def __getattr__(self, name: str) -> Any:
