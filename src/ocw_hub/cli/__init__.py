@@ -119,8 +119,8 @@ def _plain_flag(param: Any) -> None:
     whose import (~50 ms) would be most of ``ocw-hub CMD --help``. A no-op on a typer
     without that machinery."""
     descriptor = getattr(param, "type_descriptor", None)
-    if descriptor is None or descriptor.annotation is not bool:
-        return
+    if descriptor is None or descriptor.annotation is not bool or not getattr(param, "is_flag", 0):
+        return  # only a flag: its value is a bool given, or None when not given
     if getattr(param, "_runtime_param", False) is None:
         from typer._coercion import PassThroughRuntimeParam
 
