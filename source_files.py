@@ -128,9 +128,15 @@ def check_line(value: str, where: Where, field: str) -> None:
         raise where.error(field, problem)
 
 
+#: What :func:`check_text` and :func:`check_line` refuse: a surrogate, a line-breaking character.
+_NOT_ONE_LINE_TEXT = re.compile("[\ud800-\udfff\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
 def check_name(value: str, where: Where, field: str) -> None:
     """:func:`check_text` and :func:`check_line`, and reject a value that looks blank
     (:func:`is_blank`): ids, clues and connections must show something on one line."""
+    if value[:1].isalnum() and _NOT_ONE_LINE_TEXT.search(value) is None:
+        return  # the usual name, in one search: it shows its first character, on one line
     check_text(value, where, field)
     if is_blank(value):
         raise where.error(

@@ -100,3 +100,32 @@ def test_line_breaking_chars_are_the_categories_of_every_code_point() -> None:
         expected = unicodedata.category(char) in source_files.LINE_BREAKING
         assert (source_files.line_breaking_char(f"ab{char}") is not None) is expected, hex(code)
     assert source_files.line_breaking_char("Café\u2028x\n") == (4, "\u2028")
+
+
+def test_check_name_refuses_what_its_three_checks_refuse() -> None:
+    """The one-search path of ``check_name`` (the usual name) accepts and refuses the same
+    strings as ``check_text``, ``is_blank`` and ``check_line`` one after the other."""
+    import random
+
+    source_files = load_sibling("source_files")
+    where = source_files.Where("file.json")
+    tricky = ["a", "Z", "é", "8", "½", " ", "\t", "\n", "\x85", "\u200b", "\u2028", "\u2029",
+              "\ud800", "\udfff", "\x7f", "\x9f", "\xa0", "-", "👩", "\u0301", "Ⅻ"]  # fmt: skip
+    rng = random.Random(0)
+    texts = [""] + tricky + ["".join(rng.choices(tricky, k=rng.randint(1, 5))) for _ in range(5000)]
+
+    def slow(text: str) -> bool:
+        try:
+            source_files.check_text(text, where, "f")
+            source_files.check_line(text, where, "f")
+        except ValueError:
+            return False
+        return not source_files.is_blank(text)
+
+    for text in texts:
+        try:
+            source_files.check_name(text, where, "f")
+            accepted = True
+        except ValueError:
+            accepted = False
+        assert accepted is slow(text), repr(text)
