@@ -14,7 +14,7 @@ import re
 import unicodedata
 import warnings
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -428,17 +428,36 @@ def check_rows(rows: Sequence[Mapping[str, Any]], source: object, split: str) ->
 
 def read_all_splits(files: Mapping[str, Path]) -> dict[str, list[dict[str, Any]]]:
     """Read every split and check that no ``wall_id`` is in two splits."""
-    walls = {split: read_walls(files[split], split) for split in SPLITS}
+    return read_splits(files, SPLITS)[0]
+
+
+def read_splits(
+    files: Mapping[str, Path], full: Collection[str]
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, int]]:
+    """The splits ``full`` read and validated (:func:`read_walls`), and the number of walls
+    of every split. The other splits are read for their wall ids only (their walls are not
+    validated), for the check that no ``wall_id`` of a split of ``full`` is in two splits."""
+    walls: dict[str, list[dict[str, Any]]] = {}
+    ids: dict[str, list[Any]] = {}
+    for split in SPLITS:
+        if split in full:
+            walls[split] = read_walls(files[split], split)
+            ids[split] = [wall["wall_id"] for wall in walls[split]]
+        else:
+            path = Path(files[split])
+            raw = _walls_list(load_json(path, f"split {split!r}", OCWWhere), path, split)
+            ids[split] = [w.get("wall_id") for w in raw if isinstance(w, Mapping)]
     owner: dict[str, str] = {}
     for split in SPLITS:
-        for wall in walls[split]:
-            wall_id = wall["wall_id"]
+        for wall_id in ids[split]:
+            if not isinstance(wall_id, str):
+                continue  # a wall of a split not read in full: its own check names it
             other = owner.setdefault(wall_id, split)
-            if other != split:
+            if other != split and (split in full or other in full):
                 raise OCWWhere(files[split], f"wall {wall_id!r}").error(
                     "wall_id", f"in two splits, {other!r} ({files[other]}) and {split!r}"
                 )
-    return walls
+    return walls, {split: len(ids[split]) for split in SPLITS}
 
 
 # --------------------------------------------------------------------------------------------

@@ -100,21 +100,21 @@ def check_text(value: str, where: Where, field: str) -> None:
     which JSON allows but UTF-8 (and so Arrow) cannot hold. Linear, allocates nothing."""
     match = _SURROGATE.search(value)
     if match is not None:
-        raise where.error(
-            field,
-            f"not valid Unicode text: lone surrogate {match.group()!r} at character "
-            f"{match.start()} of {value[:40]!r}",
-        )
+        problem = f"not valid Unicode text: lone surrogate {match.group()!r} at character "
+        raise where.error(field, problem + f"{match.start()} of {value[:40]!r}")
 
 
 #: Categories that break or hide a line: controls (Cc: \n, \r, \t, ESC, NUL, NEL), Zl, Zp.
 LINE_BREAKING = ("Cc", "Zl", "Zp")
+_LINE_BREAKING_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # theirs: fixed by Unicode
+#: What :func:`check_text` and :func:`check_line` refuse: a surrogate, a line-breaking character.
+_NOT_ONE_LINE_TEXT = re.compile("[\ud800-\udfff\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def line_breaking_char(text: str) -> tuple[int, str] | None:
     """``(offset, char)`` of the first character of ``text`` in :data:`LINE_BREAKING`."""
-    found = (c for c in enumerate(text) if unicodedata.category(c[1]) in LINE_BREAKING)
-    return next(found, None)
+    found = _LINE_BREAKING_CHAR.search(text)
+    return None if found is None else (found.start(), found.group())
 
 
 def check_line(value: str, where: Where, field: str) -> None:
@@ -128,12 +128,12 @@ def check_line(value: str, where: Where, field: str) -> None:
 def check_name(value: str, where: Where, field: str) -> None:
     """:func:`check_text` and :func:`check_line`, and reject a value that looks blank
     (:func:`is_blank`): ids, clues and connections must show something on one line."""
+    if value[:1].isalnum() and _NOT_ONE_LINE_TEXT.search(value) is None:
+        return  # the usual name, in one search: it shows its first character, on one line
     check_text(value, where, field)
     if is_blank(value):
-        raise where.error(
-            field,
-            f"empty or blank {short(value)} (only whitespace, control or format characters)",
-        )
+        problem = f"empty or blank {short(value)} (only whitespace, control or format characters)"
+        raise where.error(field, problem)
     check_line(value, where, field)
 
 

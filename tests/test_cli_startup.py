@@ -5,8 +5,10 @@ code in one place, ``import ocw_hub`` light with its submodules as attributes.""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -106,3 +108,66 @@ def test_a_core_error_is_written_in_cli_words() -> None:
     err = SourceUnavailableError("no data_dir given: pass data_dir=DIR", config="wote")
     assert user_message(err) == "no --data-dir given: pass --data-dir wote=DIR"
     assert user_message(RuntimeError("bug")) is None
+
+
+def _blas_after(code: str, env: dict[str, str]) -> tuple[str | None, list[int]]:
+    """``OPENBLAS_NUM_THREADS`` and OpenBLAS's thread counts after ``code`` then NumPy loaded,
+    in a fresh interpreter with ``env`` added to an environment without a thread count."""
+    probe = (
+        f"{code}\nimport json, os\nimport numpy\nfrom threadpoolctl import threadpool_info\n"
+        "threads = [p['num_threads'] for p in threadpool_info() if p['internal_api'] == "
+        "'openblas']\nprint(json.dumps([os.environ.get('OPENBLAS_NUM_THREADS'), threads]))"
+    )
+    base = {
+        k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env={**base, **env}
+    )
+    assert done.returncode == 0, done.stderr
+    value, threads = json.loads(done.stdout.strip().splitlines()[-1])
+    return value, threads
+
+
+def test_evaluate_sets_one_blas_thread_before_numpy_loads() -> None:
+    value, threads = _blas_after(_cli("evaluate", "--help"), {})
+    assert value == "1"
+    assert threads and set(threads) == {1}
+
+
+def test_a_thread_count_the_user_set_is_kept() -> None:
+    assert _blas_after(_cli("evaluate", "--help"), {"OPENBLAS_NUM_THREADS": "2"})[0] == "2"
+    assert _blas_after(_cli("evaluate", "--help"), {"OMP_NUM_THREADS": "2"})[0] is None
+
+
+def test_other_commands_leave_blas_threads_alone() -> None:
+    assert _blas_after(_cli("predict", "--help"), {})[0] is None
+
+
+def test_evaluate_imports_no_llm_log_nor_play_modules(
+    ocw_fixture_dir: Path, tmp_path: Path
+) -> None:
+    """Scoring a predictions file needs neither the LLM response log, its parsing, nor the play
+    log's reader (a play log is told by its first line)."""
+    walls = json.loads((ocw_fixture_dir / "test.json").read_text(encoding="utf-8"))["dataset"]
+    preds = [
+        {
+            "wall_id": w["wall_id"],
+            "predicted_groups": [g["gt_words"] for g in w["groups"].values()],
+            "predicted_connections": w["gt_connections"],
+        }
+        for w in walls
+    ]
+    path = tmp_path / "preds.json"
+    path.write_text(json.dumps(preds), encoding="utf-8")
+    args = ["evaluate", str(path), "--data-dir", str(ocw_fixture_dir), "--no-checks"]
+    code = (
+        "import json, sys, warnings\nwarnings.simplefilter('ignore')\n"
+        f"{_cli(*args)}\n"
+        "names = ('ocw_hub.llm.log', 'ocw_hub.llm.parsing', 'ocw_hub.llm.prompts')\n"
+        "print(json.dumps(sorted(m for m in names if m in sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "full_wall" in done.stdout
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []

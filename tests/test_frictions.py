@@ -95,13 +95,35 @@ def test_build_with_no_config_builds_what_has_a_source(
     assert sorted(p.name for p in (tmp_path / "hub").iterdir()) == ["wote"]
 
 
-def test_jobs_are_capped_at_the_cores(tmp_path: Path, ocw_fixture_dir: Path) -> None:
+def test_jobs_are_capped_at_the_cores(
+    tmp_path: Path, ocw_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from ocw_hub.cli._common import worker_count
 
     cores = len(os.sched_getaffinity(0))
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))  # an idle machine
     assert worker_count(None) == cores == worker_count(10_000) and worker_count(1) == 1
     out = tmp_path / "runs"
     args = ["predict", "--method", "random", "--runs", "2", "--jobs", "1000", "--no-checks"]
     result = runner.invoke(app, [*args, "--data-dir", str(ocw_fixture_dir), "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert f"--jobs 1000: {cores} used" in result.output
+
+
+@pytest.mark.parametrize(
+    ("load", "cores", "workers"), [(0.0, 2, 2), (0.4, 2, 2), (0.6, 2, 1), (4.8, 2, 1), (1.2, 8, 7)]
+)
+def test_default_workers_are_the_idle_cores(
+    monkeypatch: pytest.MonkeyPatch, load: float, cores: int, workers: int
+) -> None:
+    from ocw_hub.cli._common import idle_cores
+
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    assert idle_cores(cores) == workers
+
+
+def test_default_workers_without_a_load_average(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ocw_hub.cli._common import idle_cores
+
+    monkeypatch.delattr(os, "getloadavg")
+    assert idle_cores(4) == 4

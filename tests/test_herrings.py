@@ -262,3 +262,40 @@ def test_matching_keeps_as_many_clues_in_place_as_the_hungarian_method() -> None
         match = match_groups(labels)
         assert sorted(match) == [0, 1, 2, 3]
         assert sum(counts[p, g] for p, g in enumerate(match)) == counts[rows, cols].sum()
+
+
+def test_gold_facts_are_computed_once_per_wall_whatever_the_runs(
+    ocw_fixture_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every run's ``groups`` records read each wall's gold facts (its group ids, the
+    contestants' finds, its sorted gold groups) from the split, computed once."""
+    import random
+
+    import ocw_hub.scoring.groups as groups_module
+    from ocw_hub.data.sources import load_rows
+    from ocw_hub.evaluation import evaluate_files
+
+    rows = load_rows("default", "test", ocw_fixture_dir, verification_mode="no_checks").rows
+    gold = [[list(g["gt_words"]) for g in w["groups"].values()] for w in rows]
+    rng = random.Random(0)
+    for run in range(3):
+        preds = []
+        for wall in rows:
+            clues = [c for g in wall["groups"].values() for c in g["gt_words"]]
+            rng.shuffle(clues)
+            groups = [clues[i : i + 4] for i in range(0, 16, 4)]
+            answer = {"predicted_groups": groups, "predicted_connections": ["?"] * 4}
+            preds.append({"wall_id": wall["wall_id"], **answer})
+        (tmp_path / f"run-{run}.json").write_text(json.dumps(preds), encoding="utf-8")
+    sorted_gold = []
+    original = groups_module.sorted_lower
+
+    def counted(groups: list[list[str]]) -> list[list[str]]:
+        if [list(g) for g in groups] in gold:
+            sorted_gold.append(groups)
+        return original(groups)
+
+    monkeypatch.setattr(groups_module, "sorted_lower", counted)
+    results = evaluate_files([tmp_path], "default", rows=rows, bootstrap=0)
+    assert results["n_runs"] == 3 and "groups" in results["runs"][0]["per_wall"][0]
+    assert len(sorted_gold) == len(rows)

@@ -100,8 +100,8 @@ def test_format_errors_are_the_builders(config: str, source: Path, tmp_path: Pat
     else:
         del document[2]["question"]
     test.write_text(json.dumps(document), encoding="utf-8")
-    with pytest.raises(ValueError) as raw:
-        load_rows(config, "train", broken, verification_mode="no_checks")
+    with pytest.raises(ValueError) as raw:  # the split read (OCW reads no other in full)
+        load_rows(config, "test", broken, verification_mode="no_checks")
     with pytest.raises(ValueError) as built:
         ocw_hub.load_dataset(config, data_dir=broken, cache_dir=tmp_path / "c",
                              verification_mode="no_checks")  # fmt: skip

@@ -131,7 +131,7 @@ def test_tables_are_never_cut_in_a_file_or_pipe(monkeypatch: pytest.MonkeyPatch)
 
     from rich.table import Table
 
-    from ocw_hub.cli._common import _Console
+    from ocw_hub.cli._common import make_console
 
     monkeypatch.delenv("COLUMNS", raising=False)
     name = "ocw_randomized/" + "x" * 300
@@ -139,9 +139,9 @@ def test_tables_are_never_cut_in_a_file_or_pipe(monkeypatch: pytest.MonkeyPatch)
     table.add_column("file")
     table.add_row(name)
     out = io.StringIO()
-    _Console(file=out).print(table)
+    make_console(file=out).print(table)
     assert name in out.getvalue()
     monkeypatch.setenv("COLUMNS", "60")  # a width the user asks for is kept
     out = io.StringIO()
-    _Console(file=out).print(table)
+    make_console(file=out).print(table)
     assert name not in out.getvalue() and max(map(len, out.getvalue().splitlines())) <= 60

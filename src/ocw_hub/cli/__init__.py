@@ -15,6 +15,7 @@ the commands.
 from __future__ import annotations
 
 import inspect
+import os
 from importlib import import_module
 from typing import Any
 
@@ -55,6 +56,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("show:show", "Draw one wall or question in the terminal, with a prediction."),
 }
 
+#: Commands whose NumPy work is small products (the bootstrap's draws, the paired tests): OpenBLAS
+#: starting a thread per core costs them more CPU than it saves (about 15 % of ``evaluate``).
+ONE_BLAS_THREAD = frozenset({"evaluate", "compare"})
+
 SUMMARY = "Load, export, score and publish the OCW and WoTe benchmarks."
 
 
@@ -68,9 +73,17 @@ def prose(text: str | None) -> str | None:
 
 
 def _as_prose(command: Any) -> Any:
-    """``command`` (and its subcommands) with its help and epilog as :func:`prose`."""
+    """``command`` (and its subcommands) with its help and epilog as :func:`prose`, and its
+    options' help as click prints it (``\\[`` is the bracket rich would read as markup)."""
     command.help = prose(command.help)
     command.epilog = prose(command.epilog)
+    command.rich_markup_mode = None  # click's help layout: no rich, no markdown
+    for param in command.params:
+        _plain_flag(param)
+        if getattr(param, "help", None):
+            param.help = param.help.replace("\\[", "[")
+    if hasattr(command, "commands"):  # a group parses its --help before a subcommand's
+        _plain_flag(command.get_help_option(command.context_class(command)))
     for sub in getattr(command, "commands", {}).values():
         _as_prose(sub)
     return command
@@ -80,6 +93,8 @@ def load_command(name: str) -> Any:
     """The click command of ``name`` in :data:`COMMANDS`, its module imported now."""
     target, summary = COMMANDS[name]
     module_name, attr = target.split(":")
+    if name in ONE_BLAS_THREAD:
+        one_blas_thread()
     module = import_module(f".{module_name}", __name__)
     function = getattr(module, attr)
     if isinstance(function, typer.Typer):
@@ -87,6 +102,31 @@ def load_command(name: str) -> Any:
     single = typer.Typer(add_completion=False)
     single.command(name, short_help=summary, epilog=getattr(module, "EPILOG", None))(function)
     return _as_prose(typer.main.get_command(single))
+
+
+def one_blas_thread() -> None:
+    """One OpenBLAS thread for this process, unless the user chose a count
+    (``OPENBLAS_NUM_THREADS`` or ``OMP_NUM_THREADS``): read when NumPy loads, so this runs before
+    the command's modules are imported. ``OMP_NUM_THREADS`` itself is left alone (torch reads it,
+    for ``--bertscore``); ``OPENBLAS_CORETYPE``, which the machine may set, is never touched."""
+    if "OPENBLAS_NUM_THREADS" not in os.environ and "OMP_NUM_THREADS" not in os.environ:
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
+
+
+def _plain_flag(param: Any) -> None:
+    """Give an on/off flag of the program (``--help``, ``--version``, the completion flags)
+    typer's pass-through coercion: typer 0.29 coerces a flag left unset through pydantic,
+    whose import (~50 ms) would be most of ``ocw-hub CMD --help``. A no-op on a typer
+    without that machinery."""
+    descriptor = getattr(param, "type_descriptor", None)
+    if descriptor is None or descriptor.annotation is not bool or not getattr(param, "is_flag", 0):
+        return  # only a flag: its value is a bool given, or None when not given
+    if getattr(param, "_runtime_param", False) is None:
+        from typer._coercion import PassThroughRuntimeParam
+
+        param._runtime_param = PassThroughRuntimeParam(
+            parameter_info=descriptor.parameter_info, annotation=bool
+        )
 
 
 class _Commands(TyperGroup):
@@ -103,6 +143,11 @@ class _Commands(TyperGroup):
         """The command list from the summaries, importing no command."""
         with formatter.section("Commands"):
             formatter.write_dl([(name, summary) for name, (_, summary) in COMMANDS.items()])
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        for param in self.get_params(ctx):
+            _plain_flag(param)
+        return list(super().parse_args(ctx, args))
 
     def invoke(self, ctx: Any) -> Any:
         from ._errors import reported
@@ -145,4 +190,4 @@ def main(
     """Load, export, score and publish the OCW and WoTe benchmarks."""
 
 
-__all__ = ["COMMANDS", "app", "load_command", "prose"]
+__all__ = ["COMMANDS", "ONE_BLAS_THREAD", "app", "load_command", "one_blas_thread", "prose"]

@@ -6,8 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from ..configs import verification_mode
 from ..errors import OptionError
@@ -102,6 +100,9 @@ def build(
             on_config=on_config,
             on_split=on_split,
         )
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=Text(f"Hub exports written to {inert(out)} (one per dataset)"))
     for column in ("config", "split", "rows", "answers located", "file"):
         table.add_column(

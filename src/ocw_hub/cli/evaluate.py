@@ -6,8 +6,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from ..configs import config_spec, verification_mode
 from ..extras import require
@@ -114,6 +112,9 @@ def evaluate(
     (see --as-runs). The paper's figures are unchanged; intervals are defined in
     docs/statistics.md.
     """
+    from rich.table import Table
+    from rich.text import Text
+
     from ..evaluation import evaluate_files
     from ..llm.usage import cost_line
     from ..outputs import check_output_file, write_json

@@ -42,7 +42,10 @@ Fresh = Annotated[
 Jobs = Annotated[
     int | None,
     typer.Option(
-        "--jobs", "-j", min=1, help="Processes (default: the number of cores); same output."
+        "--jobs",
+        "-j",
+        min=1,
+        help="Processes (default: the cores the load leaves idle, at least 1); same output.",
     ),
 ]
 Runs = Annotated[

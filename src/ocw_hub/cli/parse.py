@@ -4,11 +4,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from ..configs import config_spec
 from ..errors import OptionError
@@ -19,14 +17,20 @@ from ._common import (
     check_config,
     console,
     data_dir_of,
+    escape,
     load_split_rows,
     local_path,
     print_warning,
 )
 from .options import CacheDir, Config, DataDir, NoChecks, Split, Task
 
+if TYPE_CHECKING:
+    from rich.table import Table
+
 
 def _parse_table(report: dict[str, Any]) -> Table:
+    from rich.table import Table
+
     from ..llm.answer_text import NOT_REPORTED
 
     table = Table(title=f"parse ({report['task']}, {report['mode']} mode)")

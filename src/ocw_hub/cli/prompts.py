@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from ..configs import config_spec
 from ..errors import OptionError
@@ -17,6 +16,7 @@ from ._common import (
     check_config,
     console,
     data_dir_of,
+    escape,
     load_split_rows,
     local_path,
     print_notes,

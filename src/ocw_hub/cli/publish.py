@@ -6,8 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from ..shown import inert
 from ._common import console
@@ -76,6 +74,9 @@ def publish(
             space=space,
             force=force,
         )
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=("Would upload" if dry_run else "Uploaded") + f" to {repo_id}")
     table.add_column("file")
     table.add_column("bytes", justify="right")

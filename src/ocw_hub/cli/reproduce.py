@@ -6,8 +6,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from ..configs import verification_mode
 from ..errors import OptionError
@@ -77,6 +75,9 @@ def reproduce(
     ]
     if (encoder := embedding_line(outcomes)) is not None:
         lines.append(encoder)
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=Text("\n".join(inert(line) for line in lines)))
     for column in ("config", "method", "AMI", "WD", "correct groups", "full walls"):
         table.add_column(column, justify="left" if column in ("config", "method") else "right")

@@ -8,13 +8,12 @@ from typing import Annotated, Any
 from urllib.parse import urlparse
 
 import typer
-from rich.markup import escape
 
 from ..errors import OCWHubError, OptionError
 from ..extras import require
-from ..llm.client import CLIENT_ERRORS_TO_STOP
+from ..llm.policy import CLIENT_ERRORS_TO_STOP
 from ..shown import inert
-from ._common import MESSAGE_LINE_CHARS, console, err_console, progress
+from ._common import MESSAGE_LINE_CHARS, console, err_console, escape, progress
 from ._reprompt import Reprompt
 from .generation import (
     Choices,

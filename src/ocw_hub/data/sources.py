@@ -251,15 +251,15 @@ def rows_and_source(
 def _raw_rows(
     config: str, split: str, folder: Path, verification_mode: object
 ) -> list[dict[str, Any]]:
-    """``split`` of the raw source files in ``folder``, every split read and validated as the
-    builder's ``_split_generators`` does; split sizes checked against the official ones
-    (``NonMatchingSplitsSizesError``, as ``download_and_prepare`` raises) unless
-    ``verification_mode`` is ``no_checks``."""
+    """``split`` of the raw source files in ``folder``, read and validated as the builder's
+    ``_split_generators`` does (OCW: the other splits only as far as the checks of ``split``
+    need them); split sizes checked against the official ones (``NonMatchingSplitsSizesError``,
+    as ``download_and_prepare`` raises) unless ``verification_mode`` is ``no_checks``."""
     spec = config_spec(config)
     sibling = load_sibling(spec.sibling)
-    rows = _RAW_READERS[spec.dataset](folder.expanduser().resolve(), spec)  # as the builder
+    rows, counts = _RAW_READERS[spec.dataset](folder.expanduser().resolve(), spec, split)
     mode = getattr(verification_mode, "value", verification_mode) or "basic_checks"
-    sizes = {name: len(rows[name]) for name in spec.splits}
+    sizes = {name: counts[name] for name in spec.splits}
     if mode != "no_checks" and sizes != sibling.OFFICIAL_SPLIT_SIZES:
         import datasets
 
@@ -269,30 +269,35 @@ def _raw_rows(
             {name: datasets.SplitInfo(name=name, num_examples=n) for name, n in sizes.items()}
         )
         check_split_sizes(spec.name, recorded, verification_mode)  # raises
-    return rows[split]
+    return rows
 
 
-def _ocw_raw_rows(folder: Path, spec: ConfigSpec) -> dict[str, list[dict[str, Any]]]:
+RawSplit = tuple[list[dict[str, Any]], dict[str, int]]
+
+
+def _ocw_raw_rows(folder: Path, spec: ConfigSpec, split: str) -> RawSplit:
+    """``split``'s walls and every split's size; an ablation's test walls are read in full
+    too, to tell the main release (``refuse_main_release``)."""
     sibling = load_sibling("ocw_walls")
     files = sibling.find_wall_files(folder)
-    walls = sibling.read_all_splits(files)
+    walls, sizes = sibling.read_splits(files, {split, "test"} if spec.ablation else {split})
     if spec.ablation:
         releases = load_sibling("ocw_releases")
         try:
             releases.refuse_main_release(spec.name, files, walls, str(folder))
         except releases.OCWSourceError as err:
             raise WrongSourceError(str(err), config=spec.name, data_dir=str(folder)) from err
-    return walls
+    return walls[split], sizes
 
 
-def _wote_raw_rows(folder: Path, spec: ConfigSpec) -> dict[str, list[dict[str, Any]]]:
+def _wote_raw_rows(folder: Path, spec: ConfigSpec, split: str) -> RawSplit:
     finder = load_sibling("source_files")
     sibling = load_sibling("wote_questions")
     found = finder.find_split_files(folder, sibling.WoTeWhere)
     files = {name: str(path) for name, path in found.items()}
     rows = {name: sibling.read_questions(files[name], name) for name in files}
     sibling.check_unique_ids(rows, files)
-    return rows
+    return rows[split], {name: len(questions) for name, questions in rows.items()}
 
 
 #: How each dataset's raw split files are read and validated, as its builder does.

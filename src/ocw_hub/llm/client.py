@@ -66,6 +66,7 @@ from .log import (
     renamed_field,
     sent_body,
 )
+from .policy import CLIENT_ERRORS_TO_STOP
 
 __all__ = [
     "ACCEPTED_URLS",
@@ -90,8 +91,6 @@ __all__ = [
 
 #: Key sent to local servers when ``OPENAI_API_KEY`` is unset (they ignore it).
 DUMMY_API_KEY = "sk-no-key-required"
-#: Deterministic 4xx answers in a row after which the run stops.
-CLIENT_ERRORS_TO_STOP = 3
 
 
 class LLMServerError(OCWHubError, ConnectionError):

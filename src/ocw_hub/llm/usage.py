@@ -28,7 +28,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import OCWHubError
-from .log import LLMInputError, is_success, json_records
 
 #: The latency percentiles reported.
 PERCENTILES = (50, 90, 95, 99)
@@ -112,6 +111,8 @@ def usage_wall_id(custom_id: Any) -> str | None:
 def _tally(lines: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """Requests, answers, lines with usage, token sums (None: no line reports one) and
     latencies of log lines."""
+    from .log import is_success  # the log module is heavier than ``evaluate``'s cost line
+
     tally: dict[str, Any] = {"requests": 0, "answered": 0, "usage_reported": 0}
     tally.update(dict.fromkeys(_TOKEN_FIELDS), latencies=[])
     for line in lines:
@@ -218,6 +219,7 @@ def log_usage(
         LLMInputError: no such file, a line that is not a JSON object.
     """
     from ..provenance import file_sha256
+    from .log import LLMInputError, json_records
 
     name, keep = lines if lines is not None else ("all", None)
     records = (r for _, r in json_records(path, LLMInputError) if keep is None or keep(r))

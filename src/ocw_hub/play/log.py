@@ -21,8 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PlayLogError
-from ..llm.log import json_records
-from ..llm.parsing import match_clues
 from . import rules
 
 VERSION = 2
@@ -150,6 +148,8 @@ def read_play_log(path: str | os.PathLike[str]) -> PlayLog:
             f"{path}: not a play log (its line 1 is no play log header, "
             '{"record": "play", ...}: give a log that `ocw-hub play` wrote)'
         )
+    from ..llm.log import json_records  # not at import: is_play_log is asked of every file
+
     records = json_records(path, PlayLogError)
     first = next(records, None)
     if first is None:
@@ -194,6 +194,8 @@ def replay(
         PlayLogError: a recorded verdict that is not the replay's, a guess after the wall is
             over, an end reason that is not the replay's, a connection round under ``nyt``.
     """
+    from ..llm.parsing import match_clues
+
     verdicts = []
     for number, record in records.guesses:
         if state.ended is not None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..resources import load_metric_module
 
@@ -30,15 +30,40 @@ FOUND_BY = ("found_by_both", "found_by_model_only", "found_by_contestants_only",
 COUNTS = (*FOUND_BY, "misplaced_clues", "near_misses", "wrong_groups", "decoys")
 
 
+def sorted_lower(groups: Sequence[Sequence[str]]) -> list[list[str]]:
+    """Each group's clues lowercased and sorted, as the metric compares groups."""
+    return [sorted(c.lower() for c in g) for g in groups]
+
+
+class GoldFacts(NamedTuple):
+    """What a wall's ``groups`` record needs of its gold walls, the same for every run:
+    the group ids (``group_1`` .. ``group_4``), the contestants' finds (1 or 0, by group) and
+    the gold groups as :func:`sorted_lower` gives them."""
+
+    ids: list[str]
+    contestants: list[int]
+    gold_sorted: list[list[str]]
+
+
+def gold_facts(wall: Mapping[str, Any], gold: Sequence[Sequence[str]]) -> GoldFacts:
+    """:class:`GoldFacts` of ``wall`` (a row), whose gold groups are ``gold`` (validated)."""
+    ids = list(wall["groups"])
+    contestants = [int(wall["groups"][i]["human_performance"]["grouping"]) for i in ids]
+    return GoldFacts(ids, contestants, sorted_lower(gold))
+
+
 def gold_labels(
-    predicted: Sequence[Sequence[str]], gold: Sequence[Sequence[str]]
+    predicted: Sequence[Sequence[str]],
+    gold: Sequence[Sequence[str]],
+    gold_sorted: list[list[str]] | None = None,
 ) -> list[list[int | None]]:
     """Gold group (0-3, None if not a clue of the wall) of each predicted clue, in the
     prediction's own order, from the metric's ``predicted_labels`` (which works on lowercased
-    sorted groups)."""
+    sorted groups; ``gold_sorted``: ``gold`` so, when known)."""
     code = load_metric_module("grouping")
-    pred_sorted = [sorted(c.lower() for c in g) for g in predicted]
-    gold_sorted = [sorted(c.lower() for c in g) for g in gold]
+    pred_sorted = sorted_lower(predicted)
+    if gold_sorted is None:
+        gold_sorted = sorted_lower(gold)
     flat = code.predicted_labels(pred_sorted, gold_sorted)
     out: list[list[int | None]] = []
     for p, group in enumerate(predicted):
@@ -82,6 +107,7 @@ def wall_groups(
     gold: Sequence[Sequence[str]],
     gold_ids: Sequence[str],
     contestants: Sequence[int],
+    gold_sorted: list[list[str]] | None = None,
 ) -> dict[str, Any]:
     """The ``groups`` record of one wall.
 
@@ -90,6 +116,7 @@ def wall_groups(
         gold: the 4 gold groups, in the order of ``gold_ids``.
         gold_ids: the gold group ids (``group_1`` .. ``group_4``).
         contestants: each gold group's ``human_performance.grouping`` (1 found, 0 not).
+        gold_sorted: ``gold`` as :func:`sorted_lower` gives it, when known.
 
     Returns:
         ``gold_groups`` (the ids), ``found`` and ``found_by_contestants`` (ids, gold order),
@@ -102,11 +129,11 @@ def wall_groups(
         to no gold group) and ``decoys`` (wrong groups of 3 clues of one gold group and 1 of
         another).
     """
-    lower_gold = [sorted(c.lower() for c in g) for g in gold]
-    lower_pred = [sorted(c.lower() for c in g) for g in predicted]
+    lower_gold = sorted_lower(gold) if gold_sorted is None else gold_sorted
+    lower_pred = sorted_lower(predicted)
     model = [g in lower_pred for g in lower_gold]  # the metric's correct_groups, per group
     human = [bool(h) for h in contestants]
-    labels = gold_labels(predicted, gold)
+    labels = gold_labels(predicted, gold, lower_gold)
     counts = spread(labels, len(gold))
     match = match_groups(labels)
     wrong = [g not in lower_gold for g in lower_pred]
@@ -183,17 +210,18 @@ def add_group_figures(
     (``results["groups"]``) and to each season of ``by_season``.
 
     Args:
-        gold: the split's :class:`ocw_hub.scoring.runs.GoldWalls` (rows, validated groups).
+        gold: the split's :class:`ocw_hub.scoring.runs.GoldWalls` (rows, validated groups,
+            each wall's :class:`GoldFacts` as ``group_facts``).
         predictions: ``{wall_id: WallPrediction}``.
         missing: the wall ids scored as missing, each with the ``placeholder`` groups.
     """
     by_season: dict[str, list[dict[str, Any]]] = {}
     for index in scored:
-        wall, wall_id = gold.walls[index], gold.ids[index]
+        wall, wall_id, facts = gold.walls[index], gold.ids[index], gold.group_facts[index]
         groups = placeholder if wall_id in missing else predictions[wall_id].groups
-        ids = list(wall["groups"])
-        human = [int(wall["groups"][i]["human_performance"]["grouping"]) for i in ids]
-        record = wall_groups(groups, gold.groups[index], ids, human)
+        record = wall_groups(
+            groups, gold.groups[index], facts.ids, facts.contestants, facts.gold_sorted
+        )
         results["per_wall"][index]["groups"] = record
         by_season.setdefault(str(wall["season"]), []).append(record)
     if not by_season:

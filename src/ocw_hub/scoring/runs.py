@@ -30,11 +30,8 @@ from ..errors import ChoiceError, PredictionsError
 from ..resources import load_metric_module
 from ..shown import capped
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from .groups import add_group_figures
-from .intervals import (
-    TWO_LEVEL,  # noqa: F401 (defined here before; kept importable)
-    check_same_walls,
-)
+from .groups import add_group_figures, gold_facts
+from .intervals import TWO_LEVEL, check_same_walls  # noqa: F401 (TWO_LEVEL kept importable)
 from .over_runs import summarize_runs
 from .predictions import WallPrediction, expand_prediction_paths, listing, read_predictions
 from .slices import WallSlice, add_intervals, apply_slice
@@ -146,8 +143,8 @@ def human_figures(walls: Sequence[dict], whole_walls: bool = True) -> dict[str, 
 
 
 class GoldWalls:
-    """A split's walls with their gold groups checked once by the metric's validator (shared
-    by every run scored against the split).
+    """A split's walls with their gold groups checked once by the metric's validator, and
+    what each wall's ``groups`` record needs of them (``group_facts``), shared by every run.
 
     Raises:
         PredictionsError: never for a split built by the loading script (it applies the same
@@ -167,6 +164,7 @@ class GoldWalls:
         self.connections = [list(w["gt_connections"]) for w in self.walls]
         #: each wall's clues lowercased (as the metric compares them), for every run
         self.clue_sets = [{c.lower() for g in groups for c in g} for groups in self.groups]
+        self.group_facts = [gold_facts(w, g) for w, g in zip(self.walls, self.groups, strict=True)]
         self.seasons: dict[int, list[int]] = defaultdict(list)
         for index, wall in enumerate(self.walls):
             self.seasons[wall["season"]].append(index)
