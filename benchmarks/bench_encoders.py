@@ -84,9 +84,13 @@ def _figures(label: str, options: dict[str, Any], walls: list, work: Path, runs:
     encoder, arrays = embed_walls(walls, encoder, runs=runs)
     embedded = time.perf_counter()
     result = cluster_walls(
-        walls, arrays, runs=runs, model=encoder.model, encoder=encoder.kind,
+        walls,
+        arrays,
+        runs=runs,
+        model=encoder.model,
+        encoder=encoder.kind,
         protocol=encoder.describe(),
-    )  # fmt: skip
+    )
     clustered = time.perf_counter()
     folder = work / f"runs-{len(os.listdir(work))}"
     write_baseline(result, folder)

@@ -117,11 +117,18 @@ def paired_upstream(
     env.pop("HF_DATASETS_CACHE", None)
     ours = [*OCW_HUB, "evaluate", str(preds), "--data-dir", str(data)]
     theirs = [
-        python, "-m", "ocw.evaluate_only_connect", "--task", "task1-grouping",
-        "--prediction-file", str(preds),
-        "--dataset-path", f"{_string_clues(data, tmp_path / 'paired' / 'release')}/",
-        "--results-path", f"{tmp_path / 'paired' / 'results'}/",
-    ]  # fmt: skip
+        python,
+        "-m",
+        "ocw.evaluate_only_connect",
+        "--task",
+        "task1-grouping",
+        "--prediction-file",
+        str(preds),
+        "--dataset-path",
+        f"{_string_clues(data, tmp_path / 'paired' / 'release')}/",
+        "--results-path",
+        f"{tmp_path / 'paired' / 'results'}/",
+    ]
     commands = {"ocw-hub": (ours, None), "upstream": (theirs, upstream / "src")}
     for args, cwd in commands.values():  # warm-up: caches filled, files in the OS cache
         _cpu(args, env, cwd)
@@ -238,7 +245,7 @@ def main() -> None:
                     "--data-dir",
                     str(tmp_path / "big"),
                     "--no-checks",
-                ],  # fmt: skip
+                ],
                 20.0,
                 "169 s",
             )

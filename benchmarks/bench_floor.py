@@ -96,8 +96,10 @@ def _help(env: dict, repeat: int) -> None:
 
     calls = [["--help"], *([name, "--help"] for name in COMMANDS)]
     bare = statistics.median(_cpu([sys.executable, "-c", "pass"], env) for _ in range(repeat))
-    print(f"--help, CPU s (median of {repeat}; bare python {bare:.3f} s; load "
-          f"{os.getloadavg()[0]:.1f}):")  # fmt: skip
+    print(
+        f"--help, CPU s (median of {repeat}; bare python {bare:.3f} s; load "
+        f"{os.getloadavg()[0]:.1f}):"
+    )
     for args in calls:
         seconds = statistics.median(_cpu([*OCW_HUB, *args], env) for _ in range(repeat))
         print(f"  ocw-hub {' '.join(args):<26} {seconds:.3f}")

@@ -50,8 +50,11 @@ def main() -> None:
             out.write('"}')
         baseline = _peak_mib("-")
         peak = _peak_mib(str(path))
-        print(json.dumps({"file_mib": mib, "baseline_rss_mib": round(baseline),
-                          "peak_rss_mib": round(peak)}))  # fmt: skip
+        print(
+            json.dumps(
+                {"file_mib": mib, "baseline_rss_mib": round(baseline), "peak_rss_mib": round(peak)}
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -83,10 +83,16 @@ def bench_parse_command(test: list[dict], shared: Path, work: Path) -> float:
         )
     )
     command = [
-        str(Path(sys.executable).parent / "ocw-hub"), "parse", str(responses), "--out",
-        str(work / "predictions.json"), "--data-dir", str(shared / "ocw" / "dataset"),
-        "--cache-dir", str(work / "cache"),
-    ]  # fmt: skip
+        str(Path(sys.executable).parent / "ocw-hub"),
+        "parse",
+        str(responses),
+        "--out",
+        str(work / "predictions.json"),
+        "--data-dir",
+        str(shared / "ocw" / "dataset"),
+        "--cache-dir",
+        str(work / "cache"),
+    ]
     subprocess.run(command, check=True, capture_output=True)  # prepares the cache
     start = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True)

@@ -52,8 +52,10 @@ def main() -> None:
     test = load_split("default", "test", args.data_dir, verification_mode="no_checks").to_list()
     train = load_split("default", "train", args.data_dir, verification_mode="no_checks")
     client = OpenAI(base_url=args.base_url, api_key="unused", max_retries=0, timeout=1800)
-    print(f"{args.model} at {args.base_url}: {args.walls} walls, {args.shots} shots, "
-          f"at most {args.max_tokens} new tokens")  # fmt: skip
+    print(
+        f"{args.model} at {args.base_url}: {args.walls} walls, {args.shots} shots, "
+        f"at most {args.max_tokens} new tokens"
+    )
     for task in ("grouping", "connections"):
         requests = build_requests(
             test[: args.walls], train.to_list(), task=task, shots=args.shots, model=args.model

@@ -55,13 +55,23 @@ def main() -> None:
         for concurrency in (1, 8):
             server = ChatServer(answer=contestant, delay=args.delay)
             header = {
-                "rules": rules, "max_guesses": default_max_guesses(rules), "max_invalid": 3,
-                "config": "default", "split": args.split, "player": "bench",
-                "player_kind": "model", "max_tokens": 144,
-            }  # fmt: skip
+                "rules": rules,
+                "max_guesses": default_max_guesses(rules),
+                "max_invalid": 3,
+                "config": "default",
+                "split": args.split,
+                "player": "bench",
+                "player_kind": "model",
+                "max_tokens": 144,
+            }
             with tempfile.TemporaryDirectory() as tmp:
                 start = time.perf_counter()
-                play_walls(rows, Path(tmp) / "log.jsonl", header, Server([server.url], "bench", concurrency))  # fmt: skip # noqa: E501
+                play_walls(
+                    rows,
+                    Path(tmp) / "log.jsonl",
+                    header,
+                    Server([server.url], "bench", concurrency),
+                )
                 seconds = time.perf_counter() - start
             server.close()
             n = len(rows)

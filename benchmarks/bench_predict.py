@@ -122,8 +122,20 @@ def _load() -> str:
 
 def bench_predict(cli: list[str], data: Path, work: Path, jobs_1: bool) -> dict[str, float]:
     cache = work / "cache"
-    base = [*cli, "predict", "--method", "embedding", "--config", "default", "--split", "test",
-            "--data-dir", str(data), "--cache-dir", str(cache)]  # fmt: skip
+    base = [
+        *cli,
+        "predict",
+        "--method",
+        "embedding",
+        "--config",
+        "default",
+        "--split",
+        "test",
+        "--data-dir",
+        str(data),
+        "--cache-dir",
+        str(cache),
+    ]
     # prepare the split in the cache (not timed): one run on a copy
     _timed([*base, "--runs", "1", "--out", str(work / "warm")])
     figures = {"predict_s": _timed([*base, "--out", str(work / "jobs-default")], "predict")}
@@ -150,10 +162,22 @@ def bench_st(python: str, data: Path, work: Path) -> dict[str, float]:
     )
     figures = json.loads(out.stdout.strip().splitlines()[-1])
     folder = figures.pop("folder")
-    cmd = [*_cli(python), "predict", "--method", "embedding", "--model", folder,
-           "--encoder", "sentence-transformers",
-           "--data-dir", str(data), "--cache-dir", str(work / "st-cache"),
-           "--out", str(work / "st-runs")]  # fmt: skip
+    cmd = [
+        *_cli(python),
+        "predict",
+        "--method",
+        "embedding",
+        "--model",
+        folder,
+        "--encoder",
+        "sentence-transformers",
+        "--data-dir",
+        str(data),
+        "--cache-dir",
+        str(work / "st-cache"),
+        "--out",
+        str(work / "st-runs"),
+    ]
     figures["predict_st_s"] = _timed(cmd, "st")
     return figures
 

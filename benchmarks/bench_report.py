@@ -35,15 +35,26 @@ def main() -> None:
         work = Path(tmp)
         common = ["--data-dir", str(data_dir), "--cache-dir", str(work / "cache")]
         subprocess.run(
-            [cli, "predict", "-m", "random", "--runs", str(args.runs), "--out",
-             str(work / "random"), *common],
-            check=True, capture_output=True,
-        )  # fmt: skip
+            [
+                cli,
+                "predict",
+                "-m",
+                "random",
+                "--runs",
+                str(args.runs),
+                "--out",
+                str(work / "random"),
+                *common,
+            ],
+            check=True,
+            capture_output=True,
+        )
         results = work / "random.json"
         subprocess.run(
             [cli, "evaluate", str(work / "random"), "--out", str(results), *common],
-            check=True, capture_output=True,
-        )  # fmt: skip
+            check=True,
+            capture_output=True,
+        )
 
         from ocw_hub.results import read_results
         from ocw_hub.views.report import build_report

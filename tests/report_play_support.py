@@ -30,9 +30,17 @@ def cli(*args: str) -> None:
 def write_human_log(path: Path, rows: list[dict[str, Any]], config: str = "default") -> None:
     """A person ("ana", rules show): the even walls solved in 3 gold guesses with the first
     two connections named right; the odd ones one wrong guess, then given up."""
-    head = {"record": "play", "version": 1, "rules": "show", "max_guesses": 20,
-            "max_invalid": 3, "config": config, "split": "test", "player": "ana",
-            "player_kind": "human"}  # fmt: skip
+    head = {
+        "record": "play",
+        "version": 1,
+        "rules": "show",
+        "max_guesses": 20,
+        "max_invalid": 3,
+        "config": config,
+        "split": "test",
+        "player": "ana",
+        "player_kind": "human",
+    }
     lines: list[dict[str, Any]] = [head]
     for index, wall in enumerate(rows):
         wall_id, groups = wall["wall_id"], gold_groups(wall)
@@ -85,8 +93,18 @@ def play_results(folder: Path, config: str = "default") -> dict[str, Path]:
         try:
             for rules in ("show", "nyt"):
                 logs[f"play-{rules}"] = log = folder / f"play-{rules}.jsonl"
-                cli("play", "--base-url", server.url, "--model", "m", "--out", str(log),
-                    "--rules", rules, *data)  # fmt: skip
+                cli(
+                    "play",
+                    "--base-url",
+                    server.url,
+                    "--model",
+                    "m",
+                    "--out",
+                    str(log),
+                    "--rules",
+                    rules,
+                    *data,
+                )
         finally:
             server.close()
     logs["play-ana"] = folder / "play-ana.jsonl"

@@ -169,8 +169,20 @@ def test_a_play_log_is_resumed_only_with_the_names_it_was_played_with(
     make it untrue, so it is refused and the log is left as it was."""
     server = alias_server(served, answer=Contestant(fixture_rows()))
     log = tmp_path / "play.jsonl"
-    args = ["play", "--base-url", server.url, "--model", alias, "--rules", "nyt", "--out",
-            str(log), "--data-dir", str(PLAY_FIXTURE), "--no-checks"]  # fmt: skip
+    args = [
+        "play",
+        "--base-url",
+        server.url,
+        "--model",
+        alias,
+        "--rules",
+        "nyt",
+        "--out",
+        str(log),
+        "--data-dir",
+        str(PLAY_FIXTURE),
+        "--no-checks",
+    ]
     first = runner.invoke(app, [*args, "--walls", "1", "--accept-model", served])
     assert first.exit_code == 0, first.output
     before = log.read_bytes()

@@ -26,8 +26,17 @@ pytestmark = [pytest.mark.usefixtures("local_only"), pytest.mark.filterwarnings(
 runner = CliRunner()
 DATA = ["--data-dir", str(OCW_FIXTURE), "--no-checks"]
 REPORT = Path(__file__).resolve().parent / "data" / "report"
-HEAD = {"record": "play", "version": 1, "rules": "show", "max_guesses": 20, "max_invalid": 3,
-        "config": "default", "split": "test", "player": "ana", "player_kind": "human"}  # fmt: skip
+HEAD = {
+    "record": "play",
+    "version": 1,
+    "rules": "show",
+    "max_guesses": 20,
+    "max_invalid": 3,
+    "config": "default",
+    "split": "test",
+    "player": "ana",
+    "player_kind": "human",
+}
 
 
 def _wall() -> dict[str, Any]:
@@ -40,8 +49,16 @@ def _play_lines(with_end: bool = True) -> list[dict[str, Any]]:
     groups = [g["gt_words"] for g in wall["groups"].values()]
     lines: list[dict[str, Any]] = [HEAD]
     for turn, group in enumerate(groups[:3], 1):
-        lines.append({"record": "guess", "wall_id": wall["wall_id"], "turn": turn,
-                      "clues": group, "invalid": None, "verdict": "correct"})  # fmt: skip
+        lines.append(
+            {
+                "record": "guess",
+                "wall_id": wall["wall_id"],
+                "turn": turn,
+                "clues": group,
+                "invalid": None,
+                "verdict": "correct",
+            }
+        )
     if with_end:
         lines.append({"record": "end", "wall_id": wall["wall_id"], "reason": "solved"})
     return lines
@@ -251,8 +268,9 @@ def test_a_failed_predict_leaves_no_folder(tmp_path: Path, depth: int) -> None:
     shutil.copytree(OCW_FIXTURE, data)
     (data / "test.json").write_text("[]", encoding="utf-8")
     out = tmp_path.joinpath(*[f"d{i}" for i in range(depth)])
-    result = runner.invoke(app, ["predict", "-m", "random", "--data-dir", str(data), "--no-checks",
-                                 "--out", str(out)])  # fmt: skip
+    result = runner.invoke(
+        app, ["predict", "-m", "random", "--data-dir", str(data), "--no-checks", "--out", str(out)]
+    )
     assert result.exit_code == 1, result.output
     assert not (tmp_path / "d0").exists()
 
@@ -260,14 +278,34 @@ def test_a_failed_predict_leaves_no_folder(tmp_path: Path, depth: int) -> None:
 def test_stand_in_eval_results_are_refused_before_any_output(tmp_path: Path) -> None:
     walls = json.loads((OCW_FIXTURE / "test.json").read_text(encoding="utf-8"))["dataset"]
     predictions = tmp_path / "p.json"
-    predictions.write_text(json.dumps([
-        {"wall_id": w["wall_id"], "predicted_groups": [g["gt_words"] for g in w["groups"].values()],
-         "predicted_connections": list(w["gt_connections"])} for w in walls
-    ]))  # fmt: skip
+    predictions.write_text(
+        json.dumps(
+            [
+                {
+                    "wall_id": w["wall_id"],
+                    "predicted_groups": [g["gt_words"] for g in w["groups"].values()],
+                    "predicted_connections": list(w["gt_connections"]),
+                }
+                for w in walls
+            ]
+        )
+    )
     out = tmp_path / "results.json"
-    args = ["evaluate", str(predictions), *DATA, "--bootstrap", "0", "--out", str(out),
-            "--eval-results", str(tmp_path / "model"), "--model-id", "org/m",
-            "--dataset-id", "org/ocw"]  # fmt: skip
+    args = [
+        "evaluate",
+        str(predictions),
+        *DATA,
+        "--bootstrap",
+        "0",
+        "--out",
+        str(out),
+        "--eval-results",
+        str(tmp_path / "model"),
+        "--model-id",
+        "org/m",
+        "--dataset-id",
+        "org/ocw",
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 1 and "pre-release stand-in" in result.output, result.output
     assert not out.exists() and not (tmp_path / "model").exists()

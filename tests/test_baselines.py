@@ -233,8 +233,19 @@ def test_cli_writes_valid_identical_runs(
 ) -> None:
     data = json.loads((ocw_fixture_dir / "test.json").read_text(encoding="utf-8"))["dataset"]
     words = {w["wall_id"]: w["words"] for w in data}
-    common = ["--config", "default", "--split", "test", "--data-dir", str(ocw_fixture_dir),
-              "--cache-dir", str(cache), "--no-checks", "--runs", "4"]  # fmt: skip
+    common = [
+        "--config",
+        "default",
+        "--split",
+        "test",
+        "--data-dir",
+        str(ocw_fixture_dir),
+        "--cache-dir",
+        str(cache),
+        "--no-checks",
+        "--runs",
+        "4",
+    ]
     texts = {}
     for name, extra in [
         ("emb-a", ["--method", "embedding", "--jobs", "1"]),
@@ -351,8 +362,12 @@ def test_keep_vectors(tmp_path: Path) -> None:
     result = embedding_baseline(walls, runs=2, jobs=1)
     written = write_baseline(result, tmp_path / "out", keep_vectors=True)
     assert [p.name for p in written] == [
-        "run-00.json", "run-01.json", "embeddings.npz", "embeddings.json", "protocol.json"
-    ]  # fmt: skip
+        "run-00.json",
+        "run-01.json",
+        "embeddings.npz",
+        "embeddings.json",
+        "protocol.json",
+    ]
     modes = {p.stat().st_mode & 0o777 for p in written}
     assert len(modes) == 1  # the vectors get the permissions of the run files
     assert not list((tmp_path / "out").glob(".*"))  # no temporary file left
@@ -442,11 +457,11 @@ def test_cli_errors(tmp_path: Path, ocw_fixture_dir: Path) -> None:
                 "--contextual",
             ],
             "apply to --encoder transformers only",
-        ),  # fmt: skip
+        ),
         (
             ["--method", "embedding", "--model", "m", "--contextual", "--pooling", "mean"],
             "not with --contextual",
-        ),  # fmt: skip
+        ),
         (["--method", "embedding", "--vectors", "missing.vec"], "missing.vec: no such file"),
         (["--method", "random", "--config", "wote"], "'wote' is not an OCW config"),
         (["--method", "random", "--split", "dev"], "--split dev"),
@@ -461,9 +476,16 @@ def test_cli_errors(tmp_path: Path, ocw_fixture_dir: Path) -> None:
     assert not (tmp_path / "o").exists()
     source = runner.invoke(
         app,
-        ["predict", "--method", "random", "--data-dir", str(ocw_fixture_dir),
-         "--out", str(ocw_fixture_dir / "preds")],
-    )  # fmt: skip
+        [
+            "predict",
+            "--method",
+            "random",
+            "--data-dir",
+            str(ocw_fixture_dir),
+            "--out",
+            str(ocw_fixture_dir / "preds"),
+        ],
+    )
     assert source.exit_code == 1 and "overlaps the input" in source.output
     assert not (ocw_fixture_dir / "preds").exists()
 
@@ -525,9 +547,18 @@ def test_unloadable_model_is_one_clear_line(fake_st, tmp_path: Path) -> None:
         SentenceTransformerEncoder("org/missing-model")
     result = runner.invoke(
         app,
-        ["predict", "--method", "embedding", "--model", "org/missing-model",
-         "--encoder", "sentence-transformers", "--out", str(tmp_path / "o")],
-    )  # fmt: skip
+        [
+            "predict",
+            "--method",
+            "embedding",
+            "--model",
+            "org/missing-model",
+            "--encoder",
+            "sentence-transformers",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     text = " ".join(result.output.split())
@@ -598,9 +629,21 @@ def test_full_test_split_end_to_end(tmp_path: Path, ocw_dir: Path, cache: Path) 
     out = tmp_path / "preds"
     result = runner.invoke(
         app,
-        ["predict", "--method", "embedding", "--data-dir", str(ocw_dir), "--cache-dir",
-         str(cache), "--runs", "1", "--keep-vectors", "--out", str(out)],
-    )  # fmt: skip
+        [
+            "predict",
+            "--method",
+            "embedding",
+            "--data-dir",
+            str(ocw_dir),
+            "--cache-dir",
+            str(cache),
+            "--runs",
+            "1",
+            "--keep-vectors",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     walls = json.loads((ocw_dir / "test.json").read_text(encoding="utf-8"))["dataset"]
     words = {w["wall_id"]: [str(c) for c in w["words"]] for w in walls}
@@ -615,8 +658,14 @@ def test_full_test_split_end_to_end(tmp_path: Path, ocw_dir: Path, cache: Path) 
         assert len(npz.files) == 494 and all(npz[k].shape[0] == 16 for k in list(words)[:20])
     scored = runner.invoke(
         app,
-        ["evaluate", str(out / "run-00.json"), "--data-dir", str(ocw_dir), "--cache-dir",
-         str(cache)],
-    )  # fmt: skip
+        [
+            "evaluate",
+            str(out / "run-00.json"),
+            "--data-dir",
+            str(ocw_dir),
+            "--cache-dir",
+            str(cache),
+        ],
+    )
     assert scored.exit_code == 0, scored.output
     assert "correct_groups" in scored.output

@@ -136,15 +136,21 @@ def _two_level_coverage(wall_sd: float, run_sd: float) -> tuple[float, float, fl
     rng = np.random.default_rng(16)
     walls = rng.normal(0, wall_sd, (n_sets, n_walls, 1))
     data = mean + walls + rng.normal(0, run_sd, (n_sets, n_walls, n_runs))
-    bounds = np.array([
-        bootstrap.percentile_interval(bootstrap.two_level_means(
-            data[s], bootstrap.run_index_blocks(n_walls, n_runs, n_resamples, seed=s)
-        ))
-        for s in range(n_sets)
-    ])  # fmt: skip
+    bounds = np.array(
+        [
+            bootstrap.percentile_interval(
+                bootstrap.two_level_means(
+                    data[s], bootstrap.run_index_blocks(n_walls, n_runs, n_resamples, seed=s)
+                )
+            )
+            for s in range(n_sets)
+        ]
+    )
     true_var = (wall_sd**2 + run_sd**2 / n_runs) / n_walls
-    boot_var = ((n_walls - 1) / n_walls * (wall_sd**2 + run_sd**2 / n_runs)
-                + (n_runs - 1) / n_runs**2 * run_sd**2) / n_walls  # fmt: skip
+    boot_var = (
+        (n_walls - 1) / n_walls * (wall_sd**2 + run_sd**2 / n_runs)
+        + (n_runs - 1) / n_runs**2 * run_sd**2
+    ) / n_walls
     ratio = math.sqrt(boot_var / true_var)
     covered = float(np.mean((bounds[:, 0] <= mean) & (mean <= bounds[:, 1])))
     width = float(np.mean(bounds[:, 1] - bounds[:, 0])) / (2 * 1.959964 * math.sqrt(true_var))

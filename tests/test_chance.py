@@ -151,9 +151,12 @@ def test_the_docs_state_the_computed_levels() -> None:
         assert re.search(rf"`{key}` \| [^|]+ \| simulated: {mean:.4f} ± {se:.4f} \|", how), key
     # found_by rates: formulas of h, checked against chance_level
     h = 0.6
-    for figure, value in (("both", h / 455), ("model_only", (1 - h) / 455),
-                          ("contestants_only", 454 * h / 455),
-                          ("neither", 454 * (1 - h) / 455)):  # fmt: skip
+    for figure, value in (
+        ("both", h / 455),
+        ("model_only", (1 - h) / 455),
+        ("contestants_only", 454 * h / 455),
+        ("neither", 454 * (1 - h) / 455),
+    ):
         level = chance.chance_level("groups", f"found_by_{figure}_rate", 494, h)
         assert level == pytest.approx(value)
         assert f"`found_by_{figure}_rate`" in rows

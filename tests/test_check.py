@@ -225,7 +225,7 @@ def _splits_of(config: str) -> list[dict]:
                 ]
             },
             id="glob-per-split",
-        ),  # fmt: skip
+        ),
         pytest.param(
             {
                 "data_files": [
@@ -245,7 +245,7 @@ def _splits_of(config: str) -> list[dict]:
                 ],
             },
             id="data_dir-and-data_files",
-        ),  # fmt: skip
+        ),
     ],
 )
 def test_every_configs_form_datasets_accepts(export: Path, wordnet: dict) -> None:
@@ -284,13 +284,16 @@ def test_glob_over_every_split_counts_the_rows_of_all_files(export: Path) -> Non
     _set_configs(
         export,
         [
-            {"config_name": "ocw_wordnet", "data_files": [
-                {"split": "train", "path": "data/ocw_wordnet/*.parquet"}]},
+            {
+                "config_name": "ocw_wordnet",
+                "data_files": [{"split": "train", "path": "data/ocw_wordnet/*.parquet"}],
+            },
             {"config_name": "ocw_randomized", "data_files": _splits_of("ocw_randomized")},
         ],
-    )  # fmt: skip
-    assert check_export(export) == ["config 'ocw_wordnet' split 'train': card says 2 rows, files "
-                                    "hold 7"]  # fmt: skip
+    )
+    assert check_export(export) == [
+        "config 'ocw_wordnet' split 'train': card says 2 rows, files hold 7"
+    ]
 
 
 def test_malformed_data_files_entry_is_one_finding(export: Path) -> None:

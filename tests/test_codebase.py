@@ -42,6 +42,22 @@ def test_the_import_contracts_hold() -> None:
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
 
 
+def test_no_formatting_is_skipped() -> None:
+    """No ``# fmt: skip`` or ``# fmt: off``: the formatter's layout is the layout (lines were
+    once squeezed past it to keep files under a length limit)."""
+    sources = [*_python_files(), *sorted((REPO / "benchmarks").rglob("*.py"))]
+    sources += sorted((REPO / "tests").rglob("*.py"))
+    marker = re.compile(r"#\s*fmt:\s*(skip|off)")
+    skipped = [
+        f"{path.relative_to(REPO)}:{number}"
+        for path in sources
+        if path.name != "test_codebase.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if marker.search(line)
+    ]
+    assert not skipped, "formatting skipped at:\n" + "\n".join(skipped)
+
+
 def test_help_imports_no_heavy_module() -> None:
     """``ocw-hub --help`` (and every command's help) must not pay for datasets, evaluate,
     scikit-learn, SciPy, matplotlib, the OpenAI client or torch."""

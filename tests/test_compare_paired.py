@@ -48,9 +48,12 @@ def test_exact_sign_flip_equals_scipy(n: int) -> None:
     vector when asked for more resamples than there are; its two-sided p is ours."""
     d = np.random.default_rng(n).normal(0.3, 1.0, n)
     theirs = stats.permutation_test(
-        (d,), lambda x, axis: np.mean(x, axis=axis), permutation_type="samples",
-        vectorized=True, n_resamples=1 << 20,
-    ).pvalue  # fmt: skip
+        (d,),
+        lambda x, axis: np.mean(x, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=1 << 20,
+    ).pvalue
     assert paired.sign_flip_p_value(d, np.zeros(n), 10, 0) == pytest.approx(theirs, abs=1e-12)
 
 
@@ -135,8 +138,9 @@ def test_type_one_error_and_power(
 def _system(label: str, values: np.ndarray) -> System:
     per_wall = {f"w{i}": float(v) for i, v in enumerate(values)}
     results = {"config": "default", "split": "test"}
-    return System(label, results, float(values.mean()), None, [0.0, 0.0], per_wall, 0, 0,
-                  frozenset(per_wall))  # fmt: skip
+    return System(
+        label, results, float(values.mean()), None, [0.0, 0.0], per_wall, 0, 0, frozenset(per_wall)
+    )
 
 
 def test_holm_over_every_pair_holds_the_family_wise_error() -> None:
@@ -163,9 +167,17 @@ def test_holm_over_every_pair_holds_the_family_wise_error() -> None:
 
 
 def _log(path: Path, lines: list[dict[str, Any]]) -> Path:
-    head = {"record": "play", "version": 1, "rules": "show", "max_guesses": 20,
-            "max_invalid": 3, "config": "default", "split": "test", "player": path.stem,
-            "player_kind": "human"}  # fmt: skip
+    head = {
+        "record": "play",
+        "version": 1,
+        "rules": "show",
+        "max_guesses": 20,
+        "max_invalid": 3,
+        "config": "default",
+        "split": "test",
+        "player": path.stem,
+        "player_kind": "human",
+    }
     path.write_text("".join(json.dumps(r) + "\n" for r in [head, *lines]), encoding="utf-8")
     return path
 
@@ -181,21 +193,36 @@ def test_play_logs_rank_by_play_figures(tmp_path: Path) -> None:
     groups = [g["gt_words"] for g in rows["46fa44"]["groups"].values()]
 
     def guess(wall_id: str, turn: int, clues: list[str]) -> dict[str, Any]:
-        return {"record": "guess", "wall_id": wall_id, "turn": turn, "clues": clues,
-                "invalid": None, "verdict": "correct"}  # fmt: skip
+        return {
+            "record": "guess",
+            "wall_id": wall_id,
+            "turn": turn,
+            "clues": clues,
+            "invalid": None,
+            "verdict": "correct",
+        }
 
-    ana = _log(tmp_path / "ana.jsonl", [
-        *(guess("46fa44", t + 1, groups[g]) for t, g in enumerate((3, 0, 2))),
-        {"record": "connections", "wall_id": "46fa44", "groups": [groups[i] for i in (3, 0, 2, 1)],
-         "answers": ["Quarks", "made from rubber", "Nick", "Prison slang"]},
-        {"record": "end", "wall_id": "46fa44", "reason": "solved"},
-        {"record": "end", "wall_id": "740d45", "reason": "gave_up"},
-    ])  # fmt: skip
+    ana = _log(
+        tmp_path / "ana.jsonl",
+        [
+            *(guess("46fa44", t + 1, groups[g]) for t, g in enumerate((3, 0, 2))),
+            {
+                "record": "connections",
+                "wall_id": "46fa44",
+                "groups": [groups[i] for i in (3, 0, 2, 1)],
+                "answers": ["Quarks", "made from rubber", "Nick", "Prison slang"],
+            },
+            {"record": "end", "wall_id": "46fa44", "reason": "solved"},
+            {"record": "end", "wall_id": "740d45", "reason": "gave_up"},
+        ],
+    )
     bo = _log(tmp_path / "bo.jsonl", [{"record": "end", "wall_id": "46fa44", "reason": "gave_up"}])
     data = ["--data-dir", str(FIXTURE), "--no-checks"]
     for log in (ana, bo):  # compare reads a play log's results
-        scored = runner.invoke(app, ["evaluate", str(log), "--allow-missing", "-o",
-                                     str(log.with_suffix(".json")), *data])  # fmt: skip
+        scored = runner.invoke(
+            app,
+            ["evaluate", str(log), "--allow-missing", "-o", str(log.with_suffix(".json")), *data],
+        )
         assert scored.exit_code == 0, scored.output
     ana, bo = ana.with_suffix(".json"), bo.with_suffix(".json")
     data += ["--format", "json"]
@@ -213,8 +240,7 @@ def test_play_logs_rank_by_play_figures(tmp_path: Path) -> None:
     human = [rows[i]["groups"] for i in ("46fa44", "740d45")]
     found = sum(g["human_performance"]["grouping"] for w in human for g in w.values())
     assert (contestants["scored"], contestants["in_common"]) == (1, 1)  # bo's wall: given first
-    by_mean = runner.invoke(app, ["compare", str(ana), str(bo), "--by", "groups_found_mean",
-                                  *data])  # fmt: skip
+    by_mean = runner.invoke(app, ["compare", str(ana), str(bo), "--by", "groups_found_mean", *data])
     assert by_mean.exit_code == 0, by_mean.output
     mean = {r["system"]: r for r in json.loads(by_mean.output)["systems"]}
     assert mean[str(ana)]["value"] == 4 / 2 and mean["contestants"]["value"] == found / 2

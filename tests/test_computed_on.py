@@ -99,8 +99,9 @@ def test_a_command_that_reads_a_split_twice_warns_once(tmp_path: Path) -> None:
     warning of every file's quirks: each warning is shown once per command, and again by the
     next command."""
     for out in ("a.jsonl", "b.jsonl"):
-        result = _cli("prompts", "--task", "grouping", "--shots", "1", "--out",
-                      str(tmp_path / out), *DATA)  # fmt: skip
+        result = _cli(
+            "prompts", "--task", "grouping", "--shots", "1", "--out", str(tmp_path / out), *DATA
+        )
         shown = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
         assert shown and len(shown) == len(set(shown))
         assert any("654041" in line for line in shown)  # the fixture's repeated clue
@@ -161,9 +162,18 @@ def _play_log(path: Path, **header: Any) -> Path:
     """A person's log of the fixture wall 46fa44, solved in 3 guesses (as the play page
     writes it), under ``header``'s rules and caps."""
     groups = [g["gt_words"] for g in fixture_rows()[0]["groups"].values()]
-    head = {"record": "play", "version": 1, "rules": "show", "max_guesses": 20,
-            "max_invalid": 3, "config": "default", "split": "test", "player": "ana",
-            "player_kind": "human", **header}  # fmt: skip
+    head = {
+        "record": "play",
+        "version": 1,
+        "rules": "show",
+        "max_guesses": 20,
+        "max_invalid": 3,
+        "config": "default",
+        "split": "test",
+        "player": "ana",
+        "player_kind": "human",
+        **header,
+    }
     guesses = [
         {
             "record": "guess",
@@ -172,7 +182,7 @@ def _play_log(path: Path, **header: Any) -> Path:
             "clues": groups[turn - 1],
             "invalid": None,
             "verdict": "correct",
-        }  # fmt: skip
+        }
         for turn in (1, 2, 3)
     ]
     lines = [head, *guesses, {"record": "end", "wall_id": "46fa44", "reason": "solved"}]
@@ -187,9 +197,14 @@ def test_a_play_log_has_its_header_as_protocol(tmp_path: Path) -> None:
     shown = _cli("evaluate", str(ana), *DATA, "--allow-missing", "--out", str(out)).stdout
     results = json.loads(out.read_text(encoding="utf-8"))
     assert results["protocol"] == {
-        "method": "play", "version": 1, "rules": "show", "max_guesses": 20, "max_invalid": 3,
-        "player": "ana", "player_kind": "human",
-    }  # fmt: skip
+        "method": "play",
+        "version": 1,
+        "rules": "show",
+        "max_guesses": 20,
+        "max_invalid": 3,
+        "player": "ana",
+        "player_kind": "human",
+    }
     assert f"protocol: {describe_protocol(results['protocol'])}" in _flat(shown)
     assert "player ana" in describe_protocol(results["protocol"])
     other = tmp_path / "bo.json"
@@ -223,9 +238,14 @@ def test_cot_under_the_paper_profile_notes_its_budget(tmp_path: Path) -> None:
     paper = _prompts(tmp_path / "paper.jsonl")  # the paper style: no note
     assert not [line for line in paper.stderr.splitlines() if line.startswith("note:")]
     reasoning = _prompts(
-        tmp_path / "r.jsonl", "--prompt-style", "cot", "--profile", "reasoning",
-        "--max-tokens", "800",
-    )  # fmt: skip
+        tmp_path / "r.jsonl",
+        "--prompt-style",
+        "cot",
+        "--profile",
+        "reasoning",
+        "--max-tokens",
+        "800",
+    )
     assert not [line for line in reasoning.stderr.splitlines() if line.startswith("note:")]
 
 

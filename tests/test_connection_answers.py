@@ -26,8 +26,16 @@ from ocw_hub.play.scoring import score_play_log
 from ocw_hub.play.turns import WallPlay, take_answer
 
 SPLITS = ("train", "validation", "test")
-HEADER = {"record": "play", "version": 2, "rules": "show", "max_guesses": 20,
-          "max_invalid": 3, "config": "default", "player": "m", "player_kind": "model"}  # fmt: skip
+HEADER = {
+    "record": "play",
+    "version": 2,
+    "rules": "show",
+    "max_guesses": 20,
+    "max_invalid": 3,
+    "config": "default",
+    "player": "m",
+    "player_kind": "model",
+}
 
 
 def _listed(groups: list[list[str]], names: list[str], line: str) -> str:
@@ -51,13 +59,22 @@ LAYOUTS = {
     "group labels": lambda g, n: _listed(g, n, "Group {i}: {name}"),
     "plain lines": lambda g, n: "\n".join(n),
     "json list": lambda g, n: json.dumps(n, ensure_ascii=False),
-}  # fmt: skip
-HEADINGS = ("", "Here are the connections:\n", "The connections are:\n\n", "## Connections\n",
-            "**Connections:**\n")  # fmt: skip
-COMMENTARY = ("", "\n\nThese were tricky; let me know if you want an explanation.",
-              "\n\nNote: the second group was the hardest.")  # fmt: skip
-ANSWERS = [(layout, heading, tail) for layout in LAYOUTS for heading in HEADINGS
-           for tail in COMMENTARY]  # fmt: skip
+}
+HEADINGS = (
+    "",
+    "Here are the connections:\n",
+    "The connections are:\n\n",
+    "## Connections\n",
+    "**Connections:**\n",
+)
+COMMENTARY = (
+    "",
+    "\n\nThese were tricky; let me know if you want an explanation.",
+    "\n\nNote: the second group was the hardest.",
+)
+ANSWERS = [
+    (layout, heading, tail) for layout in LAYOUTS for heading in HEADINGS for tail in COMMENTARY
+]
 
 
 def _answer(index: int, groups: list[list[str]], names: list[str]) -> str:
@@ -68,8 +85,9 @@ def _answer(index: int, groups: list[list[str]], names: list[str]) -> str:
 def _rows(folder: Path) -> dict[str, list[dict[str, Any]]]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return {s: load_rows("default", s, folder, verification_mode="no_checks").rows
-                for s in SPLITS}  # fmt: skip
+        return {
+            s: load_rows("default", s, folder, verification_mode="no_checks").rows for s in SPLITS
+        }
 
 
 def _gold(wall: dict[str, Any]) -> tuple[list[list[str]], list[str]]:
@@ -176,9 +194,18 @@ def test_every_fixture_connection_scores_in_every_layout(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(
-    "name", ['"New" US States', '"R"', '"Good ___!"', "Terms from \"Go\"", "Blond(e)s",
-             "Domestic staff at Blandings (P.G. Wodehouse)", "-k/-que variation", "___ monkey"],
-)  # fmt: skip
+    "name",
+    [
+        '"New" US States',
+        '"R"',
+        '"Good ___!"',
+        'Terms from "Go"',
+        "Blond(e)s",
+        "Domestic staff at Blandings (P.G. Wodehouse)",
+        "-k/-que variation",
+        "___ monkey",
+    ],
+)
 def test_a_connection_keeps_its_quotes_and_brackets(name: str) -> None:
     groups = [[f"{w}{i}" for i in range(4)] for w in ("Alpha", "Beta", "Gamma", "Delta")]
     names = [name, "Cocktails", "Hand tools", "Rivers"]

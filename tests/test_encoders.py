@@ -133,8 +133,9 @@ def test_contextual_vectors_equal_hand_computed(minilm: Path, hand) -> None:
     result = baselines.cluster_walls([{"wall_id": "c", "words": words}], [array], runs=2, jobs=1)
     for s, order in enumerate(orders):
         labels = baselines.cluster(array[s])
-        expected = [[words[i] for i, lab in zip(order, labels, strict=True) if lab == k]
-                    for k in range(4)]  # fmt: skip
+        expected = [
+            [words[i] for i, lab in zip(order, labels, strict=True) if lab == k] for k in range(4)
+        ]
         assert result.runs[s][0]["predicted_groups"] == expected
     kept = result.vectors["c"]
     for k, i in enumerate(orders[0]):
@@ -148,10 +149,26 @@ def test_predict_cli_writes_first_token_vectors(
     out = tmp_path / "runs"
     result = runner.invoke(
         app,
-        ["predict", "--method", "embedding", "--model", str(minilm), "--data-dir",
-         str(ocw_fixture_dir), "--cache-dir", str(tmp_path / "cache"), "--no-checks",
-         "--runs", "2", "--jobs", "1", "--keep-vectors", "--out", str(out)],
-    )  # fmt: skip
+        [
+            "predict",
+            "--method",
+            "embedding",
+            "--model",
+            str(minilm),
+            "--data-dir",
+            str(ocw_fixture_dir),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--no-checks",
+            "--runs",
+            "2",
+            "--jobs",
+            "1",
+            "--keep-vectors",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     meta = json.loads((out / "embeddings.json").read_text(encoding="utf-8"))
     assert meta["encoder"] == "transformers" and meta["protocol"]["context"] == "clue"
@@ -269,8 +286,12 @@ def test_word_vectors_cluster_a_wall_by_hand(tmp_path: Path) -> None:
     _need("segtok")
     from ocw_hub.baselines.vectors import WordVectorsEncoder
 
-    groups = [["a1", "a2", "a3", "a4"], ["b1", "b2", "b3", "b4"],
-              ["c1", "c2", "c3", "c4"], ["d1", "d2", "d3", "d4"]]  # fmt: skip
+    groups = [
+        ["a1", "a2", "a3", "a4"],
+        ["b1", "b2", "b3", "b4"],
+        ["c1", "c2", "c3", "c4"],
+        ["d1", "d2", "d3", "d4"],
+    ]
     vocabulary = {
         clue: [float(k == axis) + 0.01 * j for axis in range(4)]
         for k, group in enumerate(groups)
@@ -316,11 +337,28 @@ def test_predict_cli_with_a_vectors_file(tmp_path: Path, ocw_fixture_dir: Path) 
     out = tmp_path / "runs"
     result = runner.invoke(
         app,
-        ["predict", "--method", "embedding", "--vectors", str(vectors), "--data-dir",
-         str(ocw_fixture_dir), "--cache-dir", str(tmp_path / "cache"), "--no-checks",
-         "--runs", "2", "--jobs", "1", "--keep-vectors", "--out", str(out),
-         "--min-coverage", "0"],
-    )  # fmt: skip
+        [
+            "predict",
+            "--method",
+            "embedding",
+            "--vectors",
+            str(vectors),
+            "--data-dir",
+            str(ocw_fixture_dir),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--no-checks",
+            "--runs",
+            "2",
+            "--jobs",
+            "1",
+            "--keep-vectors",
+            "--out",
+            str(out),
+            "--min-coverage",
+            "0",
+        ],
+    )
     assert result.exit_code == 0, result.output
     meta = json.loads((out / "embeddings.json").read_text(encoding="utf-8"))
     assert meta["encoder"] == "word-vectors" and meta["model"] == str(vectors)

@@ -159,11 +159,24 @@ def scored(built: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict,
     predictions.write_text(json.dumps(_imperfect(walls)))
     model = work / "model"
     args = [
-        "evaluate", str(predictions), "--data-dir", str(built / "ocw"), "--no-checks",
-        "--cache-dir", str(work / "cache"), "--out", str(work / "results.json"),
-        "--bootstrap", "200", "--eval-results", str(model), "--model-id", "org/model",
-        "--dataset-id", "org/ocw",
-    ]  # fmt: skip
+        "evaluate",
+        str(predictions),
+        "--data-dir",
+        str(built / "ocw"),
+        "--no-checks",
+        "--cache-dir",
+        str(work / "cache"),
+        "--out",
+        str(work / "results.json"),
+        "--bootstrap",
+        "200",
+        "--eval-results",
+        str(model),
+        "--model-id",
+        "org/model",
+        "--dataset-id",
+        "org/ocw",
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     return json.loads((work / "results.json").read_text()), model, predictions
@@ -272,10 +285,20 @@ def test_stand_in_figures_are_refused_by_evaluate_and_nothing_written(tmp_path: 
     predictions = tmp_path / "p.json"
     predictions.write_text(json.dumps(_imperfect(walls)))
     args = [
-        "evaluate", str(predictions), "--data-dir", str(OCW_FIXTURE), "--no-checks",
-        "--bootstrap", "0", "--eval-results", str(tmp_path / "model"), "--model-id", "org/m",
-        "--dataset-id", "org/ocw",
-    ]  # fmt: skip
+        "evaluate",
+        str(predictions),
+        "--data-dir",
+        str(OCW_FIXTURE),
+        "--no-checks",
+        "--bootstrap",
+        "0",
+        "--eval-results",
+        str(tmp_path / "model"),
+        "--model-id",
+        "org/m",
+        "--dataset-id",
+        "org/ocw",
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 1 and "pre-release stand-in" in result.output
     assert not (tmp_path / "model" / ".eval_results").exists()
@@ -288,14 +311,29 @@ def test_stand_in_figures_are_refused_by_evaluate_and_nothing_written(tmp_path: 
         (["--model-id", "org/m"], "go together"),  # no --eval-results
         (["--eval-results", "DIR", "--model-id", "not a repo id"], "repo id 'not a repo id'"),
         (["--eval-results", "DIR", "--model-id", "org/m"], "--dataset-id ORG/NAME"),  # local data
-        (["--eval-results", "DIR", "--model-id", "o/m", "--dataset-id", "o/d", "-s", "train"],
-         "leaderboard tasks are on --split test"),
-        (["--eval-results", "PREDICTIONS", "--model-id", "org/m", "--dataset-id", "org/ocw"],
-         "is a file, not a folder"),  # an input
-        (["--eval-results", "DIR", "--model-id", "o/m", "--dataset-id", "o/d", "--seasons", "1-2"],
-         "not of a slice"),  # a leaderboard figure is the whole split's
+        (
+            ["--eval-results", "DIR", "--model-id", "o/m", "--dataset-id", "o/d", "-s", "train"],
+            "leaderboard tasks are on --split test",
+        ),
+        (
+            ["--eval-results", "PREDICTIONS", "--model-id", "org/m", "--dataset-id", "org/ocw"],
+            "is a file, not a folder",
+        ),  # an input
+        (
+            [
+                "--eval-results",
+                "DIR",
+                "--model-id",
+                "o/m",
+                "--dataset-id",
+                "o/d",
+                "--seasons",
+                "1-2",
+            ],
+            "not of a slice",
+        ),  # a leaderboard figure is the whole split's
     ],
-)  # fmt: skip
+)
 def test_bad_eval_results_options_fail_before_scoring(
     tmp_path: Path, args: list[str], message: str
 ) -> None:
@@ -420,10 +458,22 @@ def test_a_folder_of_runs_gives_the_mean_and_the_two_level_interval(
     (runs / "run-00.json").write_text(json.dumps(_imperfect(walls)))
     (runs / "run-01.json").write_text(json.dumps(_imperfect(walls[::-1])))  # other walls off
     args = [
-        "evaluate", str(runs), "--data-dir", str(built / "ocw"), "--no-checks", "--bootstrap",
-        "100", "--out", str(tmp_path / "r.json"), "--eval-results", str(tmp_path / "m"),
-        "--model-id", "org/m", "--dataset-id", "org/ocw",
-    ]  # fmt: skip
+        "evaluate",
+        str(runs),
+        "--data-dir",
+        str(built / "ocw"),
+        "--no-checks",
+        "--bootstrap",
+        "100",
+        "--out",
+        str(tmp_path / "r.json"),
+        "--eval-results",
+        str(tmp_path / "m"),
+        "--model-id",
+        "org/m",
+        "--dataset-id",
+        "org/ocw",
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     results = json.loads((tmp_path / "r.json").read_text())
@@ -460,10 +510,20 @@ def test_the_model_folder_may_hold_the_predictions(built: Path, tmp_path: Path) 
     predictions = model / "predictions.json"
     predictions.write_text(json.dumps(_imperfect(walls)))
     args = [
-        "evaluate", str(predictions), "--data-dir", str(built / "ocw"), "--no-checks",
-        "--bootstrap", "0", "--eval-results", str(model), "--model-id", "o/m",
-        "--dataset-id", "o/ocw",
-    ]  # fmt: skip
+        "evaluate",
+        str(predictions),
+        "--data-dir",
+        str(built / "ocw"),
+        "--no-checks",
+        "--bootstrap",
+        "0",
+        "--eval-results",
+        str(model),
+        "--model-id",
+        "o/m",
+        "--dataset-id",
+        "o/ocw",
+    ]
     assert runner.invoke(app, args).exit_code == 0
     assert sorted(p.name for p in model.iterdir()) == [".eval_results", "predictions.json"]
     assert predictions.read_text() == json.dumps(_imperfect(walls))
@@ -476,10 +536,23 @@ def test_the_model_folder_may_hold_the_predictions(built: Path, tmp_path: Path) 
 
 def _board_args(built: Path, predictions: Path, model: Path, *extra: str) -> list[str]:
     return [
-        "evaluate", str(predictions), "--data-dir", str(built / "ocw"), "--no-checks",
-        "--bootstrap", "0", "--eval-results", str(model), "--model-id", "o/m",
-        "--dataset-id", "o/ocw", "--out", str(model.parent / "r.json"), *extra,
-    ]  # fmt: skip
+        "evaluate",
+        str(predictions),
+        "--data-dir",
+        str(built / "ocw"),
+        "--no-checks",
+        "--bootstrap",
+        "0",
+        "--eval-results",
+        str(model),
+        "--model-id",
+        "o/m",
+        "--dataset-id",
+        "o/ocw",
+        "--out",
+        str(model.parent / "r.json"),
+        *extra,
+    ]
 
 
 @pytest.mark.parametrize("allow_missing", [False, True])

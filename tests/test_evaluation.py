@@ -39,9 +39,18 @@ def _run(tmp_path: Path, predictions: object, *args: str, data_dir: Path, cache:
     out = tmp_path / "results.json"
     result = runner.invoke(
         app,
-        ["evaluate", str(path), "--data-dir", str(data_dir), "--cache-dir", str(cache),
-         "--out", str(out), *args],
-    )  # fmt: skip
+        [
+            "evaluate",
+            str(path),
+            "--data-dir",
+            str(data_dir),
+            "--cache-dir",
+            str(cache),
+            "--out",
+            str(out),
+            *args,
+        ],
+    )
     return result, (json.loads(out.read_text()) if out.exists() else None)
 
 
@@ -54,9 +63,16 @@ def test_perfect_predictions_on_494_walls(
     assert result.exit_code == 0, result.output
     assert res["n_walls"] == 494 and res["n_missing"] == 0
     assert res["grouping"] == {
-        "wd": 0.0, "ami": 1.0, "ari": 1.0, "fms": 1.0, "full_wall": 494,
-        "correct_groups": 1976, "full_wall_rate": 1.0, "correct_groups_rate": 1.0, "n_walls": 494,
-    }  # fmt: skip
+        "wd": 0.0,
+        "ami": 1.0,
+        "ari": 1.0,
+        "fms": 1.0,
+        "full_wall": 494,
+        "correct_groups": 1976,
+        "full_wall_rate": 1.0,
+        "correct_groups_rate": 1.0,
+        "n_walls": 494,
+    }
     assert res["connections"] == {"exact_match": 1.0, "rouge1": 1.0, "n_walls": 494}
     # the human performance recorded for the same walls, counted here from the raw JSON
     scores = [g["human_performance"] for w in test_walls for g in w["groups"].values()]

@@ -127,9 +127,20 @@ def test_each_data_warning_is_shown_once(
     baselines, the scores): a quirk of one file is one warning, though the data dir is given
     as a relative path (the builder named it by its absolute path, the raw reader as given)."""
     monkeypatch.chdir(ocw_fixture_dir.parent)
-    args = ["reproduce", "--data-dir", ocw_fixture_dir.name, "--out", str(tmp_path / "build"),
-            "--runs", "1", "--jobs", "1", "--cache-dir", str(tmp_path / "c"),
-            "--no-checks"]  # fmt: skip
+    args = [
+        "reproduce",
+        "--data-dir",
+        ocw_fixture_dir.name,
+        "--out",
+        str(tmp_path / "build"),
+        "--runs",
+        "1",
+        "--jobs",
+        "1",
+        "--cache-dir",
+        str(tmp_path / "c"),
+        "--no-checks",
+    ]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     shown = [line for line in result.stderr.splitlines() if "wall '0f1677'" in line]

@@ -109,8 +109,9 @@ def test_season_table_from_a_tarball(tmp_path: Path) -> None:
     source = tmp_path / "dataset"
     shutil.copytree(HUB_DATA / "ocw", source)
     archive = tarball(source, tmp_path / "OCW.tar.gz")
-    ocw_hub.load_dataset("default", data_dir=archive, cache_dir=tmp_path / "c",
-                         verification_mode="no_checks")  # fmt: skip
+    ocw_hub.load_dataset(
+        "default", data_dir=archive, cache_dir=tmp_path / "c", verification_mode="no_checks"
+    )
     seasons = season_table("default", archive, tmp_path / "c")
     assert [(s.season, s.num_walls, str(s.start_date)) for s in seasons or []] == [
         (1, 3, "2008-09-15"),
@@ -358,15 +359,21 @@ def export(tmp_path_factory: pytest.TempPathFactory, sources: dict) -> tuple[Pat
         app,
         [
             "build",
-            "--data-dir", f"default={sources['default']}",
-            "--data-dir", f"ocw_randomized={sources['ocw_randomized']}",
-            "--data-dir", f"ocw_wordnet={sources['ocw_wordnet']}",
-            "--data-dir", f"wote={sources['wote']}",
-            "--out", str(out),
-            "--cache-dir", str(cache),
+            "--data-dir",
+            f"default={sources['default']}",
+            "--data-dir",
+            f"ocw_randomized={sources['ocw_randomized']}",
+            "--data-dir",
+            f"ocw_wordnet={sources['ocw_wordnet']}",
+            "--data-dir",
+            f"wote={sources['wote']}",
+            "--out",
+            str(out),
+            "--cache-dir",
+            str(cache),
             "--no-checks",
         ],
-    )  # fmt: skip
+    )
     assert result.exit_code == 0, result.output
     return out, cache, result.output
 

@@ -171,8 +171,16 @@ def test_out_that_is_not_an_export_is_never_deleted(tmp_path: Path) -> None:
     precious = tmp_path / "thesis"
     precious.mkdir()
     (precious / "chapter1.tex").write_text("keep me")
-    base = ["build", "-c", "ocw_wordnet", "--data-dir", str(source), "--no-checks",
-            "--cache-dir", str(tmp_path / "c")]  # fmt: skip
+    base = [
+        "build",
+        "-c",
+        "ocw_wordnet",
+        "--data-dir",
+        str(source),
+        "--no-checks",
+        "--cache-dir",
+        str(tmp_path / "c"),
+    ]
     result = runner.invoke(app, [*base, "--out", str(precious)])
     assert result.exit_code == 1 and "not an ocw-hub export" in result.output
     assert (precious / "chapter1.tex").read_text() == "keep me"
@@ -215,9 +223,19 @@ def test_bad_source_leaves_previous_export_untouched(tmp_path: Path) -> None:
         (bad / f.name).write_text(f.read_text()[:-40])  # truncated JSON
     result = runner.invoke(
         app,
-        ["build", "-c", "ocw_wordnet", "--data-dir", str(bad), "--out", str(out),
-         "--cache-dir", str(tmp_path / "c"), "--no-checks"],
-    )  # fmt: skip
+        [
+            "build",
+            "-c",
+            "ocw_wordnet",
+            "--data-dir",
+            str(bad),
+            "--out",
+            str(out),
+            "--cache-dir",
+            str(tmp_path / "c"),
+            "--no-checks",
+        ],
+    )
     assert result.exit_code == 1
     assert "easy_" in result.output and "wordnet.json" in result.output
     assert _contents(out) == before
@@ -230,9 +248,19 @@ def test_failed_first_build_writes_nothing(tmp_path: Path) -> None:
     (bad / "easy_train_wordnet.json").write_text("{}")
     out = tmp_path / "exports" / "hub"
     result = runner.invoke(
-        app, ["build", "-c", "ocw_wordnet", "--data-dir", str(bad), "--out", str(out),
-              "--cache-dir", str(tmp_path / "c")]
-    )  # fmt: skip
+        app,
+        [
+            "build",
+            "-c",
+            "ocw_wordnet",
+            "--data-dir",
+            str(bad),
+            "--out",
+            str(out),
+            "--cache-dir",
+            str(tmp_path / "c"),
+        ],
+    )
     assert result.exit_code == 1
     assert "validation" in result.output  # the missing split is named
     assert sorted(p.name for p in tmp_path.iterdir()) == ["OCW_wordnet", "c"]
@@ -247,9 +275,17 @@ def test_unavailable_source_names_the_flag(tmp_path: Path, monkeypatch: pytest.M
         if config.name == "ocw_wordnet":
             monkeypatch.setattr(config, "url", ocw._URLS["ocw_wordnet"])
     result = runner.invoke(
-        app, ["build", "-c", "ocw_wordnet", "--out", str(tmp_path / "hub"),
-              "--cache-dir", str(tmp_path / "c")],
-    )  # fmt: skip
+        app,
+        [
+            "build",
+            "-c",
+            "ocw_wordnet",
+            "--out",
+            str(tmp_path / "hub"),
+            "--cache-dir",
+            str(tmp_path / "c"),
+        ],
+    )
     assert result.exit_code == 1
     assert "--data-dir ocw_wordnet=DIR" in result.output
     assert not (tmp_path / "hub").exists()
@@ -273,8 +309,17 @@ def test_unknown_config_flag(tmp_path: Path) -> None:
 
 def test_copy_of_another_size_needs_no_checks(tmp_path: Path) -> None:
     source = write_ablation(OCW_FIXTURE, tmp_path / "src", "wordnet")
-    args = ["build", "-c", "ocw_wordnet", "--data-dir", str(source),
-            "--out", str(tmp_path / "hub"), "--cache-dir", str(tmp_path / "c")]  # fmt: skip
+    args = [
+        "build",
+        "-c",
+        "ocw_wordnet",
+        "--data-dir",
+        str(source),
+        "--out",
+        str(tmp_path / "hub"),
+        "--cache-dir",
+        str(tmp_path / "c"),
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 1
     assert "split sizes differ from the official ones" in result.output

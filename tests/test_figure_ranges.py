@@ -174,7 +174,7 @@ GROUP_CASES = [
     ("one", ["by_season", "1", "groups", "near_miss_rate"], 1.5),
     ("two", ["mean", "groups", "misplaced_clue_rate"], math.nan),
     ("two", ["runs", 1, "groups", "found_by_neither_rate"], 2.0),
-]  # fmt: skip
+]
 #: (which results, the interval's path, the interval)
 INTERVAL_CASES = [
     ("one", ["ci95", "groups", "found_by_both_rate"], [0.0, 0.0]),
@@ -185,7 +185,7 @@ INTERVAL_CASES = [
     ("one", ["by_season", "1", "ci95", "grouping", "fms"], [0.0, 0.01]),
     ("two", ["ci95", "groups", "misplaced_clue_rate"], [0.5, 0.6]),
     ("two", ["by_season", "1", "ci95", "groups", "near_miss_rate"], [0.9, 0.8]),
-]  # fmt: skip
+]
 
 
 def _written(tmp_path: Path, data: dict[str, Any], where: list[Any], value: Any) -> Path:

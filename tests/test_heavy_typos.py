@@ -73,8 +73,24 @@ def test_transposition_typos_in_real_walls_are_recovered(wall: dict) -> None:
     assert all(r["item"] != r["clue"] and r["clue"] in wall["words"] for r in spelled)
 
 
-WORDS = ["Southpaw", "Mancini", "Gauche", "Sinister", "Bean", "Beam", "Bottom", "Riviera",
-         "Screw", "Grass", "Snout", "Lag", "Up", "Down", "Charm", "Strange"]  # fmt: skip
+WORDS = [
+    "Southpaw",
+    "Mancini",
+    "Gauche",
+    "Sinister",
+    "Bean",
+    "Beam",
+    "Bottom",
+    "Riviera",
+    "Screw",
+    "Grass",
+    "Snout",
+    "Lag",
+    "Up",
+    "Down",
+    "Charm",
+    "Strange",
+]
 GOLD = [WORDS[0:4], WORDS[4:8], WORDS[8:12], WORDS[12:16]]
 
 
@@ -87,10 +103,19 @@ def _answer(*first: str) -> str:
     [
         (_answer("Suothpaw", "Manciin", "Gauhce", "Sinister"), GOLD),
         (_answer("1. Suothpaw", "Manciin", "Gauhce", "Sinitser"), GOLD),
-        ("\n".join(["Suothpaw, Manciin, Gauhce, Sinitser", "Bean, Beam, Bottmo, Riviear",
-                    "Sceww, Grsas, Snuot, Lag", "Up, Donw, Chram, Strnage"]), GOLD),
+        (
+            "\n".join(
+                [
+                    "Suothpaw, Manciin, Gauhce, Sinitser",
+                    "Bean, Beam, Bottmo, Riviear",
+                    "Sceww, Grsas, Snuot, Lag",
+                    "Up, Donw, Chram, Strnage",
+                ]
+            ),
+            GOLD,
+        ),
     ],
-)  # fmt: skip
+)
 def test_the_issue_answers_are_recovered(answer: str, groups: list[list[str]]) -> None:
     parsed = parse_groups(answer, WORDS)
     assert (parsed.status, parsed.groups) == ("repaired", groups), parsed.detail

@@ -74,9 +74,14 @@ KEYS = (
 
 def _score(path: Path = PREDICTIONS, **options: object) -> dict:
     return evaluate_files(
-        [path], "default", "test", OCW_FIXTURE, verification_mode="no_checks",
-        allow_missing=True, **options,
-    )  # fmt: skip
+        [path],
+        "default",
+        "test",
+        OCW_FIXTURE,
+        verification_mode="no_checks",
+        allow_missing=True,
+        **options,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -174,15 +179,29 @@ def test_intervals_of_the_rates_by_hand(results: dict) -> None:
 def test_several_runs_average_and_two_level_interval(tmp_path: Path) -> None:
     perfect = tmp_path / "perfect.json"
     walls = json.loads((OCW_FIXTURE / "test.json").read_text(encoding="utf-8"))["dataset"]
-    perfect.write_text(json.dumps([
-        {"wall_id": w["wall_id"], "predicted_connections": None,
-         "predicted_groups": [g["gt_words"] for g in w["groups"].values()]}
-        for w in walls
-    ]), encoding="utf-8")  # fmt: skip
+    perfect.write_text(
+        json.dumps(
+            [
+                {
+                    "wall_id": w["wall_id"],
+                    "predicted_connections": None,
+                    "predicted_groups": [g["gt_words"] for g in w["groups"].values()],
+                }
+                for w in walls
+            ]
+        ),
+        encoding="utf-8",
+    )
     summary = evaluate_files(
-        [PREDICTIONS, perfect], "default", "test", OCW_FIXTURE, verification_mode="no_checks",
-        allow_missing=True, as_runs=True, bootstrap=300,
-    )  # fmt: skip
+        [PREDICTIONS, perfect],
+        "default",
+        "test",
+        OCW_FIXTURE,
+        verification_mode="no_checks",
+        allow_missing=True,
+        as_runs=True,
+        bootstrap=300,
+    )
     assert summary["runs"][1]["groups"]["found_by_model_only"] == 2  # the walls' C, D of 740d45
     mean = summary["mean"]["groups"]
     assert mean["misplaced_clue_rate"] == pytest.approx((25 / 96 + 0) / 2)
@@ -208,10 +227,21 @@ def test_aggregate_without_wrong_groups_has_no_decoy_share() -> None:
 
 def test_evaluate_table_shows_the_group_rows(tmp_path: Path) -> None:
     out = tmp_path / "results.json"
-    result = runner.invoke(app, [
-        "evaluate", str(PREDICTIONS), "--data-dir", str(OCW_FIXTURE), "--no-checks",
-        "--allow-missing", "--bootstrap", "200", "-o", str(out),
-    ])  # fmt: skip
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(PREDICTIONS),
+            "--data-dir",
+            str(OCW_FIXTURE),
+            "--no-checks",
+            "--allow-missing",
+            "--bootstrap",
+            "200",
+            "-o",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(out.read_text(encoding="utf-8"))
     rows = [line for line in result.output.splitlines() if "decoy_share" in line]

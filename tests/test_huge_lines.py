@@ -40,13 +40,17 @@ def _file(path: Path, records: list[Any], end: str = "\n") -> Path:
 #: (the file's lines, the line over the cap): response logs, plain answers, requests.
 HUGE = {
     "a long answer in the middle": (
-        [_answer("a", "x"), _answer("b", "y" * 5000), _answer("c", "z")], 2),
+        [_answer("a", "x"), _answer("b", "y" * 5000), _answer("c", "z")],
+        2,
+    ),
     "one line, no newline (the 1 GiB case)": ([_answer("a", "y" * 5000)], 1),
-    "a plain {wall_id, text} answer": ([{"wall_id": "a", "text": "t"}] * 3
-                                       + [{"wall_id": "b", "text": "é" * 3000}], 4),
+    "a plain {wall_id, text} answer": (
+        [{"wall_id": "a", "text": "t"}] * 3 + [{"wall_id": "b", "text": "é" * 3000}],
+        4,
+    ),
     "a request": (make_requests(2) + [{**make_requests(1)[0], "pad": "p" * 4000}], 3),
     "not JSON at all": (["{" * 10_000], 1),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("name", list(HUGE))

@@ -24,10 +24,23 @@ def test_an_inspect_log_without_inspect_ai_names_the_extra(tmp_path: Path) -> No
     log = tmp_path / "2026-01-01_ocw-grouping.eval"
     log.write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip: never read without the extra
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, "evaluate", str(log), "--data-dir", str(OCW_FIXTURE),
-         "--no-checks", "--bootstrap", "0"],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            SCRIPT,
+            "evaluate",
+            str(log),
+            "--data-dir",
+            str(OCW_FIXTURE),
+            "--no-checks",
+            "--bootstrap",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert done.returncode != 0
     err = done.stderr.strip()
     assert "Traceback" not in done.stderr + done.stdout, done.stderr

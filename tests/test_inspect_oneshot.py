@@ -89,9 +89,14 @@ def _eval(task: Any, url: str, tmp_path: Path, **options: Any) -> Any:
 
     os.environ.setdefault("LOCAL_API_KEY", "none")
     (log,) = inspect_eval(
-        task, model="openai-api/local/m", model_base_url=url, display="none",
-        log_dir=str(tmp_path / "inspect-logs"), max_connections=2, **options,
-    )  # fmt: skip
+        task,
+        model="openai-api/local/m",
+        model_base_url=url,
+        display="none",
+        log_dir=str(tmp_path / "inspect-logs"),
+        max_connections=2,
+        **options,
+    )
     assert log.status == "success", log.error
     return log
 
@@ -111,9 +116,19 @@ def _evaluate(path: Path, tmp_path: Path, *args: str, data: Path = FIXTURE) -> d
     out = tmp_path / f"results-{path.stem}.json"
     result = runner.invoke(
         app,
-        ["evaluate", str(path), "--data-dir", str(data), "--no-checks", "--bootstrap", "0",
-         "--out", str(out), *args],
-    )  # fmt: skip
+        [
+            "evaluate",
+            str(path),
+            "--data-dir",
+            str(data),
+            "--no-checks",
+            "--bootstrap",
+            "0",
+            "--out",
+            str(out),
+            *args,
+        ],
+    )
     assert result.exit_code == 0, result.output
     return {**json.loads(out.read_text(encoding="utf-8")), "shown": result.output}
 
@@ -123,16 +138,29 @@ def _parsed_answers(answers: dict[str, str], task: str, tmp_path: Path, *args: s
     key = "id" if "--config" in args else "wall_id"
     responses = tmp_path / f"answers-{task}.jsonl"
     responses.write_text(
-        "".join(json.dumps({key: k, "text": v, "finish_reason": "stop"}) + "\n"
-                for k, v in answers.items()), encoding="utf-8",
-    )  # fmt: skip
+        "".join(
+            json.dumps({key: k, "text": v, "finish_reason": "stop"}) + "\n"
+            for k, v in answers.items()
+        ),
+        encoding="utf-8",
+    )
     out = tmp_path / f"predictions-{task}.json"
     data = WOTE_FIXTURE if "--config" in args else FIXTURE
     result = runner.invoke(
         app,
-        ["parse", str(responses), "--task", task, "--data-dir", str(data), "--no-checks",
-         "--out", str(out), *args],
-    )  # fmt: skip
+        [
+            "parse",
+            str(responses),
+            "--task",
+            task,
+            "--data-dir",
+            str(data),
+            "--no-checks",
+            "--out",
+            str(out),
+            *args,
+        ],
+    )
     assert result.exit_code == 0, result.output
     return out
 
@@ -144,18 +172,34 @@ def _parsed_answers(answers: dict[str, str], task: str, tmp_path: Path, *args: s
 
 @pytest.mark.parametrize(
     ("name", "task", "shots", "style"),
-    [("ocw_grouping", "grouping", 3, "paper"), ("ocw_connections", "connections", 1, "ours"),
-     ("ocw_grouping", "grouping", 0, "cot"), ("ocw_connections", "connections", 2, "json")],
-)  # fmt: skip
+    [
+        ("ocw_grouping", "grouping", 3, "paper"),
+        ("ocw_connections", "connections", 1, "ours"),
+        ("ocw_grouping", "grouping", 0, "cot"),
+        ("ocw_connections", "connections", 2, "json"),
+    ],
+)
 def test_messages_are_those_of_prompts(
     tmp_path: Path, name: str, task: str, shots: int, style: str
 ) -> None:
     out = tmp_path / "requests.jsonl"
     result = runner.invoke(
         app,
-        ["prompts", "--task", task, "--shots", str(shots), "--prompt-style", style,
-         "--data-dir", str(FIXTURE), "--no-checks", "--out", str(out)],
-    )  # fmt: skip
+        [
+            "prompts",
+            "--task",
+            task,
+            "--shots",
+            str(shots),
+            "--prompt-style",
+            style,
+            "--data-dir",
+            str(FIXTURE),
+            "--no-checks",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     requests = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     built = _task(name, shots=shots, style=style)
@@ -182,9 +226,10 @@ def test_messages_are_the_notebooks(ocw_dir: Path) -> None:
         (ocw_dir.parents[2] / "oracle" / "notebook" / "messages_examples.json").read_text()
     )
     for key, name, shots in (
-        ("nb_t1_k0", "ocw_grouping", 0), ("nb_t1_k1", "ocw_grouping", 1),
+        ("nb_t1_k0", "ocw_grouping", 0),
+        ("nb_t1_k1", "ocw_grouping", 1),
         ("nb_t2_k3", "ocw_connections", 3),
-    ):  # fmt: skip
+    ):
         built = _task(name, shots=shots, data_dir=str(ocw_dir))
         expected = oracle[key]
         sample = next(s for s in built.dataset if s.id == expected["custom_id"])
@@ -192,8 +237,10 @@ def test_messages_are_the_notebooks(ocw_dir: Path) -> None:
         assert sent == expected["messages"]
         kwargs, config = expected["kwargs"], built.config
         assert (config.max_tokens, config.temperature, config.top_p) == (
-            kwargs["max_tokens"], kwargs["temperature"], kwargs["top_p"],
-        )  # fmt: skip
+            kwargs["max_tokens"],
+            kwargs["temperature"],
+            kwargs["top_p"],
+        )
         assert config.stop_seqs == [kwargs["stop"]]
 
 
@@ -202,8 +249,9 @@ def test_messages_are_the_notebooks(ocw_dir: Path) -> None:
 # --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "task"), [("ocw_grouping", "grouping"),
-                                            ("ocw_connections", "connections")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "task"), [("ocw_grouping", "grouping"), ("ocw_connections", "connections")]
+)
 def test_figures_are_those_of_parse_and_evaluate(
     chat_server: Any, tmp_path: Path, name: str, task: str
 ) -> None:
@@ -237,11 +285,15 @@ def test_figures_are_those_of_parse_and_evaluate(
 
 def _completion(body: dict[str, Any], message: Any, finish: str, usage: Any = "default") -> dict:
     return {
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body["model"],
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body["model"],
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
-        if usage == "default" else usage,
-    }  # fmt: skip
+        if usage == "default"
+        else usage,
+    }
 
 
 def test_answers_that_are_no_guess(chat_server: Any, tmp_path: Path) -> None:
@@ -259,8 +311,11 @@ def test_answers_that_are_no_guess(chat_server: Any, tmp_path: Path) -> None:
         if wall["wall_id"] == "c002":
             return _completion(body, {"role": "assistant", "content": text}, "content_filter")
         if wall["wall_id"] == "c003":
-            call = {"id": "call_1", "type": "function",
-                    "function": {"name": "solve", "arguments": "{}"}}  # fmt: skip
+            call = {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "solve", "arguments": "{}"},
+            }
             message = {"role": "assistant", "content": None, "tool_calls": [call]}
             return _completion(body, message, "tool_calls")
         return _completion(body, None, "stop")
@@ -284,8 +339,7 @@ def test_epochs_each_a_run_and_the_vote(chat_server: Any, tmp_path: Path) -> Non
     assert _means(log)["full_wall_rate"] == 0.5  # the vote of two equal answers
     scored = _evaluate(Path(log.location), tmp_path)
     assert scored["n_runs"] == 2
-    assert [r["run"].rsplit(" ", 2)[1:] for r in scored["runs"]] == [["epoch", "1"],
-                                                                    ["epoch", "2"]]  # fmt: skip
+    assert [r["run"].rsplit(" ", 2)[1:] for r in scored["runs"]] == [["epoch", "1"], ["epoch", "2"]]
     assert scored["mean"]["grouping"]["full_wall_rate"] == 0.5
     assert scored["std"]["grouping"]["full_wall_rate"] == 0.0
 
@@ -301,17 +355,30 @@ def test_limit_and_sample_id(chat_server: Any, tmp_path: Path) -> None:
     assert [s.id for s in one.samples] == ["c002"]
     scored = _evaluate(Path(one.location), tmp_path)
     assert scored["n_walls"] == 1 and scored["part"] == {
-        "n": 1, "of": 4, "label": scored["part"]["label"]}  # fmt: skip
+        "n": 1,
+        "of": 4,
+        "label": scored["part"]["label"],
+    }
     assert "scored: 1 of the split's 4 walls" in scored["shown"]
     assert scored["grouping"]["correct_groups"] == 2
     both = _evaluate(Path(first.location), tmp_path)
     assert both["grouping"]["full_wall"] == 1 and both["n_walls"] == 2
     result = runner.invoke(
         app,
-        ["evaluate", str(one.location), "--data-dir", str(FIXTURE), "--no-checks",
-         "--eval-results", str(tmp_path / "board"), "--model-id", "org/model",
-         "--dataset-id", "org/ocw"],
-    )  # fmt: skip
+        [
+            "evaluate",
+            str(one.location),
+            "--data-dir",
+            str(FIXTURE),
+            "--no-checks",
+            "--eval-results",
+            str(tmp_path / "board"),
+            "--model-id",
+            "org/model",
+            "--dataset-id",
+            "org/ocw",
+        ],
+    )
     assert result.exit_code != 0 and "whole split" in result.output
     assert not (tmp_path / "board" / ".eval_results").exists()
 
@@ -321,9 +388,17 @@ def test_a_log_of_another_split_is_refused(chat_server: Any, tmp_path: Path) -> 
     server = chat_server(answer=Scripted(rows))
     log = _eval(_task("ocw_grouping"), server.url, tmp_path, limit=1)
     result = runner.invoke(
-        app, ["evaluate", str(log.location), "--data-dir", str(FIXTURE), "--no-checks",
-              "--split", "validation"],
-    )  # fmt: skip
+        app,
+        [
+            "evaluate",
+            str(log.location),
+            "--data-dir",
+            str(FIXTURE),
+            "--no-checks",
+            "--split",
+            "validation",
+        ],
+    )
     assert result.exit_code != 0
     assert "give --config default --split test" in " ".join(result.output.split())
 
@@ -343,8 +418,10 @@ def test_wote_figures_are_those_of_parse_and_evaluate(chat_server: Any, tmp_path
     server = chat_server(answer=answer)
     log = _eval(_task("wote", data_dir=str(WOTE_FIXTURE)), server.url, tmp_path)
     assert sorted(str(s.id) for s in log.samples) == sorted(str(r["id"]) for r in rows)
-    answers = {str(r["id"]): answer({"messages": [{"content": "Question: " + r["question"]}]})
-               for r in rows}  # fmt: skip
+    answers = {
+        str(r["id"]): answer({"messages": [{"content": "Question: " + r["question"]}]})
+        for r in rows
+    }
     predictions = _parsed_answers(answers, "grouping", tmp_path, "--config", "wote")
     args = ("--config", "wote")
     from_file = _evaluate(predictions, tmp_path, *args, data=WOTE_FIXTURE)
@@ -381,10 +458,24 @@ def test_eval_results_from_a_whole_split_log(chat_server: Any, tmp_path: Path, n
     model = tmp_path / "model"
     result = runner.invoke(
         app,
-        ["evaluate", str(log.location), "--config", config, "--data-dir", str(data),
-         "--no-checks", "--bootstrap", "100", "--eval-results", str(model), "--model-id",
-         "org/model", "--dataset-id", "org/ocw"],
-    )  # fmt: skip
+        [
+            "evaluate",
+            str(log.location),
+            "--config",
+            config,
+            "--data-dir",
+            str(data),
+            "--no-checks",
+            "--bootstrap",
+            "100",
+            "--eval-results",
+            str(model),
+            "--model-id",
+            "org/model",
+            "--dataset-id",
+            "org/ocw",
+        ],
+    )
     assert result.exit_code == 0, result.output
     board = [t for t in board_tasks([config]) if t.inspect_task == f"ocw_hub/{name}"]
     files = sorted(p.name for p in (model / ".eval_results").iterdir())
@@ -409,10 +500,20 @@ def test_eval_results_refuse_a_log_of_part_of_the_split(chat_server: Any, tmp_pa
     log = _eval(_task("ocw_grouping"), server.url, tmp_path, limit=3)
     result = runner.invoke(
         app,
-        ["evaluate", str(log.location), "--data-dir", str(FIXTURE), "--no-checks",
-         "--eval-results", str(tmp_path / "model"), "--model-id", "org/model",
-         "--dataset-id", "org/ocw"],
-    )  # fmt: skip
+        [
+            "evaluate",
+            str(log.location),
+            "--data-dir",
+            str(FIXTURE),
+            "--no-checks",
+            "--eval-results",
+            str(tmp_path / "model"),
+            "--model-id",
+            "org/model",
+            "--dataset-id",
+            "org/ocw",
+        ],
+    )
     assert result.exit_code != 0
     assert "a leaderboard entry is a figure of the whole split" in " ".join(result.output.split())
     assert "answers 3 of its 4" in " ".join(result.output.split())

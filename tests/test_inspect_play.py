@@ -116,8 +116,10 @@ def test_inspect_task_on_the_real_server(tmp_path: Path) -> None:
     if not url or not model:
         if os.environ.get("OCW_HUB_REQUIRE_LLM"):
             pytest.fail("OCW_HUB_REQUIRE_LLM is set but OCW_HUB_LLM_BASE_URL/MODEL are not")
-        pytest.skip("needs a running OpenAI-compatible server: set OCW_HUB_LLM_BASE_URL and "
-                    "OCW_HUB_LLM_MODEL")  # fmt: skip
+        pytest.skip(
+            "needs a running OpenAI-compatible server: set OCW_HUB_LLM_BASE_URL and "
+            "OCW_HUB_LLM_MODEL"
+        )
     rows = fixture_rows()[:2]
     log = _inspect(url, model, tmp_path, rules_name="show", no_checks=True, walls=2)
     scored = _evaluated(log, tmp_path, rows)
@@ -129,9 +131,11 @@ def test_inspect_task_on_the_real_server(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("generate", "said"),
-    [({"temperature": 0.7}, "generation temperature 0.7"),
-     ({}, "generation not set (the server defaults)")],
-)  # fmt: skip
+    [
+        ({"temperature": 0.7}, "generation temperature 0.7"),
+        ({}, "generation not set (the server defaults)"),
+    ],
+)
 def test_a_converted_log_is_titled_by_what_inspect_recorded(
     chat_server, tmp_path: Path, generate: dict[str, Any], said: str
 ) -> None:

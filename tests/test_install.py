@@ -209,9 +209,17 @@ def test_core_install_loads_every_config_and_scores(core_venv: Path, tmp_path: P
         (release / f"{split}.json").write_text(json.dumps(payload))
     (tmp_path / "p.json").write_text(json.dumps([_perfect(walls[0]), _swapped(walls[1])]))
     done = _core(
-        core_venv, tmp_path, "ocw-hub", "evaluate", str(tmp_path / "p.json"),
-        "--data-dir", str(release), "--no-checks", "--out", str(tmp_path / "r.json"),
-    )  # fmt: skip
+        core_venv,
+        tmp_path,
+        "ocw-hub",
+        "evaluate",
+        str(tmp_path / "p.json"),
+        "--data-dir",
+        str(release),
+        "--no-checks",
+        "--out",
+        str(tmp_path / "r.json"),
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads((tmp_path / "r.json").read_text())["grouping"]["correct_groups"] == 4 + 2
 

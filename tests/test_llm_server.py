@@ -110,7 +110,9 @@ def _requests(task: str, data_dirs: dict[str, Path], tmp_path: Path) -> list[dic
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     for line in lines:
         assert {k: v for k, v in line["body"].items() if k not in ("model", "messages")} == {
-            "max_tokens": MAX_TOKENS, "temperature": 0.0}  # fmt: skip
+            "max_tokens": MAX_TOKENS,
+            "temperature": 0.0,
+        }
     return lines
 
 
@@ -155,10 +157,10 @@ def _check_figures(task: str, predictions: Any, results: dict[str, Any], gold: d
         assert results["n_questions"] == N_WALLS
         answers = {q["id"]: q["answers"] for q in results["per_question"]}
         em = [
-            100.0 * any(_squad_normal(p["prediction_text"]) == _squad_normal(a)
-                        for a in answers[p["id"]])
+            100.0
+            * any(_squad_normal(p["prediction_text"]) == _squad_normal(a) for a in answers[p["id"]])
             for p in predictions
-        ]  # fmt: skip
+        ]
         assert results["spans"]["exact_match"] == pytest.approx(sum(em) / N_WALLS)
         return
     assert results["n_walls"] == N_WALLS
@@ -198,9 +200,22 @@ def test_prompts_run_llm_parse_evaluate(
     asked = [r["custom_id"] for r in _requests(task, data_dirs, tmp_path)]
     assert len(asked) == N_WALLS
     responses = tmp_path / "responses.jsonl"
-    _ocw("run-llm", tmp_path / "requests.jsonl", "--base-url", base_url, "--model", model,
-         "--out", responses, "--concurrency", "1", "--timeout", "600",
-         "--max-retries", "1")  # fmt: skip
+    _ocw(
+        "run-llm",
+        tmp_path / "requests.jsonl",
+        "--base-url",
+        base_url,
+        "--model",
+        model,
+        "--out",
+        responses,
+        "--concurrency",
+        "1",
+        "--timeout",
+        "600",
+        "--max-retries",
+        "1",
+    )
 
     log = [json.loads(line) for line in responses.read_text(encoding="utf-8").splitlines()]
     assert sorted(r["custom_id"] for r in log) == sorted(asked)
@@ -258,8 +273,11 @@ def _lm_eval(
     assert listed.exit_code == 0, listed.output
     name = LM_EVAL_TASKS[task] + (_variant_suffix(variant) if variant is not None else "")
     gen_kwargs = [] if variant is not None else ["--gen_kwargs", f"max_gen_toks={MAX_TOKENS}"]
-    metadata: dict[str, Any] = {"data_dir": str(data_dirs[_config(task)]), "split": "test",
-                                "no_checks": True}  # fmt: skip
+    metadata: dict[str, Any] = {
+        "data_dir": str(data_dirs[_config(task)]),
+        "split": "test",
+        "no_checks": True,
+    }
     if task != "spans":
         metadata.update(shots=SHOTS, seed=42)
     # eos_string: lm-eval's stop list is otherwise empty, which transformers serve answers 500
@@ -268,11 +286,26 @@ def _lm_eval(
         "tokenized_requests=False,timeout=600,eos_string=<|im_end|>"
     )
     command = [
-        sys.executable, "-m", "lm_eval", "run", "--model", "local-chat-completions",
-        "--model_args", model_args, "--include_path", listed.output.strip(), "--tasks", name,
-        "--apply_chat_template", "--metadata", json.dumps(metadata), *gen_kwargs,
-        "--log_samples", "--output_path", str(out),
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "lm_eval",
+        "run",
+        "--model",
+        "local-chat-completions",
+        "--model_args",
+        model_args,
+        "--include_path",
+        listed.output.strip(),
+        "--tasks",
+        name,
+        "--apply_chat_template",
+        "--metadata",
+        json.dumps(metadata),
+        *gen_kwargs,
+        "--log_samples",
+        "--output_path",
+        str(out),
+    ]
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1800)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -293,11 +326,19 @@ def _variant_suffix(variant: list[str]) -> str:
 LM_EVAL_TASKS = {"grouping": "ocw_grouping", "connections": "ocw_connections", "spans": "wote"}
 #: Per task, the figures lm-eval reports under the names ocw-hub evaluate gives them.
 FIGURES = {
-    "grouping": ["wd", "ami", "ari", "fms", "full_wall", "correct_groups", "full_wall_rate",
-                 "correct_groups_rate"],
+    "grouping": [
+        "wd",
+        "ami",
+        "ari",
+        "fms",
+        "full_wall",
+        "correct_groups",
+        "full_wall_rate",
+        "correct_groups_rate",
+    ],
     "connections": ["exact_match", "rouge1"],
     "spans": ["exact_match", "f1"],
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -332,8 +373,17 @@ def test_lm_eval_cot_task_figures_equal_evaluate(
     variant = ["--prompt-style", "cot", *CAPPED]
     results, samples = _lm_eval("grouping", server, data_dirs, tmp_path / "lm-eval", variant)
     path = tmp_path / "cot-requests.jsonl"
-    _ocw("prompts", "--shots", SHOTS, "--prompt-style", "cot", *CAPPED, "--out", path,
-         *_data("grouping", data_dirs, tmp_path))  # fmt: skip
+    _ocw(
+        "prompts",
+        "--shots",
+        SHOTS,
+        "--prompt-style",
+        "cot",
+        *CAPPED,
+        "--out",
+        path,
+        *_data("grouping", data_dirs, tmp_path),
+    )
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     asked = {line["custom_id"]: line["body"]["messages"] for line in lines}
     responses = tmp_path / "lm-eval-answers.jsonl"

@@ -23,40 +23,101 @@ pytestmark = pytest.mark.usefixtures("local_only")
 
 #: (status, the server's body) of real context-length errors, by server.
 CONTEXT_ERRORS: dict[str, tuple[int, Any]] = {
-    "openai": (400, {"error": {"message": "This model's maximum context length is 8192 tokens. "
-                                "However, your messages resulted in 9120 tokens.",
-                                "type": "invalid_request_error", "param": "messages",
-                                "code": "context_length_exceeded"}}),
-    "vllm": (400, {"object": "error", "message": "This model's maximum context length is 4096 "
-                   "tokens. However, you requested 5012 tokens (4868 in the messages, 144 in "
-                   "the completion).", "type": "BadRequestError", "code": 400}),
-    "vllm-new": (400, {"object": "error", "message": "The decoder prompt (length 5012) is "
-                       "longer than the maximum model length of 4096.", "code": 400}),
-    "tgi": (422, {"error": "Input validation error: `inputs` tokens + `max_new_tokens` must be "
-                  "<= 4096. Given: 5012 `inputs` tokens and 144 `max_new_tokens`",
-                  "error_type": "validation"}),
-    "llama.cpp": (400, {"error": {"code": 400, "message": "the request exceeds the available "
-                                  "context size, try increasing it",
-                                  "type": "exceed_context_size_error"}}),
-}  # fmt: skip
+    "openai": (
+        400,
+        {
+            "error": {
+                "message": "This model's maximum context length is 8192 tokens. "
+                "However, your messages resulted in 9120 tokens.",
+                "type": "invalid_request_error",
+                "param": "messages",
+                "code": "context_length_exceeded",
+            }
+        },
+    ),
+    "vllm": (
+        400,
+        {
+            "object": "error",
+            "message": "This model's maximum context length is 4096 "
+            "tokens. However, you requested 5012 tokens (4868 in the messages, 144 in "
+            "the completion).",
+            "type": "BadRequestError",
+            "code": 400,
+        },
+    ),
+    "vllm-new": (
+        400,
+        {
+            "object": "error",
+            "message": "The decoder prompt (length 5012) is "
+            "longer than the maximum model length of 4096.",
+            "code": 400,
+        },
+    ),
+    "tgi": (
+        422,
+        {
+            "error": "Input validation error: `inputs` tokens + `max_new_tokens` must be "
+            "<= 4096. Given: 5012 `inputs` tokens and 144 `max_new_tokens`",
+            "error_type": "validation",
+        },
+    ),
+    "llama.cpp": (
+        400,
+        {
+            "error": {
+                "code": 400,
+                "message": "the request exceeds the available context size, try increasing it",
+                "type": "exceed_context_size_error",
+            }
+        },
+    ),
+}
 #: (status, the server's body) of real content-policy refusals of one prompt.
 POLICY_ERRORS: dict[str, tuple[int, Any]] = {
-    "azure": (400, {"error": {"message": "The response was filtered due to the prompt "
-                              "triggering Azure OpenAI's content management policy. Please "
-                              "modify your prompt and retry.", "type": None, "param": "prompt",
-                              "code": "content_filter", "status": 400,
-                              "innererror": {"code": "ResponsibleAIPolicyViolation",
-                                             "content_filter_result": {
-                                                 "hate": {"filtered": True,
-                                                          "severity": "high"}}}}}),
-    "openai": (400, {"error": {"message": "Invalid prompt: your prompt was flagged as "
-                               "potentially violating our usage policy. Please try again with a "
-                               "different prompt.", "type": "invalid_request_error",
-                               "param": None, "code": "invalid_prompt"}}),
-    "azure-inner-only": (400, {"error": {"message": "Request blocked.", "code": "400",
-                                         "innererror": {
-                                             "code": "ResponsibleAIPolicyViolation"}}}),
-}  # fmt: skip
+    "azure": (
+        400,
+        {
+            "error": {
+                "message": "The response was filtered due to the prompt "
+                "triggering Azure OpenAI's content management policy. Please "
+                "modify your prompt and retry.",
+                "type": None,
+                "param": "prompt",
+                "code": "content_filter",
+                "status": 400,
+                "innererror": {
+                    "code": "ResponsibleAIPolicyViolation",
+                    "content_filter_result": {"hate": {"filtered": True, "severity": "high"}},
+                },
+            }
+        },
+    ),
+    "openai": (
+        400,
+        {
+            "error": {
+                "message": "Invalid prompt: your prompt was flagged as "
+                "potentially violating our usage policy. Please try again with a "
+                "different prompt.",
+                "type": "invalid_request_error",
+                "param": None,
+                "code": "invalid_prompt",
+            }
+        },
+    ),
+    "azure-inner-only": (
+        400,
+        {
+            "error": {
+                "message": "Request blocked.",
+                "code": "400",
+                "innererror": {"code": "ResponsibleAIPolicyViolation"},
+            }
+        },
+    ),
+}
 
 
 class ScriptedServer(ChatServer):
@@ -117,21 +178,55 @@ RUN_ERRORS: list[tuple[int, Any]] = [
     (400, {"error": {"message": "Unrecognized request argument supplied: frequency"}}),
     (422, {"detail": [{"loc": ["body", "stop"], "msg": "value is not a valid list"}]}),
     # broad wordings of a request-level error, but about a field every request carries
-    (400, {"error": {"message": "max_tokens is too large: 100000. This model supports at "
-                     "most 4096 completion tokens, whereas you provided 100000.",
-                     "type": "invalid_request_error", "param": "max_tokens",
-                     "code": "invalid_value"}}),  # OpenAI
-    (400, {"object": "error", "message": "max_tokens exceeds the limit of the model "
-           "(8192)", "type": "BadRequestError", "code": 400}),  # vLLM-like
-    (422, {"error": "Input validation error: `max_new_tokens` must be <= 2048. Given: "
-           "4096", "error_type": "validation"}),  # TGI
-    (400, {"error": {"message": "Unsupported value: 'temperature' does not support 0.0 "
-                     "with this model; the prompt is too long to say more.",
-                     "code": "unsupported_value"}}),  # a run-level code wins
-    (400, {"error": {"code": "DeploymentNotFound", "message": "The API deployment for "
-                     "this resource does not exist."}}),  # Azure
+    (
+        400,
+        {
+            "error": {
+                "message": "max_tokens is too large: 100000. This model supports at "
+                "most 4096 completion tokens, whereas you provided 100000.",
+                "type": "invalid_request_error",
+                "param": "max_tokens",
+                "code": "invalid_value",
+            }
+        },
+    ),  # OpenAI
+    (
+        400,
+        {
+            "object": "error",
+            "message": "max_tokens exceeds the limit of the model (8192)",
+            "type": "BadRequestError",
+            "code": 400,
+        },
+    ),  # vLLM-like
+    (
+        422,
+        {
+            "error": "Input validation error: `max_new_tokens` must be <= 2048. Given: 4096",
+            "error_type": "validation",
+        },
+    ),  # TGI
+    (
+        400,
+        {
+            "error": {
+                "message": "Unsupported value: 'temperature' does not support 0.0 "
+                "with this model; the prompt is too long to say more.",
+                "code": "unsupported_value",
+            }
+        },
+    ),  # a run-level code wins
+    (
+        400,
+        {
+            "error": {
+                "code": "DeploymentNotFound",
+                "message": "The API deployment for this resource does not exist.",
+            }
+        },
+    ),  # Azure
     (400, {"error": {"message": "The model name is too long", "code": None}}),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("status", "body"), RUN_ERRORS)
@@ -164,9 +259,13 @@ def test_the_command_skips_them_and_says_so(tmp_path: Path, scripted) -> None:
 
 @pytest.mark.parametrize(
     ("asked", "deadline", "waited", "cut"),
-    [(120.0, 600.0, 120.0, False), (3600.0, 600.0, 600.0, True), (0.25, 600.0, 0.25, False),
-     (61.0, 60.0, 60.0, True)],
-)  # fmt: skip
+    [
+        (120.0, 600.0, 120.0, False),
+        (3600.0, 600.0, 600.0, True),
+        (0.25, 600.0, 0.25, False),
+        (61.0, 60.0, 60.0, True),
+    ],
+)
 def test_retry_after_is_honoured_up_to_the_deadline(
     asked: float, deadline: float, waited: float, cut: bool
 ) -> None:

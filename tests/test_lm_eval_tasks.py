@@ -122,10 +122,25 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ``--out`` of ``ocw-hub build`` of the synthetic OCW walls and WoTe questions (one
     export per dataset in it: ``ocw/``, ``wote/``)."""
     work = tmp_path_factory.mktemp("lm-eval-data")
-    command = [sys.executable, "-m", "ocw_hub", "build", "--out", str(work / "hub"),
-               "--cache-dir", str(work / "cache"), "--no-checks",
-               "-c", "default", "--data-dir", f"default={HUB_EXPORT / 'ocw'}",
-               "-c", "wote", "--data-dir", f"wote={HUB_EXPORT / 'wote'}"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "ocw_hub",
+        "build",
+        "--out",
+        str(work / "hub"),
+        "--cache-dir",
+        str(work / "cache"),
+        "--no-checks",
+        "-c",
+        "default",
+        "--data-dir",
+        f"default={HUB_EXPORT / 'ocw'}",
+        "-c",
+        "wote",
+        "--data-dir",
+        f"wote={HUB_EXPORT / 'wote'}",
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     return work / "hub"
@@ -261,24 +276,47 @@ def test_the_paper_variant_is_the_shipped_tasks() -> None:
 
 
 def test_a_variant_sends_the_profiles_fields() -> None:
-    cot = _variant(style="cot", profile="custom", max_tokens=512, temperature=0.7, top_p=0.9,
-                   stop=("END",), seed=3)  # fmt: skip
+    cot = _variant(
+        style="cot",
+        profile="custom",
+        max_tokens=512,
+        temperature=0.7,
+        top_p=0.9,
+        stop=("END",),
+        seed=3,
+    )
     assert sorted(cot) == ["ocw_connections_cot_custom", "ocw_grouping_cot_custom"]
     grouping = cot["ocw_grouping_cot_custom"]
     assert grouping["tag"] == "ocw_cot_custom"
-    assert grouping["generation_kwargs"] == {"until": ["END"], "max_gen_toks": 512,
-        "do_sample": True, "temperature": 0.7, "top_p": 0.9, "seed": 3}  # fmt: skip
+    assert grouping["generation_kwargs"] == {
+        "until": ["END"],
+        "max_gen_toks": 512,
+        "do_sample": True,
+        "temperature": 0.7,
+        "top_p": 0.9,
+        "seed": 3,
+    }
     assert grouping["dataset_kwargs"] == {
-        "task": "grouping", "lm_eval_task": "ocw_grouping_cot_custom", "profile": "custom",
+        "task": "grouping",
+        "lm_eval_task": "ocw_grouping_cot_custom",
+        "profile": "custom",
         "prompt_style": "cot",
-        "generation": {"max_tokens": 512, "temperature": 0.7, "top_p": 0.9, "stop": ["END"],
-                       "seed": 3},
-    }  # fmt: skip
+        "generation": {
+            "max_tokens": 512,
+            "temperature": 0.7,
+            "top_p": 0.9,
+            "stop": ["END"],
+            "seed": 3,
+        },
+    }
     reasoning = _variant(profile="reasoning", max_tokens=8000, reasoning_effort="high")
     assert sorted(reasoning) == sorted(f"{t}_reasoning" for t in TASKS)
     for config in reasoning.values():
-        assert config["generation_kwargs"] == {"until": [], "max_gen_toks": 8000,
-                                               "reasoning_effort": "high"}  # fmt: skip
+        assert config["generation_kwargs"] == {
+            "until": [],
+            "max_gen_toks": 8000,
+            "reasoning_effort": "high",
+        }
     schema = _variant(style="json")["ocw_grouping_json"]
     sent = schema["generation_kwargs"]["response_format"]
     assert sent["type"] == "json_schema" and sent["json_schema"]["name"] == "ocw_grouping"
@@ -308,24 +346,52 @@ def _write_variant(folder: Path, *options: str) -> Path:
 
 
 def test_the_command_writes_the_variant_and_its_command_line(tmp_path: Path) -> None:
-    options = ["--prompt-style", "cot", "--profile", "custom", "--max-tokens", "300",
-               "--stop", "a b"]  # fmt: skip
+    options = [
+        "--prompt-style",
+        "cot",
+        "--profile",
+        "custom",
+        "--max-tokens",
+        "300",
+        "--stop",
+        "a b",
+    ]
     folder = _write_variant(tmp_path / "cot", *options)
     names = sorted(p.name for p in folder.iterdir())
     assert names == ["ocw_connections_cot_custom.yaml", "ocw_grouping_cot_custom.yaml"]
     text = (folder / "ocw_grouping_cot_custom.yaml").read_text(encoding="utf-8")
     head = text.splitlines()[0].removeprefix("# Written by: ")
     assert shlex.split(head) == ["ocw-hub", "lm-eval-tasks", "--out", str(folder), *options]
-    assert yaml.safe_load(text) == _variant(style="cot", profile="custom", max_tokens=300,
-                                            stop=("a b",))["ocw_grouping_cot_custom"]  # fmt: skip
+    assert (
+        yaml.safe_load(text)
+        == _variant(style="cot", profile="custom", max_tokens=300, stop=("a b",))[
+            "ocw_grouping_cot_custom"
+        ]
+    )
     # a style or profile without --out: refused, the shipped folder printed by nobody
-    command = [sys.executable, "-m", "ocw_hub", "lm-eval-tasks", "--profile", "custom",
-               "--max-tokens", "5"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "ocw_hub",
+        "lm-eval-tasks",
+        "--profile",
+        "custom",
+        "--max-tokens",
+        "5",
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and done.stdout == ""
     # the shipped folder is never written to
-    command = [sys.executable, "-m", "ocw_hub", "lm-eval-tasks", "--out", str(TASKS_DIR),
-               "--prompt-style", "cot"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "ocw_hub",
+        "lm-eval-tasks",
+        "--out",
+        str(TASKS_DIR),
+        "--prompt-style",
+        "cot",
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and not (TASKS_DIR / "ocw_grouping_cot.yaml").exists()
 
@@ -388,8 +454,9 @@ def test_a_cot_task_sends_the_styles_prompt_and_parses_its_block(
     from ocw_hub.data.sources import load_rows
     from ocw_hub.llm.prompts import build_requests
 
-    folder = _write_variant(tmp_path / "cot", "--prompt-style", "cot", "--profile", "custom",
-                            "--max-tokens", "700")  # fmt: skip
+    folder = _write_variant(
+        tmp_path / "cot", "--prompt-style", "cot", "--profile", "custom", "--max-tokens", "700"
+    )
     task = _variant_task(lm_eval_tasks, folder, "ocw_grouping_cot_custom", built, shots=1)
     assert task.config.generation_kwargs["max_gen_toks"] == 700
     docs = list(task.test_docs())
@@ -419,8 +486,9 @@ def test_two_budgets_under_one_task_name_never_share_cached_requests(
     name = "ocw_grouping_custom"
     sent = []
     for budget in ("100", "200", "100"):
-        folder = _write_variant(tmp_path / f"b{budget}", "--profile", "custom",
-                                "--max-tokens", budget)  # fmt: skip
+        folder = _write_variant(
+            tmp_path / f"b{budget}", "--profile", "custom", "--max-tokens", budget
+        )
         task = _variant_task(lm_eval_tasks, folder, name, built)
         task.build_all_requests(cache_requests=True)
         sent.append({instance.args[1]["max_gen_toks"] for instance in task.instances})

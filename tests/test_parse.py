@@ -35,44 +35,65 @@ def named(groups: list[list[str]], names: list[str], mark: str = ". Connection: 
 CONNECTION_CASES = {
     "plain": (named(GOLD, CONNECTIONS), CONNECTIONS, CONNECTIONS, set()),
     "lines reordered": (
-        named(GOLD[::-1], CONNECTIONS[::-1]), CONNECTIONS[::-1], CONNECTIONS, {"reordered"},
+        named(GOLD[::-1], CONNECTIONS[::-1]),
+        CONNECTIONS[::-1],
+        CONNECTIONS,
+        {"reordered"},
     ),
     "blank lines between": (
         named(GOLD, CONNECTIONS, sep="\n\n"),
-        ["Hand tools", "", "Cocktails", ""], CONNECTIONS, set(),
+        ["Hand tools", "", "Cocktails", ""],
+        CONNECTIONS,
+        set(),
     ),
     "markdown and case": (
         named(GOLD, [f"{c}." for c in CONNECTIONS], ". **connection:** "),
-        EMPTY, CONNECTIONS, set(),
+        EMPTY,
+        CONNECTIONS,
+        set(),
     ),
     "bold marker": (
-        named([[f"**{g[0]}", *g[1:-1], f"{g[-1]}**"] for g in GOLD], CONNECTIONS,
-              " - **Connection:** "),
-        [f"** {c}" for c in CONNECTIONS], CONNECTIONS, set(),
+        named(
+            [[f"**{g[0]}", *g[1:-1], f"{g[-1]}**"] for g in GOLD],
+            CONNECTIONS,
+            " - **Connection:** ",
+        ),
+        [f"** {c}" for c in CONNECTIONS],
+        CONNECTIONS,
+        set(),
     ),
     "no markers": ("\n".join(CONNECTIONS), EMPTY, CONNECTIONS, {"no_markers"}),
     "numbered out of order": (
         "2. Cocktails\n1. Hand tools\n4. Greek islands\n3. Monkey ___",
-        EMPTY, CONNECTIONS, {"no_markers", "reordered"},
+        EMPTY,
+        CONNECTIONS,
+        {"no_markers", "reordered"},
     ),
     "heading and commentary set aside": (
         "Here are the connections:\n" + named(GOLD, CONNECTIONS) + "\n\nThese were tricky.",
-        ["", *CONNECTIONS[:3]], CONNECTIONS, {"set_aside"},
+        ["", *CONNECTIONS[:3]],
+        CONNECTIONS,
+        {"set_aside"},
     ),
     "heading before numbered lines": (
         "The connections are:\n\n- Hand tools\n- Cocktails\n- Monkey ___\n- Greek islands",
-        EMPTY, CONNECTIONS, {"no_markers", "set_aside"},
+        EMPTY,
+        CONNECTIONS,
+        {"no_markers", "set_aside"},
     ),
     "quotes and brackets kept": (
         named(GOLD, ['"Hand" tools', "Cocktails (mixed)", '"Monkey ___"', "Greek islands"]),
         ['"Hand" tools', "Cocktails (mixed)", '"Monkey ___"', "Greek islands"],
-        ['"Hand" tools', "Cocktails (mixed)", '"Monkey ___"', "Greek islands"], set(),
+        ['"Hand" tools', "Cocktails (mixed)", '"Monkey ___"', "Greek islands"],
+        set(),
     ),
     "one missing": (
         named(GOLD[1:], CONNECTIONS[1:]),
-        [*CONNECTIONS[1:], ""], ["", *CONNECTIONS[1:]], {"reordered", "missing_connection"},
+        [*CONNECTIONS[1:], ""],
+        ["", *CONNECTIONS[1:]],
+        {"reordered", "missing_connection"},
     ),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("case", list(CONNECTION_CASES))
@@ -116,8 +137,11 @@ def test_paper_equals_robust_on_a_perfect_answer(clues: list[str], order: list[i
 def batch_line(wall_id: str, text: str | None, status: int = 200) -> dict[str, Any]:
     if status != 200:
         error = {"code": str(status), "message": "boom"}
-        return {"custom_id": wall_id, "response": {"status_code": status, "body": {}},
-                "error": error}  # fmt: skip
+        return {
+            "custom_id": wall_id,
+            "response": {"status_code": status, "body": {}},
+            "error": error,
+        }
     body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
     return {"custom_id": wall_id, "response": {"status_code": 200, "body": body}, "error": None}
 
@@ -194,9 +218,13 @@ def test_parse_responses_report() -> None:
     }
     assert predictions[2]["predicted_groups"] == [EMPTY] * 4
     assert report["counts"] == {
-        "clean": 2, "repaired": 0, "truncated": 0, "unrecoverable": 0, "no_response": 1,
+        "clean": 2,
+        "repaired": 0,
+        "truncated": 0,
+        "unrecoverable": 0,
+        "no_response": 1,
         "missing": 1,
-    }  # fmt: skip
+    }
     assert report["missing"] == ["z"]
     assert report["walls"][2]["repairs"][0] == {
         "kind": "no_response",
@@ -290,8 +318,16 @@ def logs(tmp_path_factory: pytest.TempPathFactory, cache: Path) -> dict[str, Pat
             requests = folder / f"{task}-requests.jsonl"
             _cli("prompts", "--task", task, "--shots", "1", "--out", str(requests), cache=cache)
             out[task] = folder / f"{task}-responses.jsonl"
-            _cli("run-llm", str(requests), "--base-url", server.url, "--model", "fake",
-                 "--out", str(out[task]))  # fmt: skip
+            _cli(
+                "run-llm",
+                str(requests),
+                "--base-url",
+                server.url,
+                "--model",
+                "fake",
+                "--out",
+                str(out[task]),
+            )
         assert server.count == {"c001": 2, "c002": 3, "c003": 2, "c004": 3}
     finally:
         server.close()
@@ -303,12 +339,18 @@ def logs(tmp_path_factory: pytest.TempPathFactory, cache: Path) -> dict[str, Pat
     [("robust", 2, 4 + 4 + 2 + 0, 4), ("paper", 1, 4 + 0 + 1 + 0, 3)],
 )
 def test_end_to_end_grouping(
-    tmp_path: Path, logs: dict[str, Path], cache: Path, mode: str, full_wall: int,
-    correct_groups: int, clean: int,
-) -> None:  # fmt: skip
+    tmp_path: Path,
+    logs: dict[str, Path],
+    cache: Path,
+    mode: str,
+    full_wall: int,
+    correct_groups: int,
+    clean: int,
+) -> None:
     predictions = tmp_path / "predictions.json"
-    result = _cli("parse", str(logs["grouping"]), "--mode", mode, "--out", str(predictions),
-                  cache=cache)  # fmt: skip
+    result = _cli(
+        "parse", str(logs["grouping"]), "--mode", mode, "--out", str(predictions), cache=cache
+    )
     assert "4 predictions written" in result.output
     report = json.loads((tmp_path / "predictions.json.parse.json").read_text())
     assert report["counts"]["clean"] == clean and report["counts"]["missing"] == 0
@@ -331,11 +373,17 @@ def test_end_to_end_grouping(
         "shots": 1,
         "seed": 42,
         "profile": "paper",
-        "generation": {"max_tokens": 144, "temperature": 0.0, "top_p": 1.0, "n": 1,
-                       "stop": ["<|im_end|>"], "stream": False},  # stop sent as a list
+        "generation": {
+            "max_tokens": 144,
+            "temperature": 0.0,
+            "top_p": 1.0,
+            "n": 1,
+            "stop": ["<|im_end|>"],
+            "stream": False,
+        },  # stop sent as a list
         "parse_mode": mode,
         "package_version": ocw_hub.__version__,
-    }  # fmt: skip
+    }
 
 
 @pytest.mark.parametrize(("mode", "exact"), [("robust", 4 + 0 + 4 + 2), ("paper", 4 + 0 + 0 + 1)])
@@ -343,8 +391,17 @@ def test_end_to_end_connections(
     tmp_path: Path, logs: dict[str, Path], cache: Path, mode: str, exact: int
 ) -> None:
     predictions = tmp_path / "predictions.json"
-    _cli("parse", str(logs["connections"]), "--task", "connections", "--mode", mode,
-         "--out", str(predictions), cache=cache)  # fmt: skip
+    _cli(
+        "parse",
+        str(logs["connections"]),
+        "--task",
+        "connections",
+        "--mode",
+        mode,
+        "--out",
+        str(predictions),
+        cache=cache,
+    )
     results_path = tmp_path / "results.json"
     _cli("evaluate", str(predictions), "--out", str(results_path), cache=cache)
     results = json.loads(results_path.read_text())
@@ -358,14 +415,36 @@ def test_parse_command_errors(tmp_path: Path, logs: dict[str, Path], cache: Path
     )
     assert result.exit_code == 1 and "--mode loose: expected one of paper, robust" in result.output
     result = runner.invoke(
-        app, ["parse", str(logs["grouping"]), "--out", str(logs["grouping"]),
-              "--data-dir", str(FIXTURE), "--cache-dir", str(cache), "--no-checks"],
-    )  # fmt: skip
+        app,
+        [
+            "parse",
+            str(logs["grouping"]),
+            "--out",
+            str(logs["grouping"]),
+            "--data-dir",
+            str(FIXTURE),
+            "--cache-dir",
+            str(cache),
+            "--no-checks",
+        ],
+    )
     assert result.exit_code == 1 and "is an input of this command" in result.output
     result = runner.invoke(
-        app, ["parse", str(logs["grouping"]), "--split", "train", "--out", str(out),
-              "--data-dir", str(FIXTURE), "--cache-dir", str(cache), "--no-checks"],
-    )  # fmt: skip
+        app,
+        [
+            "parse",
+            str(logs["grouping"]),
+            "--split",
+            "train",
+            "--out",
+            str(out),
+            "--data-dir",
+            str(FIXTURE),
+            "--cache-dir",
+            str(cache),
+            "--no-checks",
+        ],
+    )
     assert result.exit_code == 1 and "4 responses are for walls not in this split" in result.output
     assert not out.exists()
 
@@ -441,13 +520,17 @@ def test_reasoning_truncation_and_line_breaks(tmp_path: Path) -> None:
     walls = [_wall(w) for w in "abcde"]
     predictions, report = parse_responses(responses, walls)
     assert [(w["status"], w["reason"]) for w in report["walls"]] == [
-        ("unrecoverable", "reasoning_only"), ("unrecoverable", "truncated"),
-        ("unrecoverable", "truncated"), ("repaired", None),
+        ("unrecoverable", "reasoning_only"),
+        ("unrecoverable", "truncated"),
+        ("unrecoverable", "truncated"),
+        ("repaired", None),
         ("unrecoverable", "unclosed_reasoning"),
-    ]  # fmt: skip
+    ]
     assert report["unrecoverable"] == {
-        "reasoning_only": 1, "truncated": 2, "unclosed_reasoning": 1,
-    }  # fmt: skip
+        "reasoning_only": 1,
+        "truncated": 2,
+        "unclosed_reasoning": 1,
+    }
     assert predictions[1]["predicted_groups"] == [EMPTY] * 4
     assert [w["reasoning"] for w in report["walls"]][:2] == ["Hammer goes with Wrench", None]
     predictions, report = parse_responses(responses, walls, allow_truncated=True)

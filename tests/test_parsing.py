@@ -49,16 +49,23 @@ GROUPING_CASES = {
     ),
     "json in a code fence": (
         "```json\n[\n  " + ",\n  ".join(json.dumps(g) for g in GOLD) + "\n]\n```",
-        [["```json", "", "", ""], ["[", "", "", ""],
-         ['["Hammer"', '"Wrench"', '"Chisel"', '"Pliers"]'],
-         ['["Mojito"', '"Negroni"', '"Daiquiri"', '"Sidecar"]']],
+        [
+            ["```json", "", "", ""],
+            ["[", "", "", ""],
+            ['["Hammer"', '"Wrench"', '"Chisel"', '"Pliers"]'],
+            ['["Mojito"', '"Negroni"', '"Daiquiri"', '"Sidecar"]'],
+        ],
         ("clean", set()),
     ),
     "case, spacing and spelling": (
         "hammer,wrench ,  CHISEL, Plyers\nMojito, Negroni, Daquiri, Side car\n"
         + lines(MONKEY, ISLANDS),
-        [["hammer", "wrench", "CHISEL", "Plyers"], ["Mojito", "Negroni", "Daquiri", "Side car"],
-         MONKEY, ISLANDS],
+        [
+            ["hammer", "wrench", "CHISEL", "Plyers"],
+            ["Mojito", "Negroni", "Daquiri", "Side car"],
+            MONKEY,
+            ISLANDS,
+        ],
         ("repaired", {"case_spacing", "spelling"}),
     ),
     "a clue missing, one too many": (
@@ -84,25 +91,40 @@ GROUPING_CASES = {
         ("unrecoverable", "unknown_item"),
     ),
     "one clue per line under headings": (
-        "\n\n".join(f"Group {i}:\n" + "\n".join(f"- {c}" for c in g) for i, g in
-                    enumerate(GOLD, 1)),
-        [["- Hammer", "", "", ""], ["- Wrench", "", "", ""], ["- Chisel", "", "", ""],
-         ["- Pliers", "", "", ""]],
+        "\n\n".join(
+            f"Group {i}:\n" + "\n".join(f"- {c}" for c in g) for i, g in enumerate(GOLD, 1)
+        ),
+        [
+            ["- Hammer", "", "", ""],
+            ["- Wrench", "", "", ""],
+            ["- Chisel", "", "", ""],
+            ["- Pliers", "", "", ""],
+        ],
         ("clean", set()),
     ),
     "chatty, with the clues echoed": (
-        "Sure! The clues were: " + ", ".join(WORDS) + ".\n\nMy answer:\n"
-        + lines(*GOLD, prefix="{}) ") + "\n\nThe red herring is Nuts, which looks like a tool.",
-        [["Sure! The clues were: Nuts", "Crete", "Hammer", "Mojito"], ["My answer:", "", "", ""],
-         ["1) Hammer", "Wrench", "Chisel", "Pliers"],
-         ["2) Mojito", "Negroni", "Daiquiri", "Sidecar"]],
+        "Sure! The clues were: "
+        + ", ".join(WORDS)
+        + ".\n\nMy answer:\n"
+        + lines(*GOLD, prefix="{}) ")
+        + "\n\nThe red herring is Nuts, which looks like a tool.",
+        [
+            ["Sure! The clues were: Nuts", "Crete", "Hammer", "Mojito"],
+            ["My answer:", "", "", ""],
+            ["1) Hammer", "Wrench", "Chisel", "Pliers"],
+            ["2) Mojito", "Negroni", "Daiquiri", "Sidecar"],
+        ],
         ("repaired", {"echo_ignored"}),
     ),
     "explanations after the clues": (
         "Hammer, Wrench, Chisel, Pliers - all tools\nMojito, Negroni (with gin), Daiquiri, "
         "Sidecar\n" + lines(MONKEY, ISLANDS),
-        [["Hammer", "Wrench", "Chisel", "Pliers - all tools"],
-         ["Mojito", "Negroni (with gin)", "Daiquiri", "Sidecar"], MONKEY, ISLANDS],
+        [
+            ["Hammer", "Wrench", "Chisel", "Pliers - all tools"],
+            ["Mojito", "Negroni (with gin)", "Daiquiri", "Sidecar"],
+            MONKEY,
+            ISLANDS,
+        ],
         ("repaired", {"explanation_dropped"}),
     ),
     "groups on one line": (
@@ -112,10 +134,12 @@ GROUPING_CASES = {
     ),
     "quoted, with and": (
         "\n".join(", ".join(f'"{c}"' for c in g[:3]) + f' and "{g[3]}"' for g in GOLD),
-        [['"Hammer"', '"Wrench"', '"Chisel" and "Pliers"', ""],
-         ['"Mojito"', '"Negroni"', '"Daiquiri" and "Sidecar"', ""],
-         ['"Puzzle"', '"Business"', '"Nuts" and "Suit"', ""],
-         ['"Crete"', '"Rhodes"', '"Corfu" and "Kos"', ""]],
+        [
+            ['"Hammer"', '"Wrench"', '"Chisel" and "Pliers"', ""],
+            ['"Mojito"', '"Negroni"', '"Daiquiri" and "Sidecar"', ""],
+            ['"Puzzle"', '"Business"', '"Nuts" and "Suit"', ""],
+            ['"Crete"', '"Rhodes"', '"Corfu" and "Kos"', ""],
+        ],
         ("repaired", {"quotes"}),
     ),
     "a refusal": (
@@ -123,7 +147,7 @@ GROUPING_CASES = {
         [["I'm not sure about this one.", "", "", ""], EMPTY, EMPTY, EMPTY],
         ("unrecoverable", "refusal"),
     ),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("case", list(GROUPING_CASES))
@@ -161,20 +185,19 @@ LAYOUTS = {
     "numbered": "\n".join(f"{i}) " + ", ".join(g) for i, g in enumerate(GOLD, 1)),
     "named groups": "\n".join(f"{c}: " + ", ".join(g) for g, c in NAMED),
     "table with connections": "| Group | Clues | Connection |\n|---|---|---|\n"
-    + "\n".join(f"| {i} | {', '.join(g)} | {c} |" for i, (g, c) in
-                enumerate(NAMED, 1)),
+    + "\n".join(f"| {i} | {', '.join(g)} | {c} |" for i, (g, c) in enumerate(NAMED, 1)),
     "table, one clue a cell": "| 1 | 2 | 3 | 4 |\n|:-|:-|:-|:-|\n"
     + "\n".join(f"| {' | '.join(g)} |" for g in GOLD),
     "headers and numbered clues": "\n".join(
-        f"**{c}**\n" + "\n".join(f"{k}. {w}" for k, w in enumerate(g, 1)) + "\n"
-        for g, c in NAMED
+        f"**{c}**\n" + "\n".join(f"{k}. {w}" for k, w in enumerate(g, 1)) + "\n" for g, c in NAMED
     ),
     "json object": json.dumps({c: g for g, c in NAMED}),
-    "json records": "```\n" + json.dumps([{"clues": g, "connection": c}
-                                          for g, c in NAMED]) + "\n```",
+    "json records": "```\n"
+    + json.dumps([{"clues": g, "connection": c} for g, c in NAMED])
+    + "\n```",
     "brackets on one line": ", ".join("[" + ", ".join(g) + "]" for g in GOLD),
     "labels on one line": " ".join(f"Group {i}: " + ", ".join(g) for i, g in enumerate(GOLD, 1)),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))
@@ -287,8 +310,28 @@ def test_long_runs_take_linear_time(text: str) -> None:
     assert result.status == "unrecoverable"
 
 
-RUNS = st.sampled_from([" ", ",", ";", "|", "[", "]", "{", "}", "(", "-", "\n", "*", '"',
-                        "<think>", "</think>", "Group 1:", "Connection:", "Hammer"])  # fmt: skip
+RUNS = st.sampled_from(
+    [
+        " ",
+        ",",
+        ";",
+        "|",
+        "[",
+        "]",
+        "{",
+        "}",
+        "(",
+        "-",
+        "\n",
+        "*",
+        '"',
+        "<think>",
+        "</think>",
+        "Group 1:",
+        "Connection:",
+        "Hammer",
+    ]
+)
 
 
 @pytest.mark.slow

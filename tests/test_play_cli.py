@@ -66,9 +66,13 @@ def test_show_rules_end_to_end(chat_server, tmp_path: Path) -> None:
     assert head["record"] == "play" and head["rules"] == "show" and head["max_guesses"] == 20
     assert head["player_kind"] == "model" and head["split"] == "test"
     assert _ends(records) == {
-        "46fa44": "solved", "740d45": "frozen_lives", "cb4d9e": "frozen_invalid",
-        "0436ff": "solved", "654041": "solved", "b308e4": "solved",
-    }  # fmt: skip
+        "46fa44": "solved",
+        "740d45": "frozen_lives",
+        "cb4d9e": "frozen_invalid",
+        "0436ff": "solved",
+        "654041": "solved",
+        "b308e4": "solved",
+    }
     assert sum(r["record"] == "connections" for r in records) == 6
     # one request per answer: 4 + 5 + 3 + 3 * 3 turns and 6 connection rounds
     assert len(server.bodies) == 21 + 6
@@ -81,10 +85,16 @@ def test_show_rules_end_to_end(chat_server, tmp_path: Path) -> None:
     results, table = _evaluate(log, tmp_path)
     play = results["play"]
     expected = {
-        "groups_found": 4 + 2 + 0 + 3 * 4, "walls_solved": 4, "guesses": 4 + 5 + 0 + 3 * 3,
-        "wrong_guesses": 1 + 3, "lives_lost": 3, "invalid": 3, "frozen": 2,
-        "connections_right": 4 + 1, "points": 10 + 3 + 0 + 3 * 4,
-    }  # fmt: skip
+        "groups_found": 4 + 2 + 0 + 3 * 4,
+        "walls_solved": 4,
+        "guesses": 4 + 5 + 0 + 3 * 3,
+        "wrong_guesses": 1 + 3,
+        "lives_lost": 3,
+        "invalid": 3,
+        "frozen": 2,
+        "connections_right": 4 + 1,
+        "points": 10 + 3 + 0 + 3 * 4,
+    }
     assert {k: play[k] for k in expected} == expected
     assert play["points_mean"] == pytest.approx(25 / 6)
     assert play["lives_lost_distribution"] == {"0": 5, "3": 1}
@@ -95,7 +105,10 @@ def test_show_rules_end_to_end(chat_server, tmp_path: Path) -> None:
     assert results["grouping"]["full_wall"] == 4
     assert results["connections"]["exact_match"] == pytest.approx((1 + 0.25) / 6)
     # the contestants, from human_performance, and group by group
-    found = {w["wall_id"]: [g["human_performance"]["grouping"] for g in w["groups"].values()] for w in rows}  # fmt: skip # noqa: E501
+    found = {
+        w["wall_id"]: [g["human_performance"]["grouping"] for g in w["groups"].values()]
+        for w in rows
+    }
     assert results["human"]["play"]["groups_found"] == sum(map(sum, found.values()))
     agreement = play["agreement"]
     assert agreement["both"] + agreement["model_only"] == 18
@@ -118,9 +131,16 @@ def test_nyt_rules_end_to_end(chat_server, tmp_path: Path) -> None:
     assert _ends(records)["740d45"] == "frozen_lives"
     play = _evaluate(log, tmp_path)[0]["play"]
     expected = {
-        "groups_found": 18, "walls_solved": 4, "guesses": 4 + 6 + 0 + 9, "wrong_guesses": 5,
-        "lives_lost": 5, "invalid": 3, "frozen": 2, "points": None, "connections_right": None,
-    }  # fmt: skip
+        "groups_found": 18,
+        "walls_solved": 4,
+        "guesses": 4 + 6 + 0 + 9,
+        "wrong_guesses": 5,
+        "lives_lost": 5,
+        "invalid": 3,
+        "frozen": 2,
+        "points": None,
+        "connections_right": None,
+    }
     assert {k: play[k] for k in expected} == expected
 
 
@@ -133,8 +153,10 @@ def test_a_killed_run_resumed_gives_the_uninterrupted_log(chat_server, tmp_path:
     command = [sys.executable, "-m", "ocw_hub", "play", "--base-url", server.url, "--model", "m"]
     process = subprocess.Popen(
         [*command, "--out", str(killed), "--rules", "show", *DATA],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy(),
-    )  # fmt: skip
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=os.environ.copy(),
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # the first round written (header + 6 guesses)
         if killed.exists() and killed.read_bytes().count(b"\n") >= 7:
@@ -288,13 +310,27 @@ def test_a_hand_written_human_log_is_scored(tmp_path: Path) -> None:
     rows = fixture_rows()
     wall, other = rows[0], rows[1]  # 46fa44, 740d45
     groups = [g["gt_words"] for g in wall["groups"].values()]
-    head = {"record": "play", "version": 1, "rules": "show", "max_guesses": 20,
-            "max_invalid": 3, "config": "default", "split": "test", "player": "ana",
-            "player_kind": "human"}  # fmt: skip
+    head = {
+        "record": "play",
+        "version": 1,
+        "rules": "show",
+        "max_guesses": 20,
+        "max_invalid": 3,
+        "config": "default",
+        "split": "test",
+        "player": "ana",
+        "player_kind": "human",
+    }
 
     def guess(wall_id: str, turn: int, clues: list[str], verdict: str) -> dict[str, Any]:
-        return {"record": "guess", "wall_id": wall_id, "turn": turn, "clues": clues,
-                "invalid": None, "verdict": verdict}  # fmt: skip
+        return {
+            "record": "guess",
+            "wall_id": wall_id,
+            "turn": turn,
+            "clues": clues,
+            "invalid": None,
+            "verdict": verdict,
+        }
 
     lines = [
         head,
@@ -307,7 +343,7 @@ def test_a_hand_written_human_log_is_scored(tmp_path: Path) -> None:
             "wall_id": "46fa44",
             "groups": [groups[i] for i in (3, 0, 2, 1)],
             "answers": ["Quarks", "made from rubber", "Nick", "Prison slang"],
-        },  # fmt: skip
+        },
         {"record": "end", "wall_id": "46fa44", "reason": "solved"},
         {"record": "end", "wall_id": "740d45", "reason": "gave_up"},
     ]
@@ -427,8 +463,23 @@ def test_a_log_with_no_wall_played_is_started_again(chat_server, tmp_path: Path)
     server = chat_server(answer=Contestant(fixture_rows()))
     log = tmp_path / "play.jsonl"
     gone = "http://127.0.0.1:9/v1"  # the discard port: nothing listens
-    first = runner.invoke(app, ["play", "--base-url", gone, "--model", "typo", "--out", str(log),
-                                "--max-retries", "0", "--walls", "1", *DATA])  # fmt: skip
+    first = runner.invoke(
+        app,
+        [
+            "play",
+            "--base-url",
+            gone,
+            "--model",
+            "typo",
+            "--out",
+            str(log),
+            "--max-retries",
+            "0",
+            "--walls",
+            "1",
+            *DATA,
+        ],
+    )
     assert first.exit_code == 1 and [r["record"] for r in _records(log)] == ["play"]
     again = _play(server.url, log, "show", "--walls", "1")
     assert again.exit_code == 0, again.output

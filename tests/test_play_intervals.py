@@ -27,9 +27,17 @@ WALLS = (40, 494)
 
 
 def _log(path: Path, lines: list[dict[str, Any]]) -> Path:
-    head = {"record": "play", "version": 1, "rules": "show", "max_guesses": 20,
-            "max_invalid": 3, "config": "default", "split": "test", "player": path.stem,
-            "player_kind": "human"}  # fmt: skip
+    head = {
+        "record": "play",
+        "version": 1,
+        "rules": "show",
+        "max_guesses": 20,
+        "max_invalid": 3,
+        "config": "default",
+        "split": "test",
+        "player": path.stem,
+        "player_kind": "human",
+    }
     path.write_text("".join(json.dumps(r) + "\n" for r in [head, *lines]), encoding="utf-8")
     return path
 
@@ -41,10 +49,24 @@ def _solved_all(path: Path) -> Path:
         groups = list(wall["groups"].values())
         clues = [g["gt_words"] for g in groups]
         for turn, group in enumerate(clues[:3], start=1):
-            lines.append({"record": "guess", "wall_id": wall["wall_id"], "turn": turn,
-                          "clues": group, "invalid": None, "verdict": "correct"})  # fmt: skip
-        lines.append({"record": "connections", "wall_id": wall["wall_id"], "groups": clues,
-                      "answers": [g["gt_connection"] for g in groups]})  # fmt: skip
+            lines.append(
+                {
+                    "record": "guess",
+                    "wall_id": wall["wall_id"],
+                    "turn": turn,
+                    "clues": group,
+                    "invalid": None,
+                    "verdict": "correct",
+                }
+            )
+        lines.append(
+            {
+                "record": "connections",
+                "wall_id": wall["wall_id"],
+                "groups": clues,
+                "answers": [g["gt_connection"] for g in groups],
+            }
+        )
         lines.append({"record": "end", "wall_id": wall["wall_id"], "reason": "solved"})
     return _log(path, lines)
 
@@ -70,8 +92,12 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]
     }
 
 
-COUNTS = {"walls_solved_mean": 1, "frozen_mean": 1, "groups_found_mean": 4,
-          "connections_right_mean": 4}  # fmt: skip
+COUNTS = {
+    "walls_solved_mean": 1,
+    "frozen_mean": 1,
+    "groups_found_mean": 4,
+    "connections_right_mean": 4,
+}
 
 
 @pytest.mark.parametrize("which", ["all", "none"])
@@ -95,9 +121,11 @@ def test_rates_of_0_and_1_get_no_point(scored: dict[str, dict[str, Any]], which:
     assert methods == {
         **{f: binomial.EXACT for f in ("walls_solved_mean", "frozen_mean")},
         **{f: binomial.CLUSTERED for f in ("groups_found_mean", "connections_right_mean")},
-        **{f"{k}_mean": "percentile" for k in ("guesses", "wrong_guesses", "lives_lost",
-                                               "invalid", "points")},
-    }  # fmt: skip
+        **{
+            f"{k}_mean": "percentile"
+            for k in ("guesses", "wrong_guesses", "lives_lost", "invalid", "points")
+        },
+    }
     assert methods.keys() == ci.keys()
 
 
@@ -154,11 +182,19 @@ def test_play_intervals_of_counts_are_the_binomial() -> None:
     rng = np.random.default_rng(3)
     found = rng.choice([0, 1, 2, 4], size=40)
     walls = [
-        {"groups_found": int(g), "walls_solved": int(g == 4), "frozen": int(g < 4),
-         "connections_right": int(r), "guesses": int(g) + 1, "wrong_guesses": 0,
-         "lives_lost": 0, "invalid": 0, "points": int(g + r)}
+        {
+            "groups_found": int(g),
+            "walls_solved": int(g == 4),
+            "frozen": int(g < 4),
+            "connections_right": int(r),
+            "guesses": int(g) + 1,
+            "wrong_guesses": 0,
+            "lives_lost": 0,
+            "invalid": 0,
+            "points": int(g + r),
+        }
         for g, r in zip(found, rng.integers(0, 5, size=40), strict=True)
-    ]  # fmt: skip
+    ]
     ci = play_intervals(walls, 300, 0)
     low, high = binomial.rate_interval(found, 4)
     assert ci["groups_found_mean"] == pytest.approx([4 * low, 4 * high])

@@ -189,10 +189,21 @@ def test_show_walls_played_in_chromium(
 ) -> None:
     _require_browser()
     html = tmp_path / "wall.html"
-    done = runner.invoke(app, [
-        "play-page", "--data-dir", str(ocw_fixture_dir), "--no-checks", "--walls", "5",
-        "--cache-dir", str(tmp_path / "cache"), "--out", str(html),
-    ])  # fmt: skip
+    done = runner.invoke(
+        app,
+        [
+            "play-page",
+            "--data-dir",
+            str(ocw_fixture_dir),
+            "--no-checks",
+            "--walls",
+            "5",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--out",
+            str(html),
+        ],
+    )
     assert done.exit_code == 0, done.output
     ids = ["46fa44", "740d45", "cb4d9e", "0436ff", "654041"]
     g = {w: _groups(test_rows[w]) for w in ids}
@@ -258,8 +269,11 @@ def test_show_walls_played_in_chromium(
 
     header, walls = check_log(log, test_rows)
     assert (header["rules"], header["player"], header["config"], header["split"]) == (
-        "show", "tester one", "default", "test",
-    )  # fmt: skip
+        "show",
+        "tester one",
+        "default",
+        "test",
+    )
     assert list(walls) == ids
     verdicts = {w: [r["verdict"] for r in rs if r["record"] == "guess"] for w, rs in walls.items()}
     assert verdicts == {
@@ -271,9 +285,12 @@ def test_show_walls_played_in_chromium(
     }
     ends = {w: rs[-1]["reason"] for w, rs in walls.items()}
     assert ends == {
-        "46fa44": "solved", "740d45": "frozen_lives", "cb4d9e": "time", "0436ff": "gave_up",
+        "46fa44": "solved",
+        "740d45": "frozen_lives",
+        "cb4d9e": "time",
+        "0436ff": "gave_up",
         "654041": "solved",
-    }  # fmt: skip
+    }
     answers = walls["46fa44"][-2]["answers"]
     assert answers == [test_rows["46fa44"]["gt_connections"][0], "no idea", "", "Quarks"]
     assert walls["46fa44"][-2]["groups"][:3] == [w[0], w[1], w[2]]  # in the order found
@@ -281,10 +298,21 @@ def test_show_walls_played_in_chromium(
     replay_and_score(log, test_rows, found)
     # scored by `ocw-hub evaluate` as a model's log; b308e4, not played, with --allow-missing
     results = tmp_path / "results.json"
-    done = runner.invoke(app, [
-        "evaluate", str(log), "--data-dir", str(ocw_fixture_dir), "--no-checks", "--allow-missing",
-        "--cache-dir", str(tmp_path / "cache"), "--out", str(results),
-    ])  # fmt: skip
+    done = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(log),
+            "--data-dir",
+            str(ocw_fixture_dir),
+            "--no-checks",
+            "--allow-missing",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--out",
+            str(results),
+        ],
+    )
     assert done.exit_code == 0, done.output
     scored = {w["wall_id"]: w["play"] for w in json.loads(results.read_text())["per_wall"]}
     assert {w: p["groups_found"] for w, p in scored.items() if p["played"]} == found
@@ -292,8 +320,12 @@ def test_show_walls_played_in_chromium(
     # 46fa44: the 1st and 4th connections typed as the data spells them, 2 right: 4 + 2 points
     lives = {w: (p["lives_lost"], p["points"]) for w, p in scored.items() if p["played"]}
     assert lives == {
-        "46fa44": (1, 6), "740d45": (3, 2), "cb4d9e": (0, 0), "0436ff": (0, 1), "654041": (0, 4),
-    }  # fmt: skip
+        "46fa44": (1, 6),
+        "740d45": (3, 2),
+        "cb4d9e": (0, 0),
+        "0436ff": (0, 1),
+        "654041": (0, 4),
+    }
 
 
 def test_nyt_wall_played_in_chromium(tmp_path: Path, test_rows: dict[str, dict]) -> None:
@@ -488,6 +520,8 @@ def test_page_and_engine_play_alike(
     theirs = score_play_log(engine_log, split, "default", allow_missing=True)
     assert ours["play"] == theirs["play"]
     assert [w["play"] for w in ours["per_wall"]] == [w["play"] for w in theirs["per_wall"]]
-    ends = {"show": {"frozen_lives": 1, "gave_up": 1, "solved": 1},
-            "nyt": {"frozen_invalid": 1, "frozen_lives": 1, "solved": 1}}[rules_name]  # fmt: skip
+    ends = {
+        "show": {"frozen_lives": 1, "gave_up": 1, "solved": 1},
+        "nyt": {"frozen_invalid": 1, "frozen_lives": 1, "solved": 1},
+    }[rules_name]
     assert ours["play"]["n_played"] == 3 and ours["play"]["end_reasons"] == ends

@@ -39,11 +39,23 @@ CASES = {
         [("max_completion_tokens", 800), ("reasoning_effort", "low")],
     ),
     "custom": (
-        ["--profile", "custom", "--max-tokens", "50", "--temperature", "0.5", "--top-p", "0.9",
-         "--stop", "END", "--stop", "STOP"],
+        [
+            "--profile",
+            "custom",
+            "--max-tokens",
+            "50",
+            "--temperature",
+            "0.5",
+            "--top-p",
+            "0.9",
+            "--stop",
+            "END",
+            "--stop",
+            "STOP",
+        ],
         [("max_tokens", 50), ("temperature", 0.5), ("top_p", 0.9), ("stop", ["END", "STOP"])],
     ),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -61,8 +73,9 @@ def test_each_profile_sends_exactly_its_fields(chat_server, tmp_path: Path, case
     assert head["profile"] == profile and head["generation"] == dict(expected)
     assert head["max_tokens"] == expected[0][1]
     out = tmp_path / "results.json"
-    scored = runner.invoke(app, ["evaluate", str(log), *DATA, "--allow-missing", "--bootstrap",
-                                 "0", "-o", str(out)])  # fmt: skip
+    scored = runner.invoke(
+        app, ["evaluate", str(log), *DATA, "--allow-missing", "--bootstrap", "0", "-o", str(out)]
+    )
     assert scored.exit_code == 0, scored.output
     play_log = json.loads(out.read_text(encoding="utf-8"))["play_log"]
     assert (play_log["profile"], play_log["generation"]) == (profile, dict(expected))
@@ -79,12 +92,14 @@ def test_a_resumed_run_must_send_the_same_fields(chat_server, tmp_path: Path) ->
     log = tmp_path / "play.jsonl"
     assert _play(server.url, log).exit_code == 0
     before, sent = log.read_bytes(), len(server.bodies)
-    other = _play(server.url, log, "--profile", "custom", "--max-tokens", "144",
-                  "--temperature", "0.2")  # fmt: skip
+    other = _play(
+        server.url, log, "--profile", "custom", "--max-tokens", "144", "--temperature", "0.2"
+    )
     assert other.exit_code == 1
     assert log.read_bytes() == before and len(server.bodies) == sent
-    same = _play(server.url, log, "--profile", "custom", "--max-tokens", "144",
-                 "--temperature", "0")  # fmt: skip
+    same = _play(
+        server.url, log, "--profile", "custom", "--max-tokens", "144", "--temperature", "0"
+    )
     assert same.exit_code == 1  # the same body, but another profile: another run
     assert log.read_bytes() == before
 

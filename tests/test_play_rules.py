@@ -308,8 +308,12 @@ def test_a_version_1_log_replays_as_it_was_played(tmp_path) -> None:
     again = rules.apply(rules.apply(new, guess).state, guess)
     assert again.verdict == "invalid" and again.state.lives_lost == 1
     log = tmp_path / "v1.jsonl"
-    log.write_text(json.dumps({**header, "config": "default", "split": "test",
-                               "player": "m", "player_kind": "model"}) + "\n")  # fmt: skip
+    log.write_text(
+        json.dumps(
+            {**header, "config": "default", "split": "test", "player": "m", "player_kind": "model"}
+        )
+        + "\n"
+    )
     assert read_play_log(log).header["version"] == 1
     with pytest.raises(PlayLogError):
         _check_resumed(log, read_play_log(log).header, {})

@@ -118,10 +118,20 @@ def test_a_cache_left_by_datasets_3_breaks_nothing(
     cache = tmp_path / "cache"
     env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_DATASETS_OFFLINE": "1"}
     done = subprocess.run(
-        [python, "-c", textwrap.dedent(_PREFILL_3X), str(OCW_FIXTURE), str(WOTE_FIXTURE),
-         str(cache), str(repo_root / "OCW.py")],
-        capture_output=True, text=True, env=env, check=False,
-    )  # fmt: skip
+        [
+            python,
+            "-c",
+            textwrap.dedent(_PREFILL_3X),
+            str(OCW_FIXTURE),
+            str(WOTE_FIXTURE),
+            str(cache),
+            str(repo_root / "OCW.py"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().splitlines()[-1].startswith("3.")
     assert list((tmp_path / "hf" / "modules").rglob("OCW.py"))  # the 3.x modules cache

@@ -23,16 +23,35 @@ from ocw_hub.provenance import check_one_protocol, describe_protocol, protocol_k
 runner = CliRunner()
 FIXTURE = Path(__file__).parent / "data" / "llm" / "ocw"
 #: The fields the notebook sent besides model and messages (../shared/oracle's requests).
-NOTEBOOK = {"max_tokens": 144, "temperature": 0.0, "top_p": 1.0, "n": 1, "stop": "<|im_end|>",
-            "stream": False}  # fmt: skip
+NOTEBOOK = {
+    "max_tokens": 144,
+    "temperature": 0.0,
+    "top_p": 1.0,
+    "n": 1,
+    "stop": "<|im_end|>",
+    "stream": False,
+}
 
 
 def _prompts(out: Path, cache: Path, *args: str):
     return runner.invoke(
         app,
-        ["prompts", "--data-dir", str(FIXTURE), "--cache-dir", str(cache), "--no-checks",
-         "--task", "grouping", "--shots", "1", "--out", str(out), *args],
-    )  # fmt: skip
+        [
+            "prompts",
+            "--data-dir",
+            str(FIXTURE),
+            "--cache-dir",
+            str(cache),
+            "--no-checks",
+            "--task",
+            "grouping",
+            "--shots",
+            "1",
+            "--out",
+            str(out),
+            *args,
+        ],
+    )
 
 
 def _fields(body: dict[str, Any]) -> dict[str, Any]:
@@ -90,12 +109,34 @@ def test_paper_profile_is_todays_default_byte_for_byte(tmp_path: Path, cache: Pa
 def test_custom_profile_sends_exactly_the_fields_given(tmp_path: Path, cache: Path) -> None:
     out = tmp_path / "c.jsonl"
     result = _prompts(
-        out, cache, "--profile", "custom", "--max-tokens", "300", "--temperature", "0.7",
-        "--top-p", "0.9", "--stop", "###", "--stop", "\n\n", "--sampling-seed", "7", "-n", "3",
-    )  # fmt: skip
+        out,
+        cache,
+        "--profile",
+        "custom",
+        "--max-tokens",
+        "300",
+        "--temperature",
+        "0.7",
+        "--top-p",
+        "0.9",
+        "--stop",
+        "###",
+        "--stop",
+        "\n\n",
+        "--sampling-seed",
+        "7",
+        "-n",
+        "3",
+    )
     assert result.exit_code == 0, result.output
-    expected = {"max_tokens": 300, "temperature": 0.7, "top_p": 0.9, "n": 3,
-                "stop": ["###", "\n\n"], "seed": 7}  # fmt: skip
+    expected = {
+        "max_tokens": 300,
+        "temperature": 0.7,
+        "top_p": 0.9,
+        "n": 3,
+        "stop": ["###", "\n\n"],
+        "seed": 7,
+    }
     assert all(_fields(r["body"]) == expected for r in read_requests(out))
     assert _record(out)["generation"] == expected
     assert _record(out)["seed"] == 42  # the in-context draw's seed, apart from the sampling one
@@ -115,8 +156,10 @@ def test_custom_profile_sends_exactly_the_fields_given(tmp_path: Path, cache: Pa
         (["--profile", "reasoning", "--max-tokens", "10", "--stop", "x"], "--stop"),
         (["--profile", "reasoning", "--max-tokens", "10", "-n", "2"], "-n"),
         (["--profile", "reasoning", "--max-tokens", "10", "--top-p", "0.5"], "--top-p"),
-        (["--profile", "reasoning", "--max-tokens", "9", "--reasoning-effort", "max"],
-         "--reasoning-effort"),
+        (
+            ["--profile", "reasoning", "--max-tokens", "9", "--reasoning-effort", "max"],
+            "--reasoning-effort",
+        ),
         (["--profile", "custom", "--temperature", "0.7"], "--max-tokens"),
         (["--profile", "custom", "--max-tokens", "10", "--temperature", "3"], "--temperature"),
         (["--profile", "custom", "--max-tokens", "10", "--top-p", "0"], "--top-p"),
@@ -124,7 +167,7 @@ def test_custom_profile_sends_exactly_the_fields_given(tmp_path: Path, cache: Pa
         (["--profile", "custom", "--max-tokens", "10", "--stop", ""], "--stop"),
         (["--profile", "fast"], "--profile"),
     ],
-)  # fmt: skip
+)
 def test_invalid_combinations_are_one_line_errors(
     tmp_path: Path, cache: Path, args: list[str], option: str
 ) -> None:
@@ -148,11 +191,23 @@ def test_library_errors_are_typed() -> None:
 
 def test_run_llm_profile_keeps_the_styles_response_format() -> None:
     schema = {"type": "json_schema", "json_schema": {"name": "wall", "schema": {}}}
-    request = {"custom_id": "w", "body": {"model": "m", "messages": [], "max_tokens": 144,
-                                          "temperature": 0, "response_format": schema}}  # fmt: skip
+    request = {
+        "custom_id": "w",
+        "body": {
+            "model": "m",
+            "messages": [],
+            "max_tokens": 144,
+            "temperature": 0,
+            "response_format": schema,
+        },
+    }
     replaced = with_generation(request, Generation("reasoning", max_tokens=900))
-    assert replaced["body"] == {"model": "m", "messages": [], "response_format": schema,
-                                "max_completion_tokens": 900}  # fmt: skip
+    assert replaced["body"] == {
+        "model": "m",
+        "messages": [],
+        "response_format": schema,
+        "max_completion_tokens": 900,
+    }
 
 
 def test_paper_fields_of_each_style_and_wote() -> None:
@@ -171,16 +226,30 @@ def test_paper_fields_of_each_style_and_wote() -> None:
 
 
 def _protocol(**generation: Any) -> dict[str, Any]:
-    return {"method": "llm", "task": "grouping", "model": "m", "prompt_style": "paper",
-            "shots": 0, "seed": 42, "profile": "custom",
-            "generation": {"max_tokens": 144, "temperature": 0.0, **generation}}  # fmt: skip
+    return {
+        "method": "llm",
+        "task": "grouping",
+        "model": "m",
+        "prompt_style": "paper",
+        "shots": 0,
+        "seed": 42,
+        "profile": "custom",
+        "generation": {"max_tokens": 144, "temperature": 0.0, **generation},
+    }
 
 
 @pytest.mark.parametrize(
     "changed",
-    [{"temperature": 0.7}, {"max_tokens": 145}, {"stop": ["x"]}, {"top_p": 0.5}, {"n": 2},
-     {"reasoning_effort": "low"}, {"response_format": {"type": "json_object"}}],
-)  # fmt: skip
+    [
+        {"temperature": 0.7},
+        {"max_tokens": 145},
+        {"stop": ["x"]},
+        {"top_p": 0.5},
+        {"n": 2},
+        {"reasoning_effort": "low"},
+        {"response_format": {"type": "json_object"}},
+    ],
+)
 def test_a_differing_sent_field_is_another_protocol(changed: dict[str, Any]) -> None:
     first, second = _protocol(), _protocol(**changed)
     assert protocol_key(first) != protocol_key(second)
@@ -196,9 +265,13 @@ def test_run_fields_do_not_split_a_protocol() -> None:
 
 
 def test_the_profile_is_described() -> None:
-    shown = describe_protocol({**_protocol(), "profile": "reasoning",
-                               "generation": {"max_completion_tokens": 8000,
-                                              "reasoning_effort": "high"}})  # fmt: skip
+    shown = describe_protocol(
+        {
+            **_protocol(),
+            "profile": "reasoning",
+            "generation": {"max_completion_tokens": 8000, "reasoning_effort": "high"},
+        }
+    )
     assert shown.endswith("profile reasoning (max_completion_tokens 8000, reasoning_effort high)")
     assert "profile paper" in describe_protocol({**_protocol(), "profile": "paper"})
     assert "profile" not in describe_protocol({"method": "llm", "model": "m"})
@@ -211,11 +284,18 @@ def test_the_profile_is_described() -> None:
 
 def _paper_requests(path: Path, n: int = 3) -> Path:
     lines = [
-        {"custom_id": f"w{i}", "method": "POST", "url": "/v1/chat/completions",
-         "body": {"model": "gpt-4-0314",
-                  "messages": [{"role": "user", "content": f"q{i}"}], **NOTEBOOK}}
+        {
+            "custom_id": f"w{i}",
+            "method": "POST",
+            "url": "/v1/chat/completions",
+            "body": {
+                "model": "gpt-4-0314",
+                "messages": [{"role": "user", "content": f"q{i}"}],
+                **NOTEBOOK,
+            },
+        }
         for i in range(n)
-    ]  # fmt: skip
+    ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
 
@@ -245,10 +325,16 @@ def test_a_log_of_string_stop_bodies_still_resumes(tmp_path: Path, chat_server) 
     server = chat_server(echo)
     requests = read_requests(_paper_requests(tmp_path / "req.jsonl", 2))
     old = {**requests[0]["body"], "model": "m"}  # stop a string, as sent before
-    completion = {"choices": [{"message": {"role": "assistant", "content": "a"},
-                               "finish_reason": "stop"}], "model": "m"}  # fmt: skip
-    line = {"custom_id": "w0", "response": {"status_code": 200, "body": completion},
-            "error": None, "body_sha256": body_digest(old)}  # fmt: skip
+    completion = {
+        "choices": [{"message": {"role": "assistant", "content": "a"}, "finish_reason": "stop"}],
+        "model": "m",
+    }
+    line = {
+        "custom_id": "w0",
+        "response": {"status_code": 200, "body": completion},
+        "error": None,
+        "body_sha256": body_digest(old),
+    }
     log = tmp_path / "log.jsonl"
     log.write_text(json.dumps(line) + "\n", encoding="utf-8")
     summary = run_requests(requests, log, base_url=server.url, model="m", max_retries=0)
@@ -261,9 +347,16 @@ def test_run_llm_profile_replaces_the_fields(tmp_path: Path, chat_server) -> Non
     server = chat_server(echo)
     requests, out = _paper_requests(tmp_path / "req.jsonl"), tmp_path / "log.jsonl"
     result = _run_llm(
-        requests, out, server.url, "--profile", "reasoning", "--max-tokens", "4000",
-        "--reasoning-effort", "low",
-    )  # fmt: skip
+        requests,
+        out,
+        server.url,
+        "--profile",
+        "reasoning",
+        "--max-tokens",
+        "4000",
+        "--reasoning-effort",
+        "low",
+    )
     assert result.exit_code == 0, result.output
     sent = {"max_completion_tokens": 4000, "reasoning_effort": "low"}
     assert [_fields(b) for b in server.bodies] == [sent] * 3
@@ -360,14 +453,25 @@ def test_a_reasoning_run_is_read_after_its_reasoning(tmp_path: Path, cache: Path
     finally:
         server.close()
     assert result.exit_code == 0, result.output
-    assert all(_fields(b) == {"max_completion_tokens": 8000, "reasoning_effort": "low"}
-               for b in server.bodies)  # fmt: skip
+    assert all(
+        _fields(b) == {"max_completion_tokens": 8000, "reasoning_effort": "low"}
+        for b in server.bodies
+    )
     predictions = tmp_path / "pred.json"
     parsed = runner.invoke(
         app,
-        ["parse", str(log), "--data-dir", str(FIXTURE), "--cache-dir", str(cache),
-         "--no-checks", "--out", str(predictions)],
-    )  # fmt: skip
+        [
+            "parse",
+            str(log),
+            "--data-dir",
+            str(FIXTURE),
+            "--cache-dir",
+            str(cache),
+            "--no-checks",
+            "--out",
+            str(predictions),
+        ],
+    )
     assert parsed.exit_code == 0, parsed.output
     report = json.loads((tmp_path / "pred.json.parse.json").read_text())
     statuses = {w["wall_id"]: (w["status"], w.get("reason")) for w in report["walls"]}
@@ -392,16 +496,31 @@ def test_a_batch_output_takes_its_requests_record(tmp_path: Path, cache: Path) -
     lines = []
     for request in read_requests(requests):
         text = "\n".join(", ".join(g) for g in _gold(request["custom_id"]))
-        body = {"model": "o4-mini-2025-04-16", "choices": [{"index": 0, "finish_reason": "stop",
-                "message": {"role": "assistant", "content": text}}]}  # fmt: skip
-        lines.append({"id": "batch_req_1", "custom_id": request["custom_id"],
-                      "response": {"status_code": 200, "body": body}, "error": None})  # fmt: skip
+        body = {
+            "model": "o4-mini-2025-04-16",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": text},
+                }
+            ],
+        }
+        lines.append(
+            {
+                "id": "batch_req_1",
+                "custom_id": request["custom_id"],
+                "response": {"status_code": 200, "body": body},
+                "error": None,
+            }
+        )
     batch = tmp_path / "o4-mini-responses.jsonl"
     batch.write_text("".join(json.dumps(line) + "\n" for line in lines))
     data = ["--data-dir", str(FIXTURE), "--cache-dir", str(cache), "--no-checks"]
     out = tmp_path / "o4-mini.json"
-    parsed = runner.invoke(app, ["parse", str(batch), "--requests", str(requests),
-                                 "--out", str(out), *data])  # fmt: skip
+    parsed = runner.invoke(
+        app, ["parse", str(batch), "--requests", str(requests), "--out", str(out), *data]
+    )
     assert parsed.exit_code == 0, parsed.output
     record = _record(out)
     assert record["profile"] == "reasoning"
@@ -422,6 +541,7 @@ def test_a_batch_output_takes_its_requests_record(tmp_path: Path, cache: Path) -
     other = tmp_path / "other-requests.jsonl"
     other.write_text("".join(requests.read_text().splitlines(keepends=True)[1:]))
     refused = tmp_path / "refused.json"
-    result = runner.invoke(app, ["parse", str(batch), "--requests", str(other),
-                                 "--out", str(refused), *data])  # fmt: skip
+    result = runner.invoke(
+        app, ["parse", str(batch), "--requests", str(other), "--out", str(refused), *data]
+    )
     assert result.exit_code != 0 and not refused.exists()

@@ -54,9 +54,25 @@ WALL = make_wall(
         (["Puzzle", "Business", "Nuts", "Suit"], "Monkey ___"),
         (["Crete", "Rhodes", "Corfu", "Kos"], "Greek islands"),
     ],
-    words=["Nuts", "Crete", "Hammer", "Mojito", "Kos", "Suit", "Wrench", "Negroni",
-           "Rhodes", "Puzzle", "Chisel", "Daiquiri", "Business", "Corfu", "Pliers", "Sidecar"],
-)  # fmt: skip
+    words=[
+        "Nuts",
+        "Crete",
+        "Hammer",
+        "Mojito",
+        "Kos",
+        "Suit",
+        "Wrench",
+        "Negroni",
+        "Rhodes",
+        "Puzzle",
+        "Chisel",
+        "Daiquiri",
+        "Business",
+        "Corfu",
+        "Pliers",
+        "Sidecar",
+    ],
+)
 EXAMPLE = make_wall(
     "e1",
     [
@@ -240,9 +256,13 @@ def test_paper_style_by_hand() -> None:
     assert one["body"]["messages"][0]["content"].startswith(PAPER_SYSTEM_START)
     params = {k: v for k, v in one["body"].items() if k not in ("model", "messages")}
     assert params == {
-        "max_tokens": 144, "temperature": 0.0, "top_p": 1.0, "n": 1, "stop": "<|im_end|>",
+        "max_tokens": 144,
+        "temperature": 0.0,
+        "top_p": 1.0,
+        "n": 1,
+        "stop": "<|im_end|>",
         "stream": False,
-    }  # fmt: skip
+    }
     zero = make_request(WALL, "grouping", [])["body"]["messages"][1]["content"]
     assert zero == "Example solved wall(s):\n\n\n\n" + PAPER_ONE_SHOT.split("\n\n", 2)[2]
     connections = make_request(WALL, "connections", [])["body"]["messages"][1]["content"]
@@ -305,14 +325,29 @@ def test_oracle_requests_byte_for_byte(
     cache = tmp_path_factory.mktemp("oracle")
     tmp = tmp_path_factory.mktemp("oracle-out")
     for name, task, shots in (
-        ("nb_t1_k0", "grouping", 0), ("nb_t1_k1", "grouping", 1), ("nb_t2_k3", "connections", 3),
-    ):  # fmt: skip
+        ("nb_t1_k0", "grouping", 0),
+        ("nb_t1_k1", "grouping", 1),
+        ("nb_t2_k3", "connections", 3),
+    ):
         out = tmp / f"{name}.jsonl"
         result = runner.invoke(
             app,
-            ["prompts", "--data-dir", str(ocw_dir), "--cache-dir", str(cache), "--task", task,
-             "--shots", str(shots), "--model", "gpt-4-0314", "--out", str(out)],
-        )  # fmt: skip
+            [
+                "prompts",
+                "--data-dir",
+                str(ocw_dir),
+                "--cache-dir",
+                str(cache),
+                "--task",
+                task,
+                "--shots",
+                str(shots),
+                "--model",
+                "gpt-4-0314",
+                "--out",
+                str(out),
+            ],
+        )
         assert result.exit_code == 0, result.output
         first = json.loads(out.read_text(encoding="utf-8").split("\n", 1)[0])
         expected = oracle[name]
@@ -357,9 +392,18 @@ def test_prompts_command(tmp_path: Path, cache: Path) -> None:
 def test_prompts_connections_zero_shot_on_train(tmp_path: Path, cache: Path) -> None:
     out = tmp_path / "req.jsonl"
     result = _prompts(
-        "--task", "connections", "--shots", "0", "--split", "train", "--model", "my-model",
-        "--out", str(out), cache=cache,
-    )  # fmt: skip
+        "--task",
+        "connections",
+        "--shots",
+        "0",
+        "--split",
+        "train",
+        "--model",
+        "my-model",
+        "--out",
+        str(out),
+        cache=cache,
+    )
     assert result.exit_code == 0, result.output
     requests = read_requests(out)
     assert [r["custom_id"] for r in requests] == ["a001", "a002", "a003"]

@@ -208,8 +208,18 @@ def test_export_card_says_source_and_hash(tmp_path: Path, cache: Path) -> None:
     from huggingface_hub import DatasetCard
 
     out = tmp_path / "hub"
-    _cli("build", "-c", "default", "--data-dir", str(OCW_FIXTURE), "--out", str(out),
-         "--cache-dir", str(cache), "--no-checks")  # fmt: skip
+    _cli(
+        "build",
+        "-c",
+        "default",
+        "--data-dir",
+        str(OCW_FIXTURE),
+        "--out",
+        str(out),
+        "--cache-dir",
+        str(cache),
+        "--no-checks",
+    )
     text = DatasetCard.load(out / "ocw" / "README.md").text
     section = text[text.index("## Built from") :]
     row = next(line for line in section.splitlines() if line.startswith("| `default` |"))
@@ -237,16 +247,24 @@ _UNVERIFIED = "release-shaped data, not verified as the official release"
     ("config", "split", "ids", "release"),
     [
         ("default", "test", [f"{i:04x}" for i in range(494)], _UNVERIFIED),
-        ("default", "test", [f"{i:04x}" for i in range(7)],
-         f"{_UNVERIFIED} (7 of the official split's 494 walls)"),
+        (
+            "default",
+            "test",
+            [f"{i:04x}" for i in range(7)],
+            f"{_UNVERIFIED} (7 of the official split's 494 walls)",
+        ),
         ("default", "train", [f"{i:04x}" for i in range(62)], _UNVERIFIED),
         ("default", "test", [f"{i:06x}" for i in range(7)], "stand-in"),  # ids say so first
         ("wote", "test", [f"c{i}/q" for i in range(412)], _UNVERIFIED),
-        ("wote", "test", [f"c{i}/q" for i in range(20)],
-         f"{_UNVERIFIED} (20 of the official split's 412 questions)"),
+        (
+            "wote",
+            "test",
+            [f"c{i}/q" for i in range(20)],
+            f"{_UNVERIFIED} (20 of the official split's 412 questions)",
+        ),
         ("default", None, [f"{i:04x}" for i in range(7)], _UNVERIFIED),  # split unknown
     ],
-)  # fmt: skip
+)
 def test_release_shaped_ids_never_make_the_official_release(
     config: str, split: str | None, ids: list[str], release: str
 ) -> None:

@@ -141,8 +141,9 @@ def test_linked_folder_and_dangling_link_are_refused(export: Path, tmp_path: Pat
     (export / "gone.parquet").symlink_to(tmp_path / "nowhere.parquet")
     problems = check_export(export)
     assert any(p.startswith("data/more: a symbolic link to") for p in problems)
-    assert any(p.startswith("gone.parquet: a symbolic link to") and "does not exist" in p
-               for p in problems)  # fmt: skip
+    assert any(
+        p.startswith("gone.parquet: a symbolic link to") and "does not exist" in p for p in problems
+    )
     assert "data/more/id_rsa" not in {f.path for f in planned_files(export)}
 
 

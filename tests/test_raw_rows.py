@@ -54,8 +54,9 @@ def test_rows_equal_the_builders_on_the_fixtures(config: str, source: Path, tmp_
     assert _same_rows(config, source, tmp_path) > 0
 
 
-@pytest.mark.parametrize(("config", "kind"), [("ocw_randomized", "randomized"),
-                                              ("ocw_wordnet", "wordnet")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("config", "kind"), [("ocw_randomized", "randomized"), ("ocw_wordnet", "wordnet")]
+)
 def test_rows_equal_the_builders_on_the_ablations(config: str, kind: str, tmp_path: Path):
     source = write_ablation(OCW_FIXTURE, tmp_path / "src", kind)
     assert _same_rows(config, source, tmp_path / "cache") == 9
@@ -103,8 +104,9 @@ def test_format_errors_are_the_builders(config: str, source: Path, tmp_path: Pat
     with pytest.raises(ValueError) as raw:  # the split read (OCW reads no other in full)
         load_rows(config, "test", broken, verification_mode="no_checks")
     with pytest.raises(ValueError) as built:
-        ocw_hub.load_dataset(config, data_dir=broken, cache_dir=tmp_path / "c",
-                             verification_mode="no_checks")  # fmt: skip
+        ocw_hub.load_dataset(
+            config, data_dir=broken, cache_dir=tmp_path / "c", verification_mode="no_checks"
+        )
     assert type(raw.value) is type(built.value) and type(raw.value).__name__.endswith("FormatError")
     assert str(raw.value) == str(built.value)
 

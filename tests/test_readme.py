@@ -48,10 +48,19 @@ def card_root(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Pa
     assert result.exit_code == 0, result.output
     result = runner.invoke(
         app,
-        ["build", "--data-dir", f"default={ocw}", "--data-dir", f"ocw_randomized={derived}",
-         "--data-dir", f"wote={shared_data / 'wote'}", "--out", str(root / "build" / "hub"),
-         "--no-checks"],
-    )  # fmt: skip
+        [
+            "build",
+            "--data-dir",
+            f"default={ocw}",
+            "--data-dir",
+            f"ocw_randomized={derived}",
+            "--data-dir",
+            f"wote={shared_data / 'wote'}",
+            "--out",
+            str(root / "build" / "hub"),
+            "--no-checks",
+        ],
+    )
     assert result.exit_code == 0, result.output
     return root
 

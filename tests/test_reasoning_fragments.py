@@ -80,9 +80,12 @@ def test_wote_answer_drops_thinking_and_reasoning_blocks(text: str, span: str) -
 
 @pytest.mark.parametrize(
     "prefix",
-    ["<thinking>planets? metals?</thinking>", "<reasoning>\nw00 w01\n</reasoning>",
-     "<Thinking>x</Thinking>\n<reasoning>y</reasoning>"],
-)  # fmt: skip
+    [
+        "<thinking>planets? metals?</thinking>",
+        "<reasoning>\nw00 w01\n</reasoning>",
+        "<Thinking>x</Thinking>\n<reasoning>y</reasoning>",
+    ],
+)
 def test_ocw_groups_after_thinking_and_reasoning_blocks(prefix: str) -> None:
     parsed = parse_groups(f"{prefix}\n{LINES}", WORDS)
     assert parsed.groups == [WORDS[g * 4 : g * 4 + 4] for g in range(4)]

@@ -312,9 +312,16 @@ def test_page_is_self_contained(page: str) -> None:
     assert set(references) <= {"data:,"} | {r for r in references if r.startswith("#")}
     assert "@import" not in page and "url(" not in page.replace("url(#", "")
     assert page.count("<svg") == page.count('<figure class="plot"') >= 9
-    for section in ("Headline figures", "Model against human by season", "Per-wall figures",
-                    "Runs and models side by side", "The hardest walls", "Clue embeddings",
-                    "WoTe: exact match and F1", "Ablation"):  # fmt: skip
+    for section in (
+        "Headline figures",
+        "Model against human by season",
+        "Per-wall figures",
+        "Runs and models side by side",
+        "The hardest walls",
+        "Clue embeddings",
+        "WoTe: exact match and F1",
+        "Ablation",
+    ):
         assert section in page
 
 

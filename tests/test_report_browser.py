@@ -210,10 +210,18 @@ def test_fixture_report_in_chromium(tmp_path: Path) -> None:
     files = ["model-a.json", "model-b.json", "randomized-a.json", "wote-spans.json"]
     out = tmp_path / "report.html"
     _cli(
-        "report", *(str(DATA / f) for f in files), "--out", str(out), "--no-checks",
-        "--data-dir", f"default={DATA / 'ocw' / 'dataset'}", "--cache-dir", str(tmp_path / "cache"),
-        "--data-dir", f"ocw_randomized={DATA / 'ocw' / 'dataset'}",
-    )  # fmt: skip
+        "report",
+        *(str(DATA / f) for f in files),
+        "--out",
+        str(out),
+        "--no-checks",
+        "--data-dir",
+        f"default={DATA / 'ocw' / 'dataset'}",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--data-dir",
+        f"ocw_randomized={DATA / 'ocw' / 'dataset'}",
+    )
     seen = open_in_chromium(out)
     check_page(seen, {Path(f).stem: json.loads((DATA / f).read_text()) for f in files})
     assert len(seen["tables"]) == 3
@@ -255,22 +263,45 @@ def stand_in_report(
     common = ["--data-dir", str(ocw_dir), "--cache-dir", cache]
     _cli("predict", "-m", "random", "--runs", "16", "--out", str(root / "random"), *common)
     _cli(
-        "predict", "-m", "embedding", "--runs", "2", "--keep-vectors",
-        "--out", str(root / "embedding"), *common,
-    )  # fmt: skip
+        "predict",
+        "-m",
+        "embedding",
+        "--runs",
+        "2",
+        "--keep-vectors",
+        "--out",
+        str(root / "embedding"),
+        *common,
+    )
     _wote_runs(root / "wote", wote_dir, 2)
     for name in ("random", "embedding"):
         _cli("evaluate", str(root / name), "--out", str(root / f"{name}.json"), *common)
     _cli(
-        "evaluate", str(root / "wote"), "-c", "wote", "-s", "validation", "--data-dir",
-        str(wote_dir), "--cache-dir", cache, "--out", str(root / "wote-validation.json"),
-    )  # fmt: skip
+        "evaluate",
+        str(root / "wote"),
+        "-c",
+        "wote",
+        "-s",
+        "validation",
+        "--data-dir",
+        str(wote_dir),
+        "--cache-dir",
+        cache,
+        "--out",
+        str(root / "wote-validation.json"),
+    )
     names = ["random", "embedding", "wote-validation"]
     out = root / "report.html"
     _cli(
-        "report", *(str(root / f"{n}.json") for n in names), "--out", str(out),
-        "--data-dir", f"default={ocw_dir}", "--cache-dir", cache,
-    )  # fmt: skip
+        "report",
+        *(str(root / f"{n}.json") for n in names),
+        "--out",
+        str(out),
+        "--data-dir",
+        f"default={ocw_dir}",
+        "--cache-dir",
+        cache,
+    )
     return out, {n: json.loads((root / f"{n}.json").read_text()) for n in names}
 
 
@@ -315,9 +346,17 @@ def test_cjk_label_is_drawn_with_real_glyphs(tmp_path: Path) -> None:
     source = tmp_path / f"{label}.json"
     source.write_bytes((DATA / "model-a.json").read_bytes())
     out = tmp_path / "report.html"
-    _cli("report", str(source), "--out", str(out), "--no-checks",
-         "--data-dir", f"default={DATA / 'ocw' / 'dataset'}",
-         "--cache-dir", str(tmp_path / "cache"))  # fmt: skip
+    _cli(
+        "report",
+        str(source),
+        "--out",
+        str(out),
+        "--no-checks",
+        "--data-dir",
+        f"default={DATA / 'ocw' / 'dataset'}",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    )
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         try:

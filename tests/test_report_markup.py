@@ -72,9 +72,18 @@ def test_markup_in_every_field_is_inert_in_chromium(tmp_path: Path) -> None:
     files = _hostile_files(tmp_path)
     out = tmp_path / "report.html"
     _cli(
-        "report", *map(str, files), "--out", str(out), "--no-checks", "--title", "T" + PAYLOAD,
-        "--data-dir", f"default={OCW_DIR}", "--cache-dir", str(tmp_path / "cache"),
-    )  # fmt: skip
+        "report",
+        *map(str, files),
+        "--out",
+        str(out),
+        "--no-checks",
+        "--title",
+        "T" + PAYLOAD,
+        "--data-dir",
+        f"default={OCW_DIR}",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    )
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         try:

@@ -51,8 +51,10 @@ def test_play_section_data_equals_the_results(made: dict[str, Path]) -> None:
     plays = play_files(files)
     assert [f.label for f in plays] == ["play-show", "play-nyt", "play-ana"]  # not the one-shot
     assert [computed_on(f) for f in plays] == [
-        "rules show, model m", "rules nyt, model m", "rules show, human player ana",
-    ]  # fmt: skip
+        "rules show, model m",
+        "rules nyt, model m",
+        "rules show, human player ana",
+    ]
     header, rows = play_table(plays)
     assert header[1:] == [f"{f.label} ({computed_on(f)}; stand-in)" for f in plays] + [
         "contestants"
@@ -86,8 +88,10 @@ def test_play_section_data_equals_the_results(made: dict[str, Path]) -> None:
     assert (show["groups_found"], show["points"]) == (18, 25)
     assert (ana["groups_found"], ana["points"], ana["walls_solved"]) == (12, 18, 3)
     assert (ana["wrong_guesses"], ana["lives_lost"], ana["end_reasons"]) == (
-        3, 0, {"gave_up": 3, "solved": 3},
-    )  # fmt: skip
+        3,
+        0,
+        {"gave_up": 3, "solved": 3},
+    )
     for f in plays:
         seasons = season_figures(f)
         per_wall = f.data["per_wall"]
@@ -156,8 +160,15 @@ def test_play_plots_draw_the_results(made: dict[str, Path]) -> None:
 def test_report_of_play_and_one_shot_results(made: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "report.html"
     names = ("oneshot", "play-show", "play-nyt", "play-ana")
-    cli("report", *(str(made[n]) for n in names), "--out", str(out), *DATA,
-        "--cache-dir", str(tmp_path / "cache"))  # fmt: skip
+    cli(
+        "report",
+        *(str(made[n]) for n in names),
+        "--out",
+        str(out),
+        *DATA,
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    )
     page = out.read_text(encoding="utf-8")
     assert page.count('<section class="play"') == 1  # one config and split
     assert (

@@ -21,11 +21,16 @@ pytestmark = [pytest.mark.browser, pytest.mark.filterwarnings("ignore::UserWarni
 
 #: The play table's rows of totals (label as shown -> the results' name).
 TOTAL_ROWS = {
-    "groups found": "groups_found", "walls solved": "walls_solved", "guesses": "guesses",
-    "wrong guesses": "wrong_guesses", "lives lost": "lives_lost", "invalid answers": "invalid",
-    "frozen walls": "frozen", "connections right": "connections_right",
+    "groups found": "groups_found",
+    "walls solved": "walls_solved",
+    "guesses": "guesses",
+    "wrong guesses": "wrong_guesses",
+    "lives lost": "lives_lost",
+    "invalid answers": "invalid",
+    "frozen walls": "frozen",
+    "connections right": "connections_right",
     "points (0-10 a wall)": "points",
-}  # fmt: skip
+}
 NAMES = ("oneshot", "play-show", "play-nyt", "play-ana")
 
 
@@ -77,8 +82,15 @@ def test_play_report_in_chromium(tmp_path: Path) -> None:
     _require_browser()
     made = play_results(tmp_path)
     out = tmp_path / "report.html"
-    cli("report", *(str(made[n]) for n in NAMES), "--out", str(out), *DATA,
-        "--cache-dir", str(tmp_path / "cache"))  # fmt: skip
+    cli(
+        "report",
+        *(str(made[n]) for n in NAMES),
+        "--out",
+        str(out),
+        *DATA,
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    )
     results = {n: json.loads(made[n].read_text(encoding="utf-8")) for n in NAMES}
     seen = open_in_chromium(out)
     check_page(seen, results)  # no error, no request, plots drawn, headline = results

@@ -56,8 +56,16 @@ def _predictions(tmp_path: Path) -> Path:
 
 
 def _evaluate(tmp_path: Path, out: Path, *args: str) -> dict:
-    args = ("evaluate", str(_predictions(tmp_path)), "--no-checks", "--bootstrap", "0",
-            "--out", str(out), *args)  # fmt: skip
+    args = (
+        "evaluate",
+        str(_predictions(tmp_path)),
+        "--no-checks",
+        "--bootstrap",
+        "0",
+        "--out",
+        str(out),
+        *args,
+    )
     result = runner.invoke(app, list(args))
     assert result.exit_code == 0, result.output
     return json.loads(out.read_text())
@@ -197,9 +205,20 @@ def test_two_exports_in_one_cache_and_a_changed_export(tmp_path: Path) -> None:
     assert _build_small(out_a, tmp_path / "bc", "default").exit_code == 0
     b = _source(tmp_path, "b", connection="Renamed in B")
     result = runner.invoke(
-        app, ["build", "--out", str(out_b), "--cache-dir", str(tmp_path / "bc"), "--no-checks",
-              "-c", "default", "--data-dir", f"default={b}"],
-    )  # fmt: skip
+        app,
+        [
+            "build",
+            "--out",
+            str(out_b),
+            "--cache-dir",
+            str(tmp_path / "bc"),
+            "--no-checks",
+            "-c",
+            "default",
+            "--data-dir",
+            f"default={b}",
+        ],
+    )
     assert result.exit_code == 0, result.output
     results_a, results_b = tmp_path / "a.json", tmp_path / "b.json"
     ra = _evaluate(tmp_path, results_a, "--data-dir", str(out_a / "ocw"), "--cache-dir", str(cache))
@@ -228,8 +247,9 @@ def test_raw_files_and_their_export_are_one_source(tmp_path: Path) -> None:
     on_raw = _evaluate(
         tmp_path, raw, "--data-dir", str(HUB_DATA / "ocw"), "--cache-dir", str(cache)
     )
-    on_export = _evaluate(tmp_path, exported, "--data-dir", str(out / "ocw"), "--cache-dir",
-                          str(cache))  # fmt: skip
+    on_export = _evaluate(
+        tmp_path, exported, "--data-dir", str(out / "ocw"), "--cache-dir", str(cache)
+    )
     assert on_raw["source"]["sha256"] != on_export["source"]["sha256"]
     walls = load_walls(
         read_results([raw, exported]), {}, cache_dir=cache, verification_mode="no_checks"
@@ -265,9 +285,14 @@ def test_a_hub_source_is_read_and_checked_by_the_digest_of_its_rows(
     arrow = [e["filename"] for e in served.cache_files]
     results = tmp_path / "results.json"
     data = _evaluate(tmp_path, results, "--data-dir", str(a))
-    data["source"] = {"release": "official release", "stand_in": False, "kind": "hub",
-                      "path": "org/ocw", "revision": "c" * 40,
-                      "sha256": load_sibling("source_files").source_digest(*arrow)}  # fmt: skip
+    data["source"] = {
+        "release": "official release",
+        "stand_in": False,
+        "kind": "hub",
+        "path": "org/ocw",
+        "revision": "c" * 40,
+        "sha256": load_sibling("source_files").source_digest(*arrow),
+    }
     results.write_text(json.dumps(data))
     asked: list[object] = []
 

@@ -44,10 +44,13 @@ def _script() -> dict[str, list[str]]:
     return {
         "c001": [_lines(g["c001"])],  # valid at once
         "c002": [f"No idea {MARK}.", _lines(g["c002"])],  # unparseable, then valid
-        "c003": [f"{MARK}\n" + _lines(g["c003"][:3]), _lines(twice["c003"]),
-                 _lines(_swapped(g["c003"]))],  # 3 groups, a clue twice, valid: 2 right
+        "c003": [
+            f"{MARK}\n" + _lines(g["c003"][:3]),
+            _lines(twice["c003"]),
+            _lines(_swapped(g["c003"])),
+        ],  # 3 groups, a clue twice, valid: 2 right
         "c004": [_lines(twice["c004"]), f"{MARK} pass", f"{MARK} pass again"],
-    }  # fmt: skip
+    }
 
 
 def _wall_of(body: dict[str, Any]) -> str:
@@ -77,16 +80,24 @@ def _data(tmp_path: Path) -> list[str]:
 
 def _requests(tmp_path: Path) -> Path:
     requests = tmp_path / "req.jsonl"
-    _cli("prompts", *_data(tmp_path), "--task", "grouping", "--shots", "0", "--out",
-         str(requests))  # fmt: skip
+    _cli("prompts", *_data(tmp_path), "--task", "grouping", "--shots", "0", "--out", str(requests))
     return requests
 
 
 def _run(tmp_path: Path, requests: Path, log: Path, *extra: str) -> ChatServer:
     server = ChatServer(answer=_answer, key=_key)
     try:
-        _cli("run-llm", str(requests), "--base-url", server.url, "--model", "m", "--out",
-             str(log), *extra)  # fmt: skip
+        _cli(
+            "run-llm",
+            str(requests),
+            "--base-url",
+            server.url,
+            "--model",
+            "m",
+            "--out",
+            str(log),
+            *extra,
+        )
     finally:
         server.close()
     return server
@@ -121,8 +132,13 @@ def test_reprompt_two(tmp_path: Path) -> None:
     }
     ids = [line["custom_id"] for line in _read(log)]
     assert sorted(ids[:4]) == ["c001", "c002", "c003", "c004"]  # as answered; then in order
-    assert ids[4:] == ["c002#reprompt-1", "c003#reprompt-1", "c004#reprompt-1",
-                       "c003#reprompt-2", "c004#reprompt-2"]  # fmt: skip
+    assert ids[4:] == [
+        "c002#reprompt-1",
+        "c003#reprompt-1",
+        "c004#reprompt-1",
+        "c003#reprompt-2",
+        "c004#reprompt-2",
+    ]
     # the follow-up: the answer as sent, then the package's own text only
     follow_ups = [b for b in server.bodies if any(m["role"] == "assistant" for m in b["messages"])]
     for body in follow_ups:
@@ -150,8 +166,19 @@ def test_reprompt_two(tmp_path: Path) -> None:
     )
     # another N on this log is refused
     full = log.read_bytes()
-    result = runner.invoke(app, ["run-llm", str(requests), "--base-url", "http://127.0.0.1:9/v1",
-                                 "--model", "m", "--out", str(log)])  # fmt: skip
+    result = runner.invoke(
+        app,
+        [
+            "run-llm",
+            str(requests),
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+            "--out",
+            str(log),
+        ],
+    )
     assert result.exit_code != 0 and log.read_bytes() == full  # all answered: only N refuses
 
     _parse_and_evaluate(tmp_path, log)
@@ -159,8 +186,10 @@ def test_reprompt_two(tmp_path: Path) -> None:
     plain = tmp_path / "plain.jsonl"
     _run(tmp_path, requests, plain)
     _cli("parse", str(plain), *_data(tmp_path), "--out", str(tmp_path / "plain.json"))
-    keys = [protocol_key(read_protocol(tmp_path / n) or {}) for n in
-            ("plain.json", "pred.first-answer.json", "pred.json")]  # fmt: skip
+    keys = [
+        protocol_key(read_protocol(tmp_path / n) or {})
+        for n in ("plain.json", "pred.first-answer.json", "pred.json")
+    ]
     assert keys[0] == keys[1] != keys[2]
     plain_pred = json.loads((tmp_path / "plain.json").read_text())
     assert plain_pred == json.loads((tmp_path / "pred.first-answer.json").read_text())
@@ -177,11 +206,18 @@ def _parse_and_evaluate(tmp_path: Path, log: Path) -> None:
     first_report = {w["wall_id"]: w for w in report["walls"]}
     assert first_report["c004"]["reason"] == "no_answer"  # its last answer: "ZQXJ pass again"
     assert report["reprompt"]["first_answer_unrecoverable"] == {
-        "no_answer": 1, "group_count": 1, "duplicate": 1}  # fmt: skip
+        "no_answer": 1,
+        "group_count": 1,
+        "duplicate": 1,
+    }
     assert (report["reprompt"]["follow_ups"], report["reprompt"]["walls_reprompted"]) == (5, 3)
     assert report["reprompt"]["became_valid"] == 2  # c002, c003
     assert {w["wall_id"]: w["reprompts"] for w in report["walls"]} == {
-        "c001": 0, "c002": 1, "c003": 2, "c004": 2}  # fmt: skip
+        "c001": 0,
+        "c002": 1,
+        "c003": 2,
+        "c004": 2,
+    }
     scores = {}
     for name, path in (("with", out), ("first", first)):
         results = tmp_path / f"results-{name}.json"
@@ -194,7 +230,9 @@ def _parse_and_evaluate(tmp_path: Path, log: Path) -> None:
     assert protocols[0]["reprompt"] == 2 and "reprompt" not in protocols[1]
     # usage: the whole log (4 first requests and 5 follow-ups), the first answers' 4 alone
     assert [(r["usage"]["requests"], r["usage"]["lines"]) for r in protocols] == [
-        (9, "all"), (4, "first answers")]  # fmt: skip
+        (9, "all"),
+        (4, "first answers"),
+    ]
     mixed = runner.invoke(app, ["evaluate", str(out), str(first), *data, "--bootstrap", "0"])
     assert mixed.exit_code != 0  # not runs of one protocol ...
     _cli("evaluate", str(out), str(first), *data, "--bootstrap", "0", "--as-runs")  # ... only
@@ -218,18 +256,25 @@ def test_reprompt_zero_as_today(tmp_path: Path) -> None:
 
     def record(path: Path) -> dict[str, Any]:
         found = json.loads(Path(f"{path}.protocol.json").read_text())
-        return {k: v for k, v in found.items() if k not in ("usage", "record_sha256",
-                                                            "files_sha256")}  # fmt: skip
+        return {
+            k: v for k, v in found.items() if k not in ("usage", "record_sha256", "files_sha256")
+        }
 
     assert stable(logs[0]) == stable(logs[1])
     assert record(logs[0]) == record(logs[1]) and "reprompt" not in record(logs[1])
 
 
 def _line(wall_id: str, text: str, finish: str = "stop") -> dict[str, Any]:
-    choice = {"index": 0, "message": {"role": "assistant", "content": text},
-              "finish_reason": finish}  # fmt: skip
-    return {"custom_id": wall_id, "error": None,
-            "response": {"status_code": 200, "body": {"choices": [choice]}}}  # fmt: skip
+    choice = {
+        "index": 0,
+        "message": {"role": "assistant", "content": text},
+        "finish_reason": finish,
+    }
+    return {
+        "custom_id": wall_id,
+        "error": None,
+        "response": {"status_code": 200, "body": {"choices": [choice]}},
+    }
 
 
 def test_connections_and_answer_blocks() -> None:
@@ -249,8 +294,10 @@ def test_connections_and_answer_blocks() -> None:
     again = follow_up(request, _line("c001", named, "length"), "truncated", 1)
     assert again["custom_id"] == "c001#reprompt-1"
     assert again["body"]["messages"] == [
-        {"role": "user", "content": "q"}, {"role": "assistant", "content": named},
-        {"role": "user", "content": follow_up_text("truncated")}]  # fmt: skip
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": named},
+        {"role": "user", "content": follow_up_text("truncated")},
+    ]
     assert follow_up_text("not a code") == follow_up_text(None)  # never an outside word
 
 
@@ -265,11 +312,25 @@ def test_a_killed_run_resumes_without_sending_again(tmp_path: Path) -> None:
     requests, log = _requests(tmp_path), tmp_path / "log.jsonl"
     server = ChatServer(answer=_answer, key=_key, delay=0.5)
     try:
-        command = [sys.executable, "-m", "ocw_hub", "run-llm", str(requests), "--base-url",
-                   server.url, "--model", "m", "--out", str(log), "--reprompt", "2",
-                   *_data(tmp_path)]  # fmt: skip
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, env=os.environ.copy())  # fmt: skip
+        command = [
+            sys.executable,
+            "-m",
+            "ocw_hub",
+            "run-llm",
+            str(requests),
+            "--base-url",
+            server.url,
+            "--model",
+            "m",
+            "--out",
+            str(log),
+            "--reprompt",
+            "2",
+            *_data(tmp_path),
+        ]
+        process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy()
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:  # the requests and round 1 written: round 2 sent
             if log.exists() and log.read_bytes().count(b"\n") >= 7:

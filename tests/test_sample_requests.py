@@ -27,8 +27,10 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 
 
 def test_each_request_becomes_k_in_order_with_consecutive_seeds() -> None:
-    requests = [{"custom_id": w, "method": "POST", "body": {"messages": [], "n": 3, "seed": 7}}
-                for w in ("a", "b")]  # fmt: skip
+    requests = [
+        {"custom_id": w, "method": "POST", "body": {"messages": [], "n": 3, "seed": 7}}
+        for w in ("a", "b")
+    ]
     repeated = as_requests(requests, 3)
     assert [r["custom_id"] for r in repeated] == ["a#1", "a#2", "a#3", "b#1", "b#2", "b#3"]
     assert [r["body"].get("seed") for r in repeated] == [7, 8, 9, 7, 8, 9]
@@ -60,20 +62,53 @@ def test_prompts_writes_k_requests_per_wall(tmp_path: Path, cache: Path) -> None
 
 def test_as_requests_needs_n(tmp_path: Path, cache: Path) -> None:
     out = tmp_path / "req.jsonl"
-    _cli("prompts", "--task", "grouping", "--shots", "1", "--as-requests", "--out", str(out),
-         cache=cache, code=1)  # fmt: skip
+    _cli(
+        "prompts",
+        "--task",
+        "grouping",
+        "--shots",
+        "1",
+        "--as-requests",
+        "--out",
+        str(out),
+        cache=cache,
+        code=1,
+    )
     assert not out.exists()
 
 
 def test_k_requests_vote_end_to_end(tmp_path: Path, cache: Path) -> None:
     requests = tmp_path / "req.jsonl"
-    _cli("prompts", "--task", "grouping", "--shots", "1", *SAMPLING, "--sampling-seed", "1",
-         "--as-requests", "--out", str(requests), cache=cache)  # fmt: skip
+    _cli(
+        "prompts",
+        "--task",
+        "grouping",
+        "--shots",
+        "1",
+        *SAMPLING,
+        "--sampling-seed",
+        "1",
+        "--as-requests",
+        "--out",
+        str(requests),
+        cache=cache,
+    )
     server = SamplingServer(key=lambda body: f"{which_wall(body)[0]}#{body.get('seed')}")
     responses = tmp_path / "resp.jsonl"
     try:
-        result = runner.invoke(app, ["run-llm", str(requests), "--base-url", server.url,
-                                     "--model", "fake", "--out", str(responses)])  # fmt: skip
+        result = runner.invoke(
+            app,
+            [
+                "run-llm",
+                str(requests),
+                "--base-url",
+                server.url,
+                "--model",
+                "fake",
+                "--out",
+                str(responses),
+            ],
+        )
         assert result.exit_code == 0, result.output
         assert sorted(b["seed"] for b in server.bodies) == sorted([1, 2, 3] * len(BY_ID))
         assert all("n" not in b for b in server.bodies)

@@ -435,10 +435,17 @@ def test_the_contestants_figures_carry_their_interval(
 
     path = _write(tmp_path / "p.json", [_perfect(w) for w in _test_walls()])
     scored = {
-        n: evaluate_files([path], "default", "test", release, cache_dir=cache,
-                          verification_mode="no_checks", bootstrap=n)
+        n: evaluate_files(
+            [path],
+            "default",
+            "test",
+            release,
+            cache_dir=cache,
+            verification_mode="no_checks",
+            bootstrap=n,
+        )
         for n in (0, 200)
-    }  # fmt: skip
+    }
     res = scored[200]
     rows = {(r[0], r[1]): r for r in summary_rows(res)}
     low, high = res["ci95"]["human"]["correct_groups_rate"]
@@ -460,9 +467,15 @@ def test_runs_of_which_one_lacks_a_task(tmp_path: Path, release: Path, cache: Pa
     both = _write(tmp_path / "a.json", [_perfect(w) for w in walls])
     groups_only = _write(tmp_path / "b.json", [_perfect(w, connections=False) for w in walls])
     res = evaluate_files(
-        [both, groups_only], "default", "test", release, cache_dir=cache,
-        verification_mode="no_checks", bootstrap=0, as_runs=True,
-    )  # fmt: skip
+        [both, groups_only],
+        "default",
+        "test",
+        release,
+        cache_dir=cache,
+        verification_mode="no_checks",
+        bootstrap=0,
+        as_runs=True,
+    )
     assert "connections" not in res["mean"] and res["mean"]["grouping"]["full_wall"] == 4
     rows = {(r[0], r[1]): r for r in summary_rows(res)}
     assert rows[("connections", "runs with this task")][2] == "1 of 2"

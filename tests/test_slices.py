@@ -33,9 +33,17 @@ runner = CliRunner()
 
 def _score(data_dir: Path = DATED, walls_slice: WallSlice | None = None, **kw: object) -> dict:
     return evaluate_files(
-        [PREDICTIONS], "default", "test", data_dir, verification_mode="no_checks",
-        allow_missing=True, bootstrap=300, bootstrap_seed=2, walls_slice=walls_slice, **kw,
-    )  # fmt: skip
+        [PREDICTIONS],
+        "default",
+        "test",
+        data_dir,
+        verification_mode="no_checks",
+        allow_missing=True,
+        bootstrap=300,
+        bootstrap_seed=2,
+        walls_slice=walls_slice,
+        **kw,
+    )
 
 
 def test_parse_seasons_ranges_and_lists() -> None:
@@ -61,8 +69,12 @@ def test_a_range_is_kept_as_its_bounds() -> None:
     assert peak < 100_000
     assert wanted is not None and wanted.seasons == ((1, 300_000_000), (999_999_999, 999_999_999))
     assert [wanted.lists(s) for s in (1, 13, 300_000_000, 300_000_001, 999_999_999)] == [
-        True, True, True, False, True,
-    ]  # fmt: skip
+        True,
+        True,
+        True,
+        False,
+        True,
+    ]
     from ocw_hub.scoring.slices import describe, in_spans, spans_minus
 
     assert describe(wanted) == "seasons 1-300000000, 999999999"
@@ -108,10 +120,19 @@ def test_the_stand_in_has_no_dates_and_says_why() -> None:
     with pytest.raises(SeasonDatesError) as err:
         _score(OCW_FIXTURE, WallSlice(aired_after=datetime.date(2010, 1, 1)))
     assert err.value.date == "2010-01-01" and "1, 13, 15" in err.value.reason
-    result = runner.invoke(app, [
-        "evaluate", str(PREDICTIONS), "--data-dir", str(OCW_FIXTURE), "--no-checks",
-        "--allow-missing", "--aired-after", "2010-01-01",
-    ])  # fmt: skip
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(PREDICTIONS),
+            "--data-dir",
+            str(OCW_FIXTURE),
+            "--no-checks",
+            "--allow-missing",
+            "--aired-after",
+            "2010-01-01",
+        ],
+    )
     assert result.exit_code == 1
     errors = [line for line in result.output.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and errors[0].startswith("error: --aired-after 2010-01-01: ")
@@ -125,8 +146,14 @@ def test_refusals(tmp_path: Path) -> None:
     ids = [f"{q['conversation_id']}/{q['question_id']}" for q in questions]
     spans.write_text(json.dumps({i: "" for i in ids}), encoding="utf-8")
     with pytest.raises(SliceError, match="has no seasons"):
-        evaluate_files([spans], "wote", "test", WOTE_FIXTURE, verification_mode="no_checks",
-                       walls_slice=WallSlice(seasons=(1,)))  # fmt: skip
+        evaluate_files(
+            [spans],
+            "wote",
+            "test",
+            WOTE_FIXTURE,
+            verification_mode="no_checks",
+            walls_slice=WallSlice(seasons=(1,)),
+        )
     result = runner.invoke(app, ["evaluate", str(PREDICTIONS), "--seasons", "3-1"])
     assert result.exit_code == 1 and "--seasons '3-1'" in result.output
 
@@ -144,9 +171,15 @@ def test_by_season_intervals_are_the_seasons_own(tmp_path: Path) -> None:
     again = tmp_path / "run-01.json"
     again.write_bytes(PREDICTIONS.read_bytes())
     runs = evaluate_files(
-        [PREDICTIONS, again], "default", "test", DATED, verification_mode="no_checks",
-        allow_missing=True, bootstrap=200, as_runs=True,
-    )  # fmt: skip
+        [PREDICTIONS, again],
+        "default",
+        "test",
+        DATED,
+        verification_mode="no_checks",
+        allow_missing=True,
+        bootstrap=200,
+        as_runs=True,
+    )
     assert runs["by_season"]["13"]["n_walls"] == 1
     assert runs["by_season"]["1"]["ci95"]["grouping"]["correct_groups_rate"][0] <= 0.625
 
@@ -163,28 +196,65 @@ def test_slicing_a_results_file_equals_scoring_the_slice() -> None:
 
 def test_cli_records_and_shows_the_slice(tmp_path: Path) -> None:
     out = tmp_path / "results.json"
-    result = runner.invoke(app, [
-        "evaluate", str(PREDICTIONS), "--data-dir", str(DATED), "--no-checks",
-        "--allow-missing", "--aired-after", "2009-01-01", "--bootstrap", "100", "-o", str(out),
-    ])  # fmt: skip
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(PREDICTIONS),
+            "--data-dir",
+            str(DATED),
+            "--no-checks",
+            "--allow-missing",
+            "--aired-after",
+            "2009-01-01",
+            "--bootstrap",
+            "100",
+            "-o",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["slice"]["seasons"] == [13, 15] and data["n_walls"] == 2
     assert "slice: seasons aired after 2009-01-01" in result.output
     # report: the results file cut again, shown in the headline's caption
     page = tmp_path / "report.html"
-    result = runner.invoke(app, [
-        "report", str(out), "-o", str(page), "--seasons", "13", "--data-dir", str(DATED),
-        "--no-checks",
-    ])  # fmt: skip
+    result = runner.invoke(
+        app,
+        [
+            "report",
+            str(out),
+            "-o",
+            str(page),
+            "--seasons",
+            "13",
+            "--data-dir",
+            str(DATED),
+            "--no-checks",
+        ],
+    )
     assert result.exit_code == 0, result.output
     html = page.read_text(encoding="utf-8")
     assert "slice: seasons 13 (1 of 6 walls)" in html  # of the whole split, not of the file
     # compare: a results file and predictions, both on the slice
-    result = runner.invoke(app, [
-        "compare", str(out), str(PREDICTIONS), "--data-dir", str(DATED), "--no-checks",
-        "--allow-missing", "--seasons", "13", "--bootstrap", "200", "--format", "json",
-    ])  # fmt: skip
+    result = runner.invoke(
+        app,
+        [
+            "compare",
+            str(out),
+            str(PREDICTIONS),
+            "--data-dir",
+            str(DATED),
+            "--no-checks",
+            "--allow-missing",
+            "--seasons",
+            "13",
+            "--bootstrap",
+            "200",
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     shown = json.loads(result.stdout)
     assert shown["slice"].startswith("seasons 13 (1 of ")
@@ -206,9 +276,20 @@ def test_compare_refuses_systems_on_different_seasons(tmp_path: Path) -> None:
     result = runner.invoke(app, ["compare", str(whole), str(cut), "--bootstrap", "100"])
     assert result.exit_code == 1 and "different configs, splits or sources" in result.output
     # cut to the same seasons, they compare: the same walls, the same figure
-    result = runner.invoke(app, [
-        "compare", str(whole), str(cut), "--seasons", "1", "--bootstrap", "100", "--format", "json",
-    ])  # fmt: skip
+    result = runner.invoke(
+        app,
+        [
+            "compare",
+            str(whole),
+            str(cut),
+            "--seasons",
+            "1",
+            "--bootstrap",
+            "100",
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["systems"]
     assert len({row["value"] for row in rows if row["system"] != "contestants"}) == 1
@@ -222,8 +303,9 @@ def test_aired_after_reads_the_dates_of_a_release_tarball(tmp_path: Path) -> Non
     archive = tmp_path / "OCW.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
         tar.add(DATED, arcname="dataset")
-    cut = _score(archive, WallSlice(aired_after=datetime.date(2015, 1, 1)),
-                 cache_dir=tmp_path / "cache")  # fmt: skip
+    cut = _score(
+        archive, WallSlice(aired_after=datetime.date(2015, 1, 1)), cache_dir=tmp_path / "cache"
+    )
     assert cut["slice"]["seasons"] == [13, 15]
     assert [w["wall_id"] for w in cut["per_wall"]] == ["654041", "b308e4"]
 
@@ -252,11 +334,19 @@ def test_the_season_plot_draws_the_intervals_of_one_run_and_of_several(tmp_path:
     contestants) x 2 panels = 12 bars, at the values of ``by_season[s].ci95``."""
     walls = json.loads((DATED / "test.json").read_text(encoding="utf-8"))["dataset"]
     perfect = tmp_path / "perfect.json"
-    perfect.write_text(json.dumps([
-        {"wall_id": w["wall_id"], "predicted_connections": None,  # as PREDICTIONS: groups
-         "predicted_groups": [g["gt_words"] for g in w["groups"].values()]}
-        for w in walls
-    ]), encoding="utf-8")  # fmt: skip
+    perfect.write_text(
+        json.dumps(
+            [
+                {
+                    "wall_id": w["wall_id"],
+                    "predicted_connections": None,  # as PREDICTIONS: groups
+                    "predicted_groups": [g["gt_words"] for g in w["groups"].values()],
+                }
+                for w in walls
+            ]
+        ),
+        encoding="utf-8",
+    )
     seasons = ["1", "13", "15"]
     for name, files in (("one", [PREDICTIONS]), ("four", [PREDICTIONS, perfect] * 2)):
         copies = []
@@ -264,9 +354,15 @@ def test_the_season_plot_draws_the_intervals_of_one_run_and_of_several(tmp_path:
             copies.append(tmp_path / f"{name}-run-{i}.json")
             copies[-1].write_bytes(source.read_bytes())
         results = evaluate_files(
-            copies, "default", "test", DATED, verification_mode="no_checks",
-            allow_missing=True, bootstrap=200, as_runs=True,
-        )  # fmt: skip
+            copies,
+            "default",
+            "test",
+            DATED,
+            verification_mode="no_checks",
+            allow_missing=True,
+            bootstrap=200,
+            as_runs=True,
+        )
         out = tmp_path / f"{name}.json"
         out.write_text(json.dumps(results), encoding="utf-8")
         lines, page = _season_bars(out)
@@ -283,8 +379,10 @@ def test_the_season_plot_draws_the_intervals_of_one_run_and_of_several(tmp_path:
     # on its walls clustered by wall (scoring/binomial.py), holds the mean over runs
     low, high = results["by_season"]["1"]["ci95"]["grouping"]["correct_groups_rate"]
     first = [i for i, w in enumerate(results["runs"][0]["per_wall"]) if str(w["season"]) == "1"]
-    found = [sum(run["per_wall"][i]["grouping"]["correct_groups"] for run in results["runs"])
-             for i in first]  # fmt: skip
+    found = [
+        sum(run["per_wall"][i]["grouping"]["correct_groups"] for run in results["runs"])
+        for i in first
+    ]
     assert [low, high] == pytest.approx([float(e) for e in binomial.rate_interval(found, 16)])
     mean = sum(found) / (16 * len(first))
     assert 0.625 < mean < 1 and low < mean < high <= 1.0
@@ -331,10 +429,20 @@ def test_a_sliced_results_file_is_not_widened_silently(tmp_path: Path) -> None:
     # the CLI: one line, the file named
     out = tmp_path / "cut.json"
     out.write_text(json.dumps(narrower), encoding="utf-8")
-    result = runner.invoke(app, [
-        "report", str(out), "-o", str(tmp_path / "r.html"), "--seasons", "1-13",
-        "--data-dir", str(DATED), "--no-checks",
-    ])  # fmt: skip
+    result = runner.invoke(
+        app,
+        [
+            "report",
+            str(out),
+            "-o",
+            str(tmp_path / "r.html"),
+            "--seasons",
+            "1-13",
+            "--data-dir",
+            str(DATED),
+            "--no-checks",
+        ],
+    )
     assert result.exit_code == 1
     errors = [line for line in result.output.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and str(out) in errors[0] and "seasons 2-13 " in errors[0]

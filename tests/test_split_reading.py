@@ -109,8 +109,29 @@ def test_check_name_refuses_what_its_three_checks_refuse() -> None:
 
     source_files = load_sibling("source_files")
     where = source_files.Where("file.json")
-    tricky = ["a", "Z", "é", "8", "½", " ", "\t", "\n", "\x85", "\u200b", "\u2028", "\u2029",
-              "\ud800", "\udfff", "\x7f", "\x9f", "\xa0", "-", "👩", "\u0301", "Ⅻ"]  # fmt: skip
+    tricky = [
+        "a",
+        "Z",
+        "é",
+        "8",
+        "½",
+        " ",
+        "\t",
+        "\n",
+        "\x85",
+        "\u200b",
+        "\u2028",
+        "\u2029",
+        "\ud800",
+        "\udfff",
+        "\x7f",
+        "\x9f",
+        "\xa0",
+        "-",
+        "👩",
+        "\u0301",
+        "Ⅻ",
+    ]
     rng = random.Random(0)
     texts = [""] + tricky + ["".join(rng.choices(tricky, k=rng.randint(1, 5))) for _ in range(5000)]
 

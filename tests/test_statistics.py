@@ -90,8 +90,11 @@ def _swapped(wall: dict) -> dict:
 def _random(wall: dict, seed: int) -> dict:
     """A uniform random partition (the random baseline's draw) and wrong connections."""
     groups = random_groups(wall["words"], random.Random(f"{seed}:{wall['wall_id']}"))
-    return {"wall_id": wall["wall_id"], "predicted_groups": groups,
-            "predicted_connections": ["?"] * 4}  # fmt: skip
+    return {
+        "wall_id": wall["wall_id"],
+        "predicted_groups": groups,
+        "predicted_connections": ["?"] * 4,
+    }
 
 
 def _write(path: Path, predictions: list[dict]) -> Path:
@@ -138,10 +141,15 @@ def test_every_headline_figure_has_its_interval(tmp_path: Path, release: Path, c
         assert set(res["ci95"][task]) == figures == set(method[task])
     counted = "clopper-pearson, effective n over walls"
     assert method["grouping"] == {
-        "wd": "percentile", "ami": "percentile", "ari": "percentile", "fms": "percentile",
-        "full_wall": "clopper-pearson", "full_wall_rate": "clopper-pearson",
-        "correct_groups": counted, "correct_groups_rate": counted,
-    }  # fmt: skip
+        "wd": "percentile",
+        "ami": "percentile",
+        "ari": "percentile",
+        "fms": "percentile",
+        "full_wall": "clopper-pearson",
+        "full_wall_rate": "clopper-pearson",
+        "correct_groups": counted,
+        "correct_groups_rate": counted,
+    }
     assert method["connections"]["exact_match"] == counted
     assert method["connections"]["rouge1"] == "percentile"
     assert method["human"]["full_wall_rate"] == "clopper-pearson"
@@ -188,14 +196,21 @@ def test_runs_get_the_two_level_interval(tmp_path: Path, release: Path, cache: P
     for s in range(3):
         _write(folder / f"run-{s:02d}.json", [_random(w, s) for w in TEST_WALLS])
     res = evaluate_files(
-        [folder], "default", "test", release, cache_dir=cache, verification_mode="no_checks",
-        bootstrap=400, bootstrap_seed=5,
-    )  # fmt: skip
+        [folder],
+        "default",
+        "test",
+        release,
+        cache_dir=cache,
+        verification_mode="no_checks",
+        bootstrap=400,
+        bootstrap_seed=5,
+    )
     assert (
         res["n_runs"] == 3 and res["bootstrap"]["resampled"] == "walls, then runs within each wall"
     )
-    cube = np.array([[run["per_wall"][i]["grouping"]["ami"] for run in res["runs"]]
-                     for i in range(N_TEST)])  # fmt: skip
+    cube = np.array(
+        [[run["per_wall"][i]["grouping"]["ami"] for run in res["runs"]] for i in range(N_TEST)]
+    )
     walls, runs = bootstrap.run_indices(N_TEST, 3, 400, seed=5)
     expected = bootstrap.percentile_interval(bootstrap.two_level_means(cube, walls, runs))
     assert res["ci95"]["grouping"]["ami"] == pytest.approx(list(expected), abs=1e-15)
@@ -207,8 +222,12 @@ def test_runs_get_the_two_level_interval(tmp_path: Path, release: Path, cache: P
         [N_TEST * 4 * low, N_TEST * 4 * high]
     )
     # a rate of the mean over runs: each wall's successes over its 3 runs, clustered by wall
-    full = np.array([[run["per_wall"][i]["grouping"]["full_wall"] for run in res["runs"]]
-                     for i in range(N_TEST)])  # fmt: skip
+    full = np.array(
+        [
+            [run["per_wall"][i]["grouping"]["full_wall"] for run in res["runs"]]
+            for i in range(N_TEST)
+        ]
+    )
     low, high = map(float, binomial.rate_interval(full.sum(1), 3))
     assert res["ci95"]["grouping"]["full_wall_rate"] == pytest.approx([low, high])
     assert high > 0  # random groupings solve no wall: a rate of 0, not a point
@@ -219,8 +238,16 @@ def test_runs_get_the_two_level_interval(tmp_path: Path, release: Path, cache: P
 
 def test_evaluate_refuses_to_blend_two_methods(tmp_path: Path, release: Path, cache: Path) -> None:
     for method in ("random", "embedding"):
-        made = _invoke("predict", "--method", method, "--runs", "1", "--out",
-                       tmp_path / method, *_data(release, cache))  # fmt: skip
+        made = _invoke(
+            "predict",
+            "--method",
+            method,
+            "--runs",
+            "1",
+            "--out",
+            tmp_path / method,
+            *_data(release, cache),
+        )
         assert made.exit_code == 0, made.output
     files = [tmp_path / m / "run-00.json" for m in ("random", "embedding")]
     result = _invoke("evaluate", *files, *_data(release, cache))
@@ -238,12 +265,23 @@ def test_runs_of_one_protocol_are_scored_together(
 ) -> None:
     # two folders of the random baseline with different seeds: one protocol, other seed
     for seed in (1, 2):
-        made = _invoke("predict", "--method", "random", "--runs", "2", "--seed", seed,
-                       "--out", tmp_path / f"s{seed}", *_data(release, cache))  # fmt: skip
+        made = _invoke(
+            "predict",
+            "--method",
+            "random",
+            "--runs",
+            "2",
+            "--seed",
+            seed,
+            "--out",
+            tmp_path / f"s{seed}",
+            *_data(release, cache),
+        )
         assert made.exit_code == 0, made.output
     out = tmp_path / "r.json"
-    result = _invoke("evaluate", tmp_path / "s1", tmp_path / "s2", "--out", out,
-                     *_data(release, cache))  # fmt: skip
+    result = _invoke(
+        "evaluate", tmp_path / "s1", tmp_path / "s2", "--out", out, *_data(release, cache)
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text())["n_runs"] == 4
     # hand-made files without records: refused, unless --as-runs
@@ -270,8 +308,9 @@ def test_compare_ranks_perfect_swapped_random(tmp_path: Path, release: Path, cac
     results = tmp_path / "swapped-results.json"  # a results file is a system too
     scored = _invoke("evaluate", swapped, "--out", results, *_data(release, cache))
     assert scored.exit_code == 0, scored.output
-    result = _invoke("compare", random_file, perfect, results, "--format", "json",
-                     *_data(release, cache))  # fmt: skip
+    result = _invoke(
+        "compare", random_file, perfect, results, "--format", "json", *_data(release, cache)
+    )
     assert result.exit_code == 0, result.output
     table = json.loads(result.output)
     assert table["figure"] == "ami" and table["bootstrap"]["resamples"] == 10_000
@@ -286,8 +325,17 @@ def test_compare_ranks_perfect_swapped_random(tmp_path: Path, release: Path, cac
     assert second["p_value"] < 0.001
     assert all(r["in_common"] == N_TEST and r["missing"] == 0 for r in rows)
     # the contestants as a row where the dataset records the figure
-    by_groups = _invoke("compare", random_file, perfect, swapped, "--by", "correct_groups",
-                        "--format", "json", *_data(release, cache))  # fmt: skip
+    by_groups = _invoke(
+        "compare",
+        random_file,
+        perfect,
+        swapped,
+        "--by",
+        "correct_groups",
+        "--format",
+        "json",
+        *_data(release, cache),
+    )
     rows = json.loads(by_groups.output)["systems"]
     assert [r["system"] for r in rows][0] == str(perfect)
     contestants = next(r for r in rows if r["system"] == "contestants")
@@ -324,13 +372,15 @@ def test_compare_refuses_other_splits_unless_told(
     _invoke("evaluate", _systems(tmp_path)[1], "--out", test_file, *_data(release, cache))
     validation = _write(tmp_path / "val.json", [_perfect(_wall(2))])
     val_file = tmp_path / "val-results.json"
-    scored = _invoke("evaluate", validation, "--split", "validation", "--out", val_file,
-                     *_data(release, cache))  # fmt: skip
+    scored = _invoke(
+        "evaluate", validation, "--split", "validation", "--out", val_file, *_data(release, cache)
+    )
     assert scored.exit_code == 0, scored.output
     refused = _invoke("compare", test_file, val_file)
     assert refused.exit_code == 1 and "--allow-different-sources" in refused.output
-    allowed = _invoke("compare", test_file, val_file, "--allow-different-sources",
-                      "--format", "json")  # fmt: skip
+    allowed = _invoke(
+        "compare", test_file, val_file, "--allow-different-sources", "--format", "json"
+    )
     assert allowed.exit_code == 0, allowed.output
     rows = json.loads(allowed.output)["systems"]
     assert rows[1]["in_common"] == 0 and rows[1]["p_value"] is None
@@ -371,8 +421,9 @@ def test_wote_questions_get_intervals_and_compare(tmp_path: Path, cache: Path) -
     res = json.loads(out.read_text())
     f1 = [q["f1"] for q in res["per_question"]]
     assert res["ci95"]["spans"]["f1"] == pytest.approx(bootstrap.bootstrap_ci(f1, 1000, 0))
-    shown = _invoke("compare", runs / "run-02.json", runs / "run-01.json", "--format",
-                    "markdown", *data)  # fmt: skip
+    shown = _invoke(
+        "compare", runs / "run-02.json", runs / "run-01.json", "--format", "markdown", *data
+    )
     assert shown.exit_code == 0, shown.output
     header, _, first, second = shown.output.strip().split("\n\n")[0].splitlines()
     assert "questions in common" in header and "walls" not in header
@@ -386,8 +437,18 @@ def test_compare_sees_raw_files_and_their_export_as_one_source(
     release and its export are one source, though their files differ; a release with one
     connection edited is another."""
     hub = tmp_path / "hub"
-    built = _invoke("build", "-c", "ocw", "--data-dir", release, "--out", hub, "--cache-dir", cache,
-                    "--no-checks")  # fmt: skip
+    built = _invoke(
+        "build",
+        "-c",
+        "ocw",
+        "--data-dir",
+        release,
+        "--out",
+        hub,
+        "--cache-dir",
+        cache,
+        "--no-checks",
+    )
     assert built.exit_code == 0, built.output
     edited = tmp_path / "edited"
     edited.mkdir()
@@ -399,8 +460,11 @@ def test_compare_sees_raw_files_and_their_export_as_one_source(
         (edited / f"{split}.json").write_text(json.dumps(payload), encoding="utf-8")
     random_file, perfect, _ = _systems(tmp_path)
     scored, sources = {}, {}
-    for name, preds, data in [("raw", random_file, release), ("export", perfect, hub / "ocw"),
-                              ("edited", perfect, edited)]:  # fmt: skip
+    for name, preds, data in [
+        ("raw", random_file, release),
+        ("export", perfect, hub / "ocw"),
+        ("edited", perfect, edited),
+    ]:
         scored[name] = tmp_path / f"{name}-results.json"
         args = ["--data-dir", data, "--cache-dir", cache, "--no-checks"]
         sources[name] = _scored(scored[name], preds, *args)["source"]
@@ -419,14 +483,18 @@ def test_runs_that_scored_different_walls_are_refused(
 ) -> None:
     """A mean over runs of figures on different walls has no one interval: the interval was
     drawn on the walls every run scored, and did not hold its own figure."""
-    half = [_perfect(w) if i < N_TEST // 2 else {**_perfect(w), "predicted_groups": None}
-            for i, w in enumerate(TEST_WALLS)]  # fmt: skip
+    half = [
+        _perfect(w) if i < N_TEST // 2 else {**_perfect(w), "predicted_groups": None}
+        for i, w in enumerate(TEST_WALLS)
+    ]
     _write(tmp_path / "runs" / "run-00.json", half)
     _write(tmp_path / "runs" / "run-01.json", [_random(w, 1) for w in TEST_WALLS])
     refused = _invoke("evaluate", tmp_path / "runs", *_data(release, cache))
     assert refused.exit_code == 1 and "run-01.json" in refused.output
-    same = [{**p, "predicted_groups": None} if i >= N_TEST // 2 else p
-            for i, p in enumerate(_random(w, 1) for w in TEST_WALLS)]  # fmt: skip
+    same = [
+        {**p, "predicted_groups": None} if i >= N_TEST // 2 else p
+        for i, p in enumerate(_random(w, 1) for w in TEST_WALLS)
+    ]
     _write(tmp_path / "runs" / "run-01.json", same)
     out = tmp_path / "results.json"
     results = _scored(out, tmp_path / "runs", *_data(release, cache))
@@ -464,12 +532,23 @@ def test_a_deeply_nested_file_is_one_line(tmp_path: Path, release: Path, cache: 
 def test_the_difference_shown_is_the_one_tested(tmp_path: Path, release: Path, cache: Path) -> None:
     """A system that scored half the walls (``null`` for the task on the rest) against one
     that scored all: its difference from the best is on the walls both scored, by hand."""
-    half = [_perfect(w) if i < N_TEST // 2 else {**_perfect(w), "predicted_groups": None}
-            for i, w in enumerate(TEST_WALLS)]  # fmt: skip
+    half = [
+        _perfect(w) if i < N_TEST // 2 else {**_perfect(w), "predicted_groups": None}
+        for i, w in enumerate(TEST_WALLS)
+    ]
     mixed = [_swapped(w) if i < N_TEST // 2 else _random(w, 4) for i, w in enumerate(TEST_WALLS)]
     files = [_write(tmp_path / "half.json", half), _write(tmp_path / "mixed.json", mixed)]
-    shown = _invoke("compare", *files, "--by", "correct_groups_rate", "--format", "json",
-                    "--bootstrap", 100, *_data(release, cache))  # fmt: skip
+    shown = _invoke(
+        "compare",
+        *files,
+        "--by",
+        "correct_groups_rate",
+        "--format",
+        "json",
+        "--bootstrap",
+        100,
+        *_data(release, cache),
+    )
     assert shown.exit_code == 0, shown.output
     rows = {row["system"]: row for row in json.loads(shown.output)["systems"]}
     other = rows[str(files[1])]
@@ -495,8 +574,11 @@ def test_systems_of_different_configs_share_no_wall(
     files = []
     for config, data in (("ocw_randomized", derived), ("default", release)):
         out = tmp_path / f"{config}.json"
-        walls = TEST_WALLS if config == "default" else json.loads(
-            (derived / "test.json").read_text(encoding="utf-8"))["dataset"]  # fmt: skip
+        walls = (
+            TEST_WALLS
+            if config == "default"
+            else json.loads((derived / "test.json").read_text(encoding="utf-8"))["dataset"]
+        )
         preds = _write(tmp_path / f"{config}-preds.json", [_random(w, 2) for w in walls])
         _scored(out, preds, "-c", config, "--data-dir", data, "--cache-dir", cache, "--no-checks")
         files.append(out)

@@ -53,9 +53,11 @@ def test_every_style_file_is_listed_and_loads() -> None:
     assert names == sorted(STYLE_NAMES) and STYLES == STYLE_NAMES
     answers = {name: (load_style(name).answer, load_style(name).marker) for name in STYLE_NAMES}
     assert answers == {
-        "paper": ("text", None), "ours": ("text", None), "cot": ("after", "Final answer:"),
+        "paper": ("text", None),
+        "ours": ("text", None),
+        "cot": ("after", "Final answer:"),
         "json": ("json", None),
-    }  # fmt: skip
+    }
 
 
 @pytest.mark.parametrize("style", ["ours", "cot", "json"])
@@ -141,15 +143,25 @@ REASONING = (
 )
 
 PERFECT = {
-    "paper": (lines(*GOLD), "\n".join(f"{g}. Connection: {c}" for g, c in zip(
-        [", ".join(g) for g in GOLD], CONNECTIONS, strict=True))),
-    "ours": (lines(*GOLD), "\n".join(f"{line} {c}" for line, c in zip(
-        GROUP_LINES, CONNECTIONS, strict=True))),
-    "cot": (f"{REASONING}\n\n**Final answer:**\n{lines(*GOLD)}", "Thinking: tools, drinks.\n"
-            "Final answer:\n" + "\n".join(f"{line} {c}" for line, c in zip(
-                GROUP_LINES, CONNECTIONS, strict=True))),
+    "paper": (
+        lines(*GOLD),
+        "\n".join(
+            f"{g}. Connection: {c}"
+            for g, c in zip([", ".join(g) for g in GOLD], CONNECTIONS, strict=True)
+        ),
+    ),
+    "ours": (
+        lines(*GOLD),
+        "\n".join(f"{line} {c}" for line, c in zip(GROUP_LINES, CONNECTIONS, strict=True)),
+    ),
+    "cot": (
+        f"{REASONING}\n\n**Final answer:**\n{lines(*GOLD)}",
+        "Thinking: tools, drinks.\n"
+        "Final answer:\n"
+        + "\n".join(f"{line} {c}" for line, c in zip(GROUP_LINES, CONNECTIONS, strict=True)),
+    ),
     "json": (json.dumps({"groups": GOLD}), json.dumps({"connections": CONNECTIONS})),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("style", STYLE_NAMES)
@@ -235,8 +247,9 @@ def test_paper_mode_reads_only_text_styles() -> None:
     for style in ("cot", "json"):
         with pytest.raises(ValueError, match="paper mode reads answers in text"):
             parse_wall(WALL, Response("w1", "x", 1), task="grouping", mode="paper", style=style)
-    parsed = parse_wall(WALL, Response("w1", lines(*GOLD), 1), task="grouping", mode="paper",
-                        style="ours")  # fmt: skip
+    parsed = parse_wall(
+        WALL, Response("w1", lines(*GOLD), 1), task="grouping", mode="paper", style="ours"
+    )
     assert parsed.groups == GOLD
 
 
@@ -247,10 +260,13 @@ def test_paper_mode_reads_only_text_styles() -> None:
 
 def test_schema_check_by_hand() -> None:
     schema = {
-        "type": "object", "required": ["a"], "additionalProperties": False,
-        "properties": {"a": {"type": "array", "minItems": 1, "maxItems": 2,
-                             "items": {"type": "string"}}},
-    }  # fmt: skip
+        "type": "object",
+        "required": ["a"],
+        "additionalProperties": False,
+        "properties": {
+            "a": {"type": "array", "minItems": 1, "maxItems": 2, "items": {"type": "string"}}
+        },
+    }
     assert schema_problem({"a": ["x"]}, schema) is None
     assert schema_problem({"a": ["x", "y", "z"]}, schema) == "$.a: 3 items, expected 1 to 2"
     assert schema_problem({"a": []}, schema) == "$.a: 0 items, expected 1 to 2"

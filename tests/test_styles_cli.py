@@ -33,8 +33,9 @@ def test_list_styles_prints_one_line_per_style_without_other_options() -> None:
 def test_response_format_is_only_for_json(tmp_path: Path, cache: Path) -> None:
     out = tmp_path / "r.jsonl"
     base = ["prompts", "--task", "grouping", "--shots", "0", "--out", str(out)]
-    result = _cli(*base, "--prompt-style", "cot", "--response-format", "prompt", cache=cache,
-                  code=1)  # fmt: skip
+    result = _cli(
+        *base, "--prompt-style", "cot", "--response-format", "prompt", cache=cache, code=1
+    )
     assert "--response-format prompt: only for a style answered in JSON" in result.output
     result = _cli(*base, "--prompt-style", "json", "--response-format", "xml", cache=cache, code=1)
     assert "--response-format xml: expected one of schema, prompt" in result.output
@@ -123,8 +124,19 @@ def json_answer(body: dict[str, Any]) -> str:
 def _run(folder: Path, server: Any, task: str, style: list[str], cache: Path) -> Path:
     requests, responses = folder / f"{task}-req.jsonl", folder / f"{task}-resp.jsonl"
     _cli("prompts", "--task", task, "--shots", "1", *style, "--out", str(requests), cache=cache)
-    result = runner.invoke(app, ["run-llm", str(requests), "--base-url", server.url, "--model",
-                                 "fake", "--out", str(responses)])  # fmt: skip
+    result = runner.invoke(
+        app,
+        [
+            "run-llm",
+            str(requests),
+            "--base-url",
+            server.url,
+            "--model",
+            "fake",
+            "--out",
+            str(responses),
+        ],
+    )
     assert result.exit_code == 0, result.output
     return responses
 
@@ -150,10 +162,17 @@ def test_cot_end_to_end(tmp_path: Path, cache: Path, chat_server: Any) -> None:
     protocol = dict(results["protocol"])
     assert protocol.pop("usage")["requests"] == 4  # run-llm's (tests/test_usage.py)
     assert protocol == {
-        "method": "llm", "task": "grouping", "model": "fake", "prompt_style": "cot", "shots": 1,
-        "seed": 42, "parse_mode": "robust", "package_version": ocw_hub.__version__,
-        "profile": "paper", "generation": {"max_tokens": 144, "temperature": 0},
-    }  # fmt: skip
+        "method": "llm",
+        "task": "grouping",
+        "model": "fake",
+        "prompt_style": "cot",
+        "shots": 1,
+        "seed": 42,
+        "parse_mode": "robust",
+        "package_version": ocw_hub.__version__,
+        "profile": "paper",
+        "generation": {"max_tokens": 144, "temperature": 0},
+    }
     responses = _run(tmp_path, server, "connections", ["--prompt-style", "cot"], cache)
     report, results = _parse_and_score(tmp_path, responses, "connections", cache)
     assert report["unrecoverable"] == {"no_final_answer": 1}
@@ -200,11 +219,13 @@ def test_parse_takes_the_style_from_the_record_and_refuses_another(
     server = chat_server(cot_answer, key=lambda body: "/".join(which_wall(body)))
     responses = _run(tmp_path, server, "grouping", ["--prompt-style", "cot"], cache)
     out = tmp_path / "p.json"
-    result = _cli("parse", str(responses), "--prompt-style", "ours", "--out", str(out),
-                  cache=cache, code=1)  # fmt: skip
+    result = _cli(
+        "parse", str(responses), "--prompt-style", "ours", "--out", str(out), cache=cache, code=1
+    )
     assert "--prompt-style ours" in result.output and "style cot" in result.output
-    result = _cli("parse", str(responses), "--mode", "paper", "--out", str(out), cache=cache,
-                  code=1)  # fmt: skip
+    result = _cli(
+        "parse", str(responses), "--mode", "paper", "--out", str(out), cache=cache, code=1
+    )
     assert "--mode paper" in result.output and not out.exists()
     # without a record (a hand-made file) the style is an option, recorded by parse
     plain = tmp_path / "plain.jsonl"

@@ -39,20 +39,32 @@ from ocw_hub.provenance import read_protocol
 
 pytestmark = pytest.mark.llm_server
 
-STYLES = {"cot": ["--prompt-style", "cot"],
-          "json": ["--prompt-style", "json", "--response-format", "prompt"]}  # fmt: skip
+STYLES = {
+    "cot": ["--prompt-style", "cot"],
+    "json": ["--prompt-style", "json", "--response-format", "prompt"],
+}
 
 
 def _requests(style: str, dirs: dict[str, Path], tmp_path: Path) -> list[str]:
     """``ocw-hub prompts`` for task 1 in ``style``, capped at :data:`MAX_TOKENS` by
     ``--profile custom --max-tokens`` (:data:`CAPPED`); the ids."""
     path = tmp_path / "requests.jsonl"
-    _ocw("prompts", "--shots", SHOTS, *STYLES[style], *CAPPED, "--out", path,
-         *_data("grouping", dirs, tmp_path))  # fmt: skip
+    _ocw(
+        "prompts",
+        "--shots",
+        SHOTS,
+        *STYLES[style],
+        *CAPPED,
+        "--out",
+        path,
+        *_data("grouping", dirs, tmp_path),
+    )
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     for line in lines:
         assert {k: v for k, v in line["body"].items() if k not in ("model", "messages")} == {
-            "max_tokens": MAX_TOKENS, "temperature": 0.0}  # fmt: skip
+            "max_tokens": MAX_TOKENS,
+            "temperature": 0.0,
+        }
     return [line["custom_id"] for line in lines]
 
 
@@ -77,9 +89,22 @@ def test_a_style_run_end_to_end(
     asked = _requests(style, data_dirs, tmp_path)
     assert len(asked) == N_WALLS
     responses = tmp_path / "responses.jsonl"
-    _ocw("run-llm", tmp_path / "requests.jsonl", "--base-url", base_url, "--model", model,
-         "--out", responses, "--concurrency", "1", "--timeout", "600",
-         "--max-retries", "1")  # fmt: skip
+    _ocw(
+        "run-llm",
+        tmp_path / "requests.jsonl",
+        "--base-url",
+        base_url,
+        "--model",
+        model,
+        "--out",
+        responses,
+        "--concurrency",
+        "1",
+        "--timeout",
+        "600",
+        "--max-retries",
+        "1",
+    )
     log = [json.loads(line) for line in responses.read_text(encoding="utf-8").splitlines()]
     assert sorted(r["custom_id"] for r in log) == sorted(asked)
     choices: dict[str, Any] = {r["custom_id"]: r["response"]["body"]["choices"][0] for r in log}

@@ -77,9 +77,19 @@ def _run_llm(tmp_path: Path, url: str, requests: list[dict[str, Any]], model: st
     out = tmp_path / "log.jsonl"
     return runner.invoke(
         app,
-        ["run-llm", str(path), "--base-url", url, "--model", model, "--out", str(out),
-         "--max-retries", "0"],
-    )  # fmt: skip
+        [
+            "run-llm",
+            str(path),
+            "--base-url",
+            url,
+            "--model",
+            model,
+            "--out",
+            str(out),
+            "--max-retries",
+            "0",
+        ],
+    )
 
 
 #: How a server's text reaches run-llm's failures: (status, payload with the text).

@@ -70,8 +70,18 @@ def _one_error_line(output: str, path: Path) -> None:
 def test_an_unwritable_cache_dir_is_one_line(tmp_path: Path, make: Callable) -> None:
     cache = make(tmp_path)
     out = tmp_path / "out"
-    args = ["build", "-c", "default", "--data-dir", str(OCW_FIXTURE), "--out", str(out),
-            "--cache-dir", str(cache), "--no-checks"]  # fmt: skip
+    args = [
+        "build",
+        "-c",
+        "default",
+        "--data-dir",
+        str(OCW_FIXTURE),
+        "--out",
+        str(out),
+        "--cache-dir",
+        str(cache),
+        "--no-checks",
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 1, result.output
     assert isinstance(result.exception, SystemExit)
@@ -87,10 +97,24 @@ def test_an_unwritable_hf_home_is_one_line(tmp_path: Path, make: Callable) -> No
     env = {**os.environ, "HF_HOME": str(home), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
     env.pop("HF_DATASETS_CACHE", None)
     done = subprocess.run(
-        [sys.executable, "-m", "ocw_hub", "build", "-c", "default", "--data-dir",
-         str(OCW_FIXTURE), "--out", str(out), "--no-checks"],
-        env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "ocw_hub",
+            "build",
+            "-c",
+            "default",
+            "--data-dir",
+            str(OCW_FIXTURE),
+            "--out",
+            str(out),
+            "--no-checks",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1, done.stderr
     _one_error_line(done.stderr, home)
     assert not out.exists()

@@ -45,14 +45,26 @@ def _answer(usage: dict[str, Any] | None, status: int = 200, latency: float | No
 
 def test_hand_made_records() -> None:
     lines = [
-        _answer({"prompt_tokens": 100, "completion_tokens": 40,
-                 "completion_tokens_details": {"reasoning_tokens": 30}}, latency=1.0),
+        _answer(
+            {
+                "prompt_tokens": 100,
+                "completion_tokens": 40,
+                "completion_tokens_details": {"reasoning_tokens": 30},
+            },
+            latency=1.0,
+        ),
         _answer({"prompt_tokens": 120, "completion_tokens": 5}, latency=3.0),
         _answer(None),  # the server omitted usage
         {"custom_id": "w", "response": None, "error": {"code": "timeout", "message": "t"}},
-        _answer({"prompt_tokens": 7, "completion_tokens": 2,
-                 "completion_tokens_details": {"reasoning_tokens": 0}}, status=400),
-    ]  # fmt: skip
+        _answer(
+            {
+                "prompt_tokens": 7,
+                "completion_tokens": 2,
+                "completion_tokens_details": {"reasoning_tokens": 0},
+            },
+            status=400,
+        ),
+    ]
     usage = usage_of(lines, price=(2.0, 8.0))
     assert (usage["requests"], usage["answered"], usage["usage_reported"]) == (5, 3, 3)
     assert usage["prompt_tokens"] == 227 and usage["completion_tokens"] == 47
@@ -116,9 +128,18 @@ class _CountingServer(ChatServer):
             if index < 2
             else "\n".join(", ".join(wall["words"][i : i + 4]) for i in range(0, 16, 4))
         )
-        payload = {"id": "c", "object": "chat.completion", "model": body["model"],
-                   "choices": [{"index": 0, "finish_reason": "stop",
-                                "message": {"role": "assistant", "content": text}}]}  # fmt: skip
+        payload = {
+            "id": "c",
+            "object": "chat.completion",
+            "model": body["model"],
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": text},
+                }
+            ],
+        }
         if index < len(WALLS) - 1:
             payload["usage"] = {
                 "prompt_tokens": 1000 + 17 * index,
@@ -143,8 +164,18 @@ def test_run_parse_evaluate_usage(tmp_path: Path) -> None:
     _cli("prompts", *data, "--task", "grouping", "--shots", "0", "--out", str(requests))
     server = _CountingServer()
     try:
-        _cli("run-llm", str(requests), "--base-url", server.url, "--model", "m", "--out",
-             str(log), "--price-per-mtok", "3,15")  # fmt: skip
+        _cli(
+            "run-llm",
+            str(requests),
+            "--base-url",
+            server.url,
+            "--model",
+            "m",
+            "--out",
+            str(log),
+            "--price-per-mtok",
+            "3,15",
+        )
     finally:
         server.close()
     lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
@@ -188,18 +219,27 @@ def test_run_parse_evaluate_usage(tmp_path: Path) -> None:
     other.write_bytes(results.read_bytes())
     table = json.loads(_cli("compare", str(results), str(other), "--format", "json").output)
     assert [f"per solved wall {cost / solved:.4f}" in row["usage"] for row in table["systems"]] == [
-        True, True
-    ]  # fmt: skip
+        True,
+        True,
+    ]
     csv = _cli("compare", str(results), str(other), "--format", "csv").output.splitlines()
     assert csv[0].endswith(",usage,source,protocol") and "per correct group" in csv[1]
 
 
 def test_cost_line_over_runs() -> None:
     def run(cost: float | None, full: int, groups: int) -> dict[str, Any]:
-        usage = {"requests": 2, "prompt_tokens": 10, "completion_tokens": 4,
-                 "reasoning_tokens": None, "cost": cost, "latency_s": None}  # fmt: skip
-        return {"protocol": {"usage": usage},
-                "grouping": {"full_wall": full, "correct_groups": groups}}  # fmt: skip
+        usage = {
+            "requests": 2,
+            "prompt_tokens": 10,
+            "completion_tokens": 4,
+            "reasoning_tokens": None,
+            "cost": cost,
+            "latency_s": None,
+        }
+        return {
+            "protocol": {"usage": usage},
+            "grouping": {"full_wall": full, "correct_groups": groups},
+        }
 
     line = cost_line({"runs": [run(0.3, 1, 5), run(0.5, 3, 11)]})
     assert line is not None
@@ -217,14 +257,29 @@ def test_batch_output_parse_price(tmp_path: Path) -> None:
     data = ["--data-dir", str(FIXTURE), "--cache-dir", str(cache), "--no-checks"]
     lines = []
     for i, wall in enumerate(WALLS):
-        body = {"model": "o4-mini-2025-04-16", "usage": {
-            "prompt_tokens": 500 + i, "completion_tokens": 2000 * (i + 1),
-            "completion_tokens_details": {"reasoning_tokens": 1900 * (i + 1)}},
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": _gold(wall)}}]}  # fmt: skip
-        lines.append({"id": f"batch_req_{i}", "custom_id": wall["wall_id"],
-                      "response": {"status_code": 200, "request_id": "r", "body": body},
-                      "error": None})  # fmt: skip
+        body = {
+            "model": "o4-mini-2025-04-16",
+            "usage": {
+                "prompt_tokens": 500 + i,
+                "completion_tokens": 2000 * (i + 1),
+                "completion_tokens_details": {"reasoning_tokens": 1900 * (i + 1)},
+            },
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": _gold(wall)},
+                }
+            ],
+        }
+        lines.append(
+            {
+                "id": f"batch_req_{i}",
+                "custom_id": wall["wall_id"],
+                "response": {"status_code": 200, "request_id": "r", "body": body},
+                "error": None,
+            }
+        )
     responses = tmp_path / "batch-output.jsonl"
     responses.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     predictions = tmp_path / "pred.json"
@@ -279,8 +334,18 @@ def test_slice_is_costed_by_its_own_walls(tmp_path: Path) -> None:
     _cli("prompts", *data, "--task", "grouping", "--shots", "0", "--out", str(requests))
     server = _CountingServer()
     try:
-        _cli("run-llm", str(requests), "--base-url", server.url, "--model", "m", "--out",
-             str(log), "--price-per-mtok", "3,15")  # fmt: skip
+        _cli(
+            "run-llm",
+            str(requests),
+            "--base-url",
+            server.url,
+            "--model",
+            "m",
+            "--out",
+            str(log),
+            "--price-per-mtok",
+            "3,15",
+        )
     finally:
         server.close()
     predictions = tmp_path / "pred.json"
@@ -291,8 +356,17 @@ def test_slice_is_costed_by_its_own_walls(tmp_path: Path) -> None:
     whole = _slice_cost([1000, 1017, 1034], [60, 65, 70])
     assert f"{cost / 2:.4f}" != f"{whole / 2:.4f}"
     sliced = tmp_path / "season3.json"
-    shown = _cli("evaluate", str(predictions), *data, "--seasons", "3", "--bootstrap", "0",
-                 "--out", str(sliced))  # fmt: skip
+    shown = _cli(
+        "evaluate",
+        str(predictions),
+        *data,
+        "--seasons",
+        "3",
+        "--bootstrap",
+        "0",
+        "--out",
+        str(sliced),
+    )
     text = " ".join(shown.output.split())
     assert "2 requests; tokens in 2,017, out 125" in text
     assert f"cost {cost:.4f}; per solved wall {cost / 2:.4f}" in text
@@ -325,9 +399,14 @@ def test_compare_names_the_interval_method(tmp_path: Path) -> None:
     """compare's JSON gives the figure's own interval method, its other formats name it."""
     data = ["--data-dir", str(FIXTURE), "--cache-dir", str(tmp_path / "c"), "--no-checks"]
     predictions = tmp_path / "pred.json"
-    walls = [{"wall_id": w["wall_id"], "predicted_connections": None,
-              "predicted_groups": [w["words"][i : i + 4] for i in range(0, 16, 4)]}
-             for w in WALLS]  # fmt: skip
+    walls = [
+        {
+            "wall_id": w["wall_id"],
+            "predicted_connections": None,
+            "predicted_groups": [w["words"][i : i + 4] for i in range(0, 16, 4)],
+        }
+        for w in WALLS
+    ]
     predictions.write_text(json.dumps(walls), encoding="utf-8")
     for figure, method in (("full_wall_rate", "clopper-pearson"), ("ami", "percentile")):
         args = ["compare", str(predictions), str(predictions), *data, "--by", figure]

@@ -57,9 +57,24 @@ def test_a_file_below_the_floor_is_refused_with_its_numbers(
     assert encoder.coverage is not None and encoder.coverage["clues"] == len(clues)
     assert encoder.coverage["share"] < DEFAULT_MIN_COVERAGE
     out = tmp_path / "runs"
-    args = ["predict", "--method", "embedding", "--vectors", str(path), "--data-dir",
-            str(ocw_fixture_dir), "--cache-dir", str(tmp_path / "c"), "--no-checks",
-            "--runs", "1", "--jobs", "1", "--out", str(out)]  # fmt: skip
+    args = [
+        "predict",
+        "--method",
+        "embedding",
+        "--vectors",
+        str(path),
+        "--data-dir",
+        str(ocw_fixture_dir),
+        "--cache-dir",
+        str(tmp_path / "c"),
+        "--no-checks",
+        "--runs",
+        "1",
+        "--jobs",
+        "1",
+        "--out",
+        str(out),
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 1, result.output
     error = result.output.strip().splitlines()[-1]

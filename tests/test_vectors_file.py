@@ -128,10 +128,25 @@ def test_predict_shows_a_bad_vectors_file_in_one_line(tmp_path, ocw_fixture_dir,
     path.write_text(text.replace("a ", f"{word} "), encoding="utf-8")
     result = CliRunner().invoke(
         app,
-        ["predict", "--method", "embedding", "--vectors", str(path), "--data-dir",
-         str(ocw_fixture_dir), "--cache-dir", str(tmp_path / "cache"), "--no-checks",
-         "--runs", "1", "--jobs", "1", "--out", str(tmp_path / "runs")],
-    )  # fmt: skip
+        [
+            "predict",
+            "--method",
+            "embedding",
+            "--vectors",
+            str(path),
+            "--data-dir",
+            str(ocw_fixture_dir),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--no-checks",
+            "--runs",
+            "1",
+            "--jobs",
+            "1",
+            "--out",
+            str(tmp_path / "runs"),
+        ],
+    )
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
     lines = [line for line in result.output.splitlines() if line.strip()]

@@ -44,28 +44,40 @@ def test_the_vote_is_the_most_frequent_and_ties_go_to_the_first() -> None:
     assert first_most_common([None, None]) is None
     shuffled = [list(reversed(g)) for g in GOLD]
     wrong = _rotated(GOLD)
-    vote = vote_groups("w", [_sample(wrong), _sample(GOLD), _sample(None, "unrecoverable"),
-                             _sample(shuffled, "repaired")])  # fmt: skip
+    vote = vote_groups(
+        "w",
+        [
+            _sample(wrong),
+            _sample(GOLD),
+            _sample(None, "unrecoverable"),
+            _sample(shuffled, "repaired"),
+        ],
+    )
     assert vote.groups == GOLD and vote.status == "clean"
     assert vote.repairs == [{"kind": "vote", "samples": 4, "valid": 3, "votes": 2}]
     tie = vote_groups("w", [_sample(wrong), _sample(GOLD)])
     assert tie.groups == wrong
     none = vote_groups("w", [_sample(None, "unrecoverable"), _sample(None, "no_response")])
     assert (none.status, none.reason, none.groups) == (
-        "unrecoverable", "no_valid_sample", [[""] * 4] * 4,
-    )  # fmt: skip
+        "unrecoverable",
+        "no_valid_sample",
+        [[""] * 4] * 4,
+    )
 
 
 def test_the_connections_vote_is_per_group() -> None:
     def sample(names: list[str], status: str = "clean") -> ParsedWall:
         return ParsedWall("w", None, names, status=status)
 
-    votes = vote_connections("w", [
-        sample(["Tools", "Drinks", "", "Isles"]),
-        sample(["hand tools.", "Cocktails", "", "Greek islands"]),
-        sample(["Hand Tools", "Cocktails", "", "Islands"]),
-        sample(["Tools", "Tools", "Tools", "Tools"], "unrecoverable"),
-    ])  # fmt: skip
+    votes = vote_connections(
+        "w",
+        [
+            sample(["Tools", "Drinks", "", "Isles"]),
+            sample(["hand tools.", "Cocktails", "", "Greek islands"]),
+            sample(["Hand Tools", "Cocktails", "", "Islands"]),
+            sample(["Tools", "Tools", "Tools", "Tools"], "unrecoverable"),
+        ],
+    )
     # group 1: "hand tools" 2 votes (written as its first sample did), group 2: Cocktails 2,
     # group 3: nobody, group 4: three different names, the first wins
     assert votes.connections == ["hand tools.", "Cocktails", "", "Isles"]
@@ -111,11 +123,13 @@ class SamplingServer(ChatServer):
             payload["choices"][0]["message"]["content"] = text
             return 200, payload, {}
         payload["choices"] = [
-            {"index": i, "message": {"role": "assistant",
-                                     "content": sample_answer(wall_id, k, task)},
-             "finish_reason": "stop"}
+            {
+                "index": i,
+                "message": {"role": "assistant", "content": sample_answer(wall_id, k, task)},
+                "finish_reason": "stop",
+            }
             for i, k in enumerate(PLAN[wall_id][: body.get("n", 1)])
-        ]  # fmt: skip
+        ]
         return 200, payload, {}
 
 
@@ -136,18 +150,32 @@ def _sampled_responses(tmp_path: Path, cache: Path, task: str, repeat: bool = Fa
         line["body"]["n"] = 3
     if repeat:
         lines = [
-            {**line, "custom_id": f"{line['custom_id']}#{i}",
-             "body": {**line["body"], "n": 1, "seed": i}}
+            {
+                **line,
+                "custom_id": f"{line['custom_id']}#{i}",
+                "body": {**line["body"], "n": 1, "seed": i},
+            }
             for line in lines
             for i in (1, 2, 3)
-        ]  # fmt: skip
+        ]
     requests.write_text("".join(json.dumps(line) + "\n" for line in lines))
     rebind_protocol(requests)  # edited on purpose: its record is bound to it anew (issue 22)
     server = SamplingServer(key=lambda body: f"{which_wall(body)[0]}#{body.get('seed')}")
     try:
         responses = tmp_path / f"{task}-resp.jsonl"
-        result = runner.invoke(app, ["run-llm", str(requests), "--base-url", server.url,
-                                     "--model", "fake", "--out", str(responses)])  # fmt: skip
+        result = runner.invoke(
+            app,
+            [
+                "run-llm",
+                str(requests),
+                "--base-url",
+                server.url,
+                "--model",
+                "fake",
+                "--out",
+                str(responses),
+            ],
+        )
         assert result.exit_code == 0, result.output
     finally:
         server.close()
@@ -190,8 +218,7 @@ def test_connections_vote_end_to_end(tmp_path: Path, cache: Path) -> None:
     c003 G (X gives none), c004 none: exact match 8 of 16; the samples 4, 8 and 4."""
     responses = _sampled_responses(tmp_path, cache, "connections")
     out = tmp_path / "vote.json"
-    _cli("parse", str(responses), "--task", "connections", "--vote", "--out", str(out),
-         cache=cache)  # fmt: skip
+    _cli("parse", str(responses), "--task", "connections", "--vote", "--out", str(out), cache=cache)
     scored = _full_wall(out, tmp_path, cache)
     assert scored["connections"]["exact_match"] == 8 / 16
     by_hand = [4 * sum(PLAN[w][i] == "G" for w in sorted(BY_ID)) / 16 for i in range(3)]
@@ -203,8 +230,17 @@ def test_connections_vote_end_to_end(tmp_path: Path, cache: Path) -> None:
 def test_vote_is_refused_in_paper_mode(tmp_path: Path, cache: Path) -> None:
     responses = tmp_path / "r.jsonl"
     responses.write_text(json.dumps({"wall_id": "c001", "text": _lines(GOLD)}) + "\n")
-    result = _cli("parse", str(responses), "--vote", "--mode", "paper", "--out",
-                  str(tmp_path / "p.json"), cache=cache, code=1)  # fmt: skip
+    result = _cli(
+        "parse",
+        str(responses),
+        "--vote",
+        "--mode",
+        "paper",
+        "--out",
+        str(tmp_path / "p.json"),
+        cache=cache,
+        code=1,
+    )
     assert "--vote: OCW answers in robust mode only" in result.output
 
 
@@ -221,7 +257,10 @@ def test_repeated_requests_fold_into_one_wall_in_number_order() -> None:
     }
     folded = fold_sample_lines(given, {"w", "v"})
     assert sorted(folded) == ["v", "w", "x#1"] and folded["v"] is given["v"]
-    assert folded["w"].samples == [("one", "length", None), (None, None, None),
-                                   ("ten", "stop", None)]  # fmt: skip
+    assert folded["w"].samples == [
+        ("one", "length", None),
+        (None, None, None),
+        ("ten", "stop", None),
+    ]
     texts = [(r.text, r.finish_reason) for r in sample_responses(folded["w"]) if r is not None]
     assert texts == [("one", "length"), (None, None), ("ten", "stop")]

@@ -57,9 +57,25 @@ def test_vote_of_k_seeded_requests(server, data_dirs, tmp_path: Path) -> None:  
     base_url, model = server
     data = _data("grouping", data_dirs, tmp_path)
     requests, responses = tmp_path / "requests.jsonl", tmp_path / "responses.jsonl"
-    _ocw("prompts", "--shots", SHOTS, "--profile", "custom", "--max-tokens", MAX_TOKENS,
-         "--temperature", "1.0", "-n", K, "--sampling-seed", SEED, "--as-requests",
-         "--out", requests, *data)  # fmt: skip
+    _ocw(
+        "prompts",
+        "--shots",
+        SHOTS,
+        "--profile",
+        "custom",
+        "--max-tokens",
+        MAX_TOKENS,
+        "--temperature",
+        "1.0",
+        "-n",
+        K,
+        "--sampling-seed",
+        SEED,
+        "--as-requests",
+        "--out",
+        requests,
+        *data,
+    )
     lines = [json.loads(line) for line in requests.read_text(encoding="utf-8").splitlines()]
     assert len(lines) == K * N_WALLS
     assert [line["custom_id"].split("#")[1] for line in lines] == ["1", "2", "3"] * N_WALLS

@@ -104,10 +104,14 @@ def test_rows_read_with_pandas(wote_test: list[dict[str, Any]]) -> None:
 
 @pytest.mark.parametrize(
     ("change", "field"),
-    [({"context": None}, "context"), ({"history": "student: hi"}, "history"),
-     ({"history": [{"role": "student"}]}, "history"), ({"question": 3}, "question"),
-     ({"id": None}, "id")],
-)  # fmt: skip
+    [
+        ({"context": None}, "context"),
+        ({"history": "student: hi"}, "history"),
+        ({"history": [{"role": "student"}]}, "history"),
+        ({"question": 3}, "question"),
+        ({"id": None}, "id"),
+    ],
+)
 def test_malformed_rows(wote_test: list[dict[str, Any]], change: dict, field: str) -> None:
     row = {**wote_test[0], **change}
     with pytest.raises(PromptError, match=f"field {field}"):
@@ -186,14 +190,19 @@ def test_reasoning_blocks_end_at_their_tags(before: str, thought: str, after: st
 
 @pytest.mark.parametrize(
     ("text", "reasoning", "reason"),
-    [("", None, "no_answer"), (" \n ", "", "no_answer"), ("", "The step says 30", "reasoning_only"),
-     ("<think>the third step</think>", None, "no_answer"),
-     ("<think>the third step</think>", "the third step", "reasoning_only"),
-     ("Answer:", None, "no_answer"), ("I'm sorry, the task text does not say.", None, "refusal"),
-     ("I can’t find that in the recipe.", None, "refusal"),
-     ("Answer: I cannot tell from the task.", None, "refusal"),
-     ("reasoning</think>", None, "no_answer")],
-)  # fmt: skip
+    [
+        ("", None, "no_answer"),
+        (" \n ", "", "no_answer"),
+        ("", "The step says 30", "reasoning_only"),
+        ("<think>the third step</think>", None, "no_answer"),
+        ("<think>the third step</think>", "the third step", "reasoning_only"),
+        ("Answer:", None, "no_answer"),
+        ("I'm sorry, the task text does not say.", None, "refusal"),
+        ("I can’t find that in the recipe.", None, "refusal"),
+        ("Answer: I cannot tell from the task.", None, "refusal"),
+        ("reasoning</think>", None, "no_answer"),
+    ],
+)
 def test_no_answer_kinds(text: str, reasoning: str | None, reason: str) -> None:
     parsed = parse_wote_answer(text, reasoning=reasoning)
     assert (parsed.status, parsed.reason, parsed.prediction_text) == ("unrecoverable", reason, "")
@@ -212,10 +221,18 @@ def test_ambiguous_wrappers_are_kept(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [" " * 200_000, "<think>" * 20_000, "</think>" * 100_000, "<think></think>" * 50_000,
-     "[" * 100_000 + "]" * 100_000, '"' * 50_001, "Answer:" * 30_000,
-     "**" * 50_000 + "answer", "\u2028" * 10_000 + "x"],
-)  # fmt: skip
+    [
+        " " * 200_000,
+        "<think>" * 20_000,
+        "</think>" * 100_000,
+        "<think></think>" * 50_000,
+        "[" * 100_000 + "]" * 100_000,
+        '"' * 50_001,
+        "Answer:" * 30_000,
+        "**" * 50_000 + "answer",
+        "\u2028" * 10_000 + "x",
+    ],
+)
 def test_hostile_text(text: str) -> None:
     parsed = parse_wote_answer(text, "stop", reasoning=text)
     assert parsed.status in STATUSES
@@ -243,9 +260,13 @@ def test_report_counts_and_order() -> None:
         {"id": "q5", "prediction_text": ""},
     ]
     assert report["counts"] == {
-        "clean": 1, "repaired": 1, "truncated": 0, "unrecoverable": 2, "no_response": 1,
+        "clean": 1,
+        "repaired": 1,
+        "truncated": 0,
+        "unrecoverable": 2,
+        "no_response": 1,
         "missing": 1,
-    }  # fmt: skip
+    }
     assert report["unrecoverable"] == {"reasoning_only": 1, "truncated": 1}
     assert report["repairs"] == {"no_response": 1, "quotes": 1}
     assert report["missing"] == ["q6"]
@@ -275,14 +296,17 @@ def test_report_is_json(tmp_path: Path) -> None:
 SCRIPT = {
     "How long should it chill?": ('Answer: "30 minutes"', "stop", None),  # gold: EM 1, F1 1
     # "it doesn't need stock" against "doesn't need stock": EM 0, F1 2·(3/4)·1 / (7/4) = 6/7
-    "Do I need stock?": ("<think>The description says so.</think>it doesn't need stock",
-                         "stop", None),
+    "Do I need stock?": (
+        "<think>The description says so.</think>it doesn't need stock",
+        "stop",
+        None,
+    ),
     "What do I put on the pin?": ("petroleum jelly", "stop", "Step 2 names it."),  # 0, 0
     # cut: unrecoverable (0, 0); with --allow-truncated "Tap the pin" against "Tap the pin
     # back in": tokens tap, pin of tap, pin, back, in: F1 2·1·(1/2) / (3/2) = 2/3
     "And then?": ("Tap the pin", "length", None),
     "Do I need a primer?": ("No", "stop", None),  # gold "No" (the word, not in "not"): 1, 1
-}  # fmt: skip
+}
 
 
 def _question(body: dict[str, Any]) -> str:
@@ -319,8 +343,9 @@ def wote_log(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     _cli("prompts", "--config", "wote", "--out", str(requests), *data)
     server = ScriptedServer()
     try:
-        _cli("run-llm", str(requests), "--base-url", server.url, "--model", "fake",
-             "--out", str(log))  # fmt: skip
+        _cli(
+            "run-llm", str(requests), "--base-url", server.url, "--model", "fake", "--out", str(log)
+        )
         bodies = list(server.bodies)
     finally:
         server.close()
@@ -340,18 +365,24 @@ def test_requests_file_is_sent_unchanged(
 
 @pytest.mark.parametrize(
     ("flags", "f1", "counts"),
-    [([], (2 + 6 / 7) / 5 * 100, {"repaired": 2, "clean": 2, "unrecoverable": 1}),
-     (["--allow-truncated"], (2 + 6 / 7 + 2 / 3) / 5 * 100,
-      {"repaired": 2, "clean": 2, "truncated": 1})],
-)  # fmt: skip
+    [
+        ([], (2 + 6 / 7) / 5 * 100, {"repaired": 2, "clean": 2, "unrecoverable": 1}),
+        (
+            ["--allow-truncated"],
+            (2 + 6 / 7 + 2 / 3) / 5 * 100,
+            {"repaired": 2, "clean": 2, "truncated": 1},
+        ),
+    ],
+)
 def test_round_trip_scores(
     wote_log: dict[str, Any], tmp_path: Path, flags: list[str], f1: float, counts: dict
 ) -> None:
     """The 4 (5 with the cut one) predicted spans all occur in their task text."""
     predictions, results = tmp_path / "predictions.json", tmp_path / "results.json"
     data = wote_log["data"]
-    _cli("parse", str(wote_log["log"]), "--config", "wote", "--out", str(predictions),
-         *flags, *data)  # fmt: skip
+    _cli(
+        "parse", str(wote_log["log"]), "--config", "wote", "--out", str(predictions), *flags, *data
+    )
     written = json.loads(predictions.read_text())
     assert written[0] == {
         "id": "Wizard-of-Task-food-906/food-906-0",

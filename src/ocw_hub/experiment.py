@@ -181,11 +181,15 @@ def _reproduce(
         protocol = scored.get("protocol")
         outcomes.append(
             Outcome(
-                config, method, predictions, results, _summary(scored),
+                config,
+                method,
+                predictions,
+                results,
+                _summary(scored),
                 source=dict(scored.get("source") or {}),
                 protocol=dict(protocol) if isinstance(protocol, dict) else None,
             )
-        )  # fmt: skip
+        )
     step("writing the report")
     _write_report(folder, outcomes, data_dirs, cache_dir, verification_mode)
     manifest["complete"] = True

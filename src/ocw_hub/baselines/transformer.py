@@ -351,5 +351,6 @@ def load_transformer(model: str, *, device: str = "cpu") -> tuple[Any, Any]:
         return load()
     except (OSError, ValueError) as err:  # HF hub errors (offline, not found) are OSErrors
         reason = " ".join(str(err).split()) or type(err).__name__
-        raise ModelUnavailableError(model, reason[:197] + "..." if len(reason) > 200 else reason,
-                                    kind="transformers") from err  # fmt: skip
+        raise ModelUnavailableError(
+            model, reason[:197] + "..." if len(reason) > 200 else reason, kind="transformers"
+        ) from err

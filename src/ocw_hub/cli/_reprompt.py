@@ -42,9 +42,13 @@ def check_log(out: Path, n: int) -> None:
 
 
 def parsing_of(
-    requests: Path, config: str, split: str, data_dir: list[str] | None,
-    cache_dir: Path | None, no_checks: bool,
-) -> Any:  # fmt: skip
+    requests: Path,
+    config: str,
+    split: str,
+    data_dir: list[str] | None,
+    cache_dir: Path | None,
+    no_checks: bool,
+) -> Any:
     """How run-llm tells an invalid answer: the walls of the split, the task and prompt style
     the requests' protocol record names (``ocw-hub prompts`` writes them).
 
@@ -73,9 +77,15 @@ def parsing_of(
 
 
 def reprompt_setup(
-    requests: Path, out: Path, n: int, config: str, split: str, data_dir: list[str] | None,
-    cache_dir: Path | None, no_checks: bool,
-) -> Any:  # fmt: skip
+    requests: Path,
+    out: Path,
+    n: int,
+    config: str,
+    split: str,
+    data_dir: list[str] | None,
+    cache_dir: Path | None,
+    no_checks: bool,
+) -> Any:
     """The :func:`parsing_of` the requests for ``--reprompt n`` (None for 0), once the log is
     checked (:func:`check_log`)."""
     parsing = parsing_of(requests, config, split, data_dir, cache_dir, no_checks) if n else None
@@ -150,10 +160,20 @@ def _write_first_record(
 
 
 def parse_reprompted(
-    answers: dict[str, Any], rows: Any, *, task: str, mode: str, allow_truncated: bool,
-    style: str, out: Path, inputs: list[Any], responses: Path, fields: dict[str, Any],
-    price: tuple[float, float] | None, records: list[Path],
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:  # fmt: skip
+    answers: dict[str, Any],
+    rows: Any,
+    *,
+    task: str,
+    mode: str,
+    allow_truncated: bool,
+    style: str,
+    out: Path,
+    inputs: list[Any],
+    responses: Path,
+    fields: dict[str, Any],
+    price: tuple[float, float] | None,
+    records: list[Path],
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """``parse`` of a log with follow-ups: the predictions and report of each wall's last
     answer (with re-prompts), and the first answers' (without: the paper's figure) written to
     :func:`first_answer_path` with the record of a run without re-prompts. The report's
@@ -165,14 +185,22 @@ def parse_reprompted(
 
     split = split_reprompts(answers)
     first_path = check_output_file(first_answer_path(out), inputs=inputs)
-    options: dict[str, Any] = {"task": task, "mode": mode, "allow_truncated": allow_truncated,
-               "source": str(responses), "style": style}  # fmt: skip
+    options: dict[str, Any] = {
+        "task": task,
+        "mode": mode,
+        "allow_truncated": allow_truncated,
+        "source": str(responses),
+        "style": style,
+    }
     first, first_report = parse_responses(split.first, rows, **options)
     last, report = parse_responses(split.last, rows, **options)
     bad = ("unrecoverable", "no_response")
     before = {w["wall_id"]: w["status"] for w in first_report["walls"]}
-    became = [w["wall_id"] for w in report["walls"]
-              if before[w["wall_id"]] in bad and w["status"] not in bad]  # fmt: skip
+    became = [
+        w["wall_id"]
+        for w in report["walls"]
+        if before[w["wall_id"]] in bad and w["status"] not in bad
+    ]
     for wall in report["walls"]:
         wall["reprompts"] = split.used.get(wall["wall_id"], 0)
     recorded = (read_protocol(responses) or {}).get("reprompt")

@@ -134,9 +134,13 @@ def evaluate(
     if out is not None:
         out = check_output_file(out, [*predictions, *records, source])
     board = _board_target(
-        eval_results, model_id, dataset_id, (config, split, source), [*predictions, *records, out],
+        eval_results,
+        model_id,
+        dataset_id,
+        (config, split, source),
+        [*predictions, *records, out],
         sliced=walls_slice is not None,
-    )  # fmt: skip
+    )
     with quiet_datasets(), progress() as bar:
         task = bar.add_task("scoring", total=None)
         results = evaluate_files(

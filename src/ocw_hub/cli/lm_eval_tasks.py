@@ -63,9 +63,15 @@ def lm_eval_tasks(
     from ..lm_eval_tasks import TASKS_DIR
 
     generation = generation_of(
-        profile, max_tokens=max_tokens, reasoning_effort=reasoning_effort,
-        temperature=temperature, top_p=top_p, stop=stop, seed=sampling_seed, n=None,
-    )  # fmt: skip
+        profile,
+        max_tokens=max_tokens,
+        reasoning_effort=reasoning_effort,
+        temperature=temperature,
+        top_p=top_p,
+        stop=stop,
+        seed=sampling_seed,
+        n=None,
+    )
     if out is None:
         if prompt_style is not None or response_format is not None or profile != "paper":
             raise OptionError(

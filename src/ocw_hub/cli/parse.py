@@ -47,10 +47,13 @@ def _parse_table(report: dict[str, Any]) -> Table:
     if "reprompt" in report:
         shown = report["reprompt"]
         table.add_row("follow-ups answered (re-prompts)", str(shown["follow_ups"]))
-        table.add_row("walls re-prompted / became valid",
-                      f"{shown['walls_reprompted']} / {shown['became_valid']}")  # fmt: skip
-        table.add_row("unrecoverable in the first answers",
-                      str(shown["first_answer_counts"]["unrecoverable"]))  # fmt: skip
+        table.add_row(
+            "walls re-prompted / became valid",
+            f"{shown['walls_reprompted']} / {shown['became_valid']}",
+        )
+        table.add_row(
+            "unrecoverable in the first answers", str(shown["first_answer_counts"]["unrecoverable"])
+        )
     if "in_context" in report:
         table.add_row("span found in the task text", str(report["in_context"]))
     if report.get(NOT_REPORTED):
@@ -59,21 +62,36 @@ def _parse_table(report: dict[str, Any]) -> Table:
 
 
 def _parse_ocw(
-    answers: Any, rows: Any, task: str, mode: str, allow_truncated: bool, source: str,
+    answers: Any,
+    rows: Any,
+    task: str,
+    mode: str,
+    allow_truncated: bool,
+    source: str,
     style: str,
-) -> tuple[Any, dict[str, Any]]:  # fmt: skip
+) -> tuple[Any, dict[str, Any]]:
     from ..llm.responses import parse_responses
 
     return parse_responses(
-        answers, rows, task=task, mode=mode, allow_truncated=allow_truncated, source=source,
+        answers,
+        rows,
+        task=task,
+        mode=mode,
+        allow_truncated=allow_truncated,
+        source=source,
         style=style,
-    )  # fmt: skip
+    )
 
 
 def _parse_wote(
-    answers: Any, rows: Any, task: str, mode: str, allow_truncated: bool, source: str,
+    answers: Any,
+    rows: Any,
+    task: str,
+    mode: str,
+    allow_truncated: bool,
+    source: str,
     style: str,
-) -> tuple[Any, dict[str, Any]]:  # fmt: skip
+) -> tuple[Any, dict[str, Any]]:
     from ..llm.wote import parse_wote_responses
 
     return parse_wote_responses(answers, rows, allow_truncated=allow_truncated, source=source)
@@ -150,9 +168,17 @@ TIE_RULE = "the tied answer given first, in choice order"
 
 
 def _parse_vote(
-    answers: Any, rows: Any, task: str, style: str, allow_truncated: bool, *, out: Path,
-    inputs: list[Any], records: list[Path], usage: dict[str, Any],
-) -> tuple[list[dict[str, Any]], dict[str, Any], int]:  # fmt: skip
+    answers: Any,
+    rows: Any,
+    task: str,
+    style: str,
+    allow_truncated: bool,
+    *,
+    out: Path,
+    inputs: list[Any],
+    records: list[Path],
+    usage: dict[str, Any],
+) -> tuple[list[dict[str, Any]], dict[str, Any], int]:
     """``parse --vote``: the vote's predictions and report, and K; each sample's
     predictions written to ``<out stem>.sample-<i><suffix>`` with its protocol record
     (:mod:`ocw_hub.llm.vote`), whose ``usage`` is the whole log's (the samples of one log
@@ -178,14 +204,20 @@ def _parse_vote(
         "samples": len(samples),
         "tie_rule": TIE_RULE,
         "files": [str(p) for p in paths],
-        "sample_counts": [parse_report(s, missing, task=task, mode="robust")["counts"]
-                          for s in samples],
-    }  # fmt: skip
+        "sample_counts": [
+            parse_report(s, missing, task=task, mode="robust")["counts"] for s in samples
+        ],
+    }
     report.update(prompt_style=style, allow_truncated=allow_truncated)
     for path, sample in zip(paths, samples, strict=True):
         write_json(path, predictions_of(sample))
-        fields = {"task": task, "parse_mode": "robust", "samples": len(samples),
-                  "aggregate": "sample", "usage": usage}  # fmt: skip
+        fields = {
+            "task": task,
+            "parse_mode": "robust",
+            "samples": len(samples),
+            "aggregate": "sample",
+            "usage": usage,
+        }
         write_protocol(path, fields, inputs=records)
     return predictions_of(votes), report, len(samples)
 
@@ -318,15 +350,31 @@ def parse(
         if vote:
             raise OptionError("--vote: not on a log with re-prompts (run-llm --reprompt)")
         predictions, report = parse_reprompted(
-            answers, rows, task=task, mode=mode, allow_truncated=allow_truncated, style=style,
-            out=out, inputs=inputs, responses=responses, records=records, price=price,
+            answers,
+            rows,
+            task=task,
+            mode=mode,
+            allow_truncated=allow_truncated,
+            style=style,
+            out=out,
+            inputs=inputs,
+            responses=responses,
+            records=records,
+            price=price,
             fields={"task": task, "parse_mode": mode, "prompt_style": prompt_style},
-        )  # fmt: skip
+        )
     elif vote:
         predictions, report, k = _parse_vote(
-            answers, rows, task, style, allow_truncated, out=out, inputs=inputs,
-            records=records, usage=usage,
-        )  # fmt: skip
+            answers,
+            rows,
+            task,
+            style,
+            allow_truncated,
+            out=out,
+            inputs=inputs,
+            records=records,
+            usage=usage,
+        )
         voted = {"samples": k, "aggregate": "vote"}
     else:
         predictions, report = _PARSERS[spec.dataset][0](
@@ -338,8 +386,13 @@ def parse(
     write_json(out, predictions)
     write_json(sidecar, report)
     task_done = task if task in spec.tasks else spec.tasks[0]  # WoTe: its one task
-    fields = {"task": task_done, "parse_mode": mode, "prompt_style": prompt_style, **voted,
-              "usage": report["usage"]}  # fmt: skip
+    fields = {
+        "task": task_done,
+        "parse_mode": mode,
+        "prompt_style": prompt_style,
+        **voted,
+        "usage": report["usage"],
+    }
     write_protocol(out, fields, inputs=records)
     console.print(_parse_table(report))
     console.print(f"usage: {escape(usage_line(report['usage']))}", highlight=False, soft_wrap=True)

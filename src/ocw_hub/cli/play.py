@@ -109,9 +109,15 @@ def play(
     from ..play.runner import Server, play_walls
 
     generation = generation_of(
-        profile, max_tokens=max_tokens, reasoning_effort=reasoning_effort,
-        temperature=temperature, top_p=top_p, stop=stop, seed=None, n=None,
-    )  # fmt: skip
+        profile,
+        max_tokens=max_tokens,
+        reasoning_effort=reasoning_effort,
+        temperature=temperature,
+        top_p=top_p,
+        stop=stop,
+        seed=None,
+        n=None,
+    )
     fields = play_fields(generation, seed)
 
     for url in base_url:
@@ -147,9 +153,16 @@ def play(
     if accepted:
         header["accepted_models"] = accepted
     server = Server(
-        base_url, model, concurrency, max_retries, timeout, None, seed, fields=fields,
+        base_url,
+        model,
+        concurrency,
+        max_retries,
+        timeout,
+        None,
+        seed,
+        fields=fields,
         accept_models=accepted,
-    )  # fmt: skip
+    )
     try:
         summary = play_walls(rows, out, header, server)
     except LLMServerError as err:

@@ -139,8 +139,13 @@ def predict(
     from ..baselines.run_files import check_predictions_dir, write_baseline
     from ..outputs import exclusive
 
-    options: dict[str, Any] = {"model": model, "encoder": encoder, "pooling": pooling,
-               "contextual": contextual, "vectors": vectors}  # fmt: skip
+    options: dict[str, Any] = {
+        "model": model,
+        "encoder": encoder,
+        "pooling": pooling,
+        "contextual": contextual,
+        "vectors": vectors,
+    }
     _check_options(method, keep_vectors, options)
     if min_coverage is not None:
         if vectors is None:

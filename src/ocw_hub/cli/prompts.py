@@ -203,19 +203,38 @@ def prompts(
     from ..provenance import write_protocol
 
     generation = generation_of(
-        profile, max_tokens=max_tokens, reasoning_effort=reasoning_effort,
-        temperature=temperature, top_p=top_p, stop=stop, seed=sampling_seed, n=n,
-    )  # fmt: skip
+        profile,
+        max_tokens=max_tokens,
+        reasoning_effort=reasoning_effort,
+        temperature=temperature,
+        top_p=top_p,
+        stop=stop,
+        seed=sampling_seed,
+        n=n,
+    )
     config = check_config(config)
     source = data_dir_of(data_dir, config)
     other = _OTHER_PROMPTS.get(config_spec(config).dataset)
     if as_requests and (n is None or other is not None):
         raise OptionError("--as-requests: give -n K (profile custom); OCW walls only")
     if other is not None:
-        options = {"task": task, "shots": shots, "prompt_style": prompt_style,
-                   "response_format": response_format}  # fmt: skip
-        other(config, split, options, model, out, generation=generation, source=source,
-              cache_dir=cache_dir, no_checks=no_checks)  # fmt: skip
+        options = {
+            "task": task,
+            "shots": shots,
+            "prompt_style": prompt_style,
+            "response_format": response_format,
+        }
+        other(
+            config,
+            split,
+            options,
+            model,
+            out,
+            generation=generation,
+            source=source,
+            cache_dir=cache_dir,
+            no_checks=no_checks,
+        )
         return
     if task is None or shots is None:
         raise OptionError(f"--config {config}: --task and --shots are required")
@@ -232,9 +251,16 @@ def prompts(
     if train is None:
         train = load_split_rows(config, "train", source, cache_dir=cache_dir, no_checks=no_checks)
     requests = build_requests(
-        walls, train, task=task, shots=shots, seed=seed, model=model, style=prompt_style,
-        response_format=response_format or "schema", generation=generation,
-    )  # fmt: skip
+        walls,
+        train,
+        task=task,
+        shots=shots,
+        seed=seed,
+        model=model,
+        style=prompt_style,
+        response_format=response_format or "schema",
+        generation=generation,
+    )
     if as_requests:
         from ..llm.sample_requests import as_requests as repeated
 
@@ -242,10 +268,17 @@ def prompts(
     write_text_atomic(out, requests_jsonl(requests))
     write_protocol(
         out,
-        {"method": "llm", "task": task, "model": model, "prompt_style": prompt_style,
-         "response_format": response_format, "shots": shots, "seed": seed,
-         **_generation_record(generation, requests)},
-    )  # fmt: skip
+        {
+            "method": "llm",
+            "task": task,
+            "model": model,
+            "prompt_style": prompt_style,
+            "response_format": response_format,
+            "shots": shots,
+            "seed": seed,
+            **_generation_record(generation, requests),
+        },
+    )
     what = (
         f"{task} requests ({config}/{split}, {shots} shots, seed {seed}, {prompt_style} "
         f"prompts, {profile} profile)"

@@ -91,9 +91,13 @@ def reproduce(
         table.add_row(o.config, o.method, *cells)
     human = outcomes[0].summary["human"]
     table.add_row(
-        "default", "contestants", "-", "-", str(human["correct_groups"]),
+        "default",
+        "contestants",
+        "-",
+        "-",
+        str(human["correct_groups"]),
         str(human["full_wall"]),
-    )  # fmt: skip
+    )
     console.print(table)
     console.print(
         f"ARI, FMS and every run: {Path(out) / 'results'}; report: {Path(out) / 'report.html'}"

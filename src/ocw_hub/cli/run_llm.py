@@ -316,9 +316,15 @@ def run_llm(
     from ..outputs import check_output_file
     from ._reprompt import check_reprompted, reprompt_fields, reprompt_setup, send_reprompts
 
-    options = {"max_tokens": max_tokens, "reasoning_effort": reasoning_effort,
-               "temperature": temperature, "top_p": top_p, "stop": stop, "seed": sampling_seed,
-               "n": n}  # fmt: skip
+    options = {
+        "max_tokens": max_tokens,
+        "reasoning_effort": reasoning_effort,
+        "temperature": temperature,
+        "top_p": top_p,
+        "stop": stop,
+        "seed": sampling_seed,
+        "n": n,
+    }
     generation = _profile_of(profile, options)
     accepted = sorted(set(accept_model or []))
     price = None if price_per_mtok is None else parse_price(price_per_mtok)
@@ -362,10 +368,15 @@ def run_llm(
                 retry_failed=retry_failed,
                 accept_models=accepted,
             )
-            send = {"base_url": base_url, "model": model, "concurrency": concurrency,
-                    "max_retries": max_retries, "timeout": timeout,
-                    "max_tokens_field": summary.max_tokens_field,
-                    "auto_field": max_tokens_field is None}  # fmt: skip
+            send = {
+                "base_url": base_url,
+                "model": model,
+                "concurrency": concurrency,
+                "max_retries": max_retries,
+                "timeout": timeout,
+                "max_tokens_field": summary.max_tokens_field,
+                "auto_field": max_tokens_field is None,
+            }
             reprompted = send_reprompts(loaded, out, parsing, reprompt, send)
         except LLMServerError as err:
             server_error = err

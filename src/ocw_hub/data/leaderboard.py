@@ -121,7 +121,7 @@ def config_tasks(spec: ConfigSpec) -> list[BoardTask]:
             task,
             figure,
             about,
-        )  # fmt: skip
+        )
         for task in spec.tasks
         for figure, about in BOARD_FIGURES[task]
     ]

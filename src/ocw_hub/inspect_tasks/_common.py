@@ -45,10 +45,12 @@ def split_rows(config: str, split: str, data_dir: str | None, no_checks: bool) -
 
     return list(
         load_rows(
-            config, split, data_dir or os.environ.get("OCW_HUB_DATA_DIR"),
+            config,
+            split,
+            data_dir or os.environ.get("OCW_HUB_DATA_DIR"),
             verification_mode=verification_mode(no_checks),
         ).rows
-    )  # fmt: skip
+    )
 
 
 def chat_messages(messages: list[Mapping[str, str]]) -> list[ChatMessage]:

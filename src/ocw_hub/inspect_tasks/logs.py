@@ -93,9 +93,13 @@ class InspectRuns:
         from ..scoring.predictions import check_wall_prediction
 
         predictions, _ = parse_responses(
-            answers, rows, task=self.protocol["task"], mode="robust", source=source,
+            answers,
+            rows,
+            task=self.protocol["task"],
+            mode="robust",
+            source=source,
             style=str(self.protocol.get("prompt_style") or "paper"),
-        )  # fmt: skip
+        )
         return {p["wall_id"]: check_wall_prediction(source, p["wall_id"], p) for p in predictions}
 
 
@@ -144,8 +148,9 @@ def read_inspect_log(path: str | os.PathLike[str], config: str, split: str) -> I
             sample_id, sample.output, error
         )
     protocol.update(
-        framework="inspect-ai", model=log.eval.model,
+        framework="inspect-ai",
+        model=log.eval.model,
         inspect_task=log.eval.task_registry_name or log.eval.task,
         inspect_version=(log.eval.packages or {}).get("inspect_ai"),
-    )  # fmt: skip
+    )
     return InspectRuns(path, protocol, dict(sorted(epochs.items())), ids)

@@ -52,9 +52,18 @@ SHOW_FIGURES = (*FIGURES, "connections_right", "points")
 _CUT = ("max_tokens", "model_length")
 #: inspect generate-config fields of how requests are sent, not of what is generated.
 _TRANSPORT = (
-    "max_retries", "timeout", "attempt_timeout", "stream_idle_timeout", "max_connections",
-    "adaptive_connections", "cache", "batch", "cache_prompt", "extra_headers", "fallback_models",
-)  # fmt: skip
+    "max_retries",
+    "timeout",
+    "attempt_timeout",
+    "stream_idle_timeout",
+    "max_connections",
+    "adaptive_connections",
+    "cache",
+    "batch",
+    "cache_prompt",
+    "extra_headers",
+    "fallback_models",
+)
 _ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
 
 
@@ -94,9 +103,14 @@ def play_wall(header: dict[str, Any]) -> Solver:
             state.messages = _messages(wall.messages)
             state = await generate(state)
             usage = state.output.usage
-            tokens = {} if usage is None else {
-                "prompt_tokens": usage.input_tokens, "completion_tokens": usage.output_tokens,
-            }  # fmt: skip
+            tokens = (
+                {}
+                if usage is None
+                else {
+                    "prompt_tokens": usage.input_tokens,
+                    "completion_tokens": usage.output_tokens,
+                }
+            )
             extra = {"usage": tokens}
             text = state.output.completion
             records += take_answer(wall, text, _finish(str(state.output.stop_reason)), extra)
@@ -165,9 +179,11 @@ def ocw_play(
     if "grouping" not in spec.tasks:
         raise ValueError(f"config {config!r} has no walls to play")
     rows = load_rows(
-        spec.name, split, data_dir or os.environ.get("OCW_HUB_DATA_DIR"),
+        spec.name,
+        split,
+        data_dir or os.environ.get("OCW_HUB_DATA_DIR"),
         verification_mode=verification_mode(no_checks),
-    ).rows  # fmt: skip
+    ).rows
     rows = rows[:walls] if walls is not None else rows
     cap = max_guesses if max_guesses is not None else rules.default_max_guesses(rules_name)
     header = _header(spec.name, split, rules_name, cap, max_invalid)

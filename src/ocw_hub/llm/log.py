@@ -313,8 +313,11 @@ def check_log_matches(
     Raises:
         LLMInputError: an answer to another ``custom_id`` or to another body.
     """
-    done = {c: r for c, r in done.items() if (parse_follow_up_id(c) or (c,))[0] not in requests
-            or c in requests}  # fmt: skip
+    done = {
+        c: r
+        for c, r in done.items()
+        if (parse_follow_up_id(c) or (c,))[0] not in requests or c in requests
+    }
     foreign = sorted(cid for cid in done if cid not in requests)
     if foreign:
         raise LLMInputError(

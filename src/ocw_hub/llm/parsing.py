@@ -52,15 +52,33 @@ FUZZY_THRESHOLD = 80.0
 CHARS_PER_EDIT = 4
 #: The repairs a ``repaired`` parse may record.
 REPAIR_KINDS = (
-    "quotes", "case_spacing", "explanation_dropped", "spelling", "echo_ignored",
-    "reasoning_dropped", "completed", "code_fence",
-)  # fmt: skip
+    "quotes",
+    "case_spacing",
+    "explanation_dropped",
+    "spelling",
+    "echo_ignored",
+    "reasoning_dropped",
+    "completed",
+    "code_fence",
+)
 #: Reasons of an ``unrecoverable`` parse.
 REASONS = (
-    "no_answer", "refusal", "reasoning_only", "unclosed_reasoning", "truncated",
-    "group_count", "group_size", "duplicate", "unknown_item", "ambiguous_item",
-    "incomplete", "no_final_answer", "invalid_json", "schema_mismatch", "no_valid_sample",
-)  # fmt: skip
+    "no_answer",
+    "refusal",
+    "reasoning_only",
+    "unclosed_reasoning",
+    "truncated",
+    "group_count",
+    "group_size",
+    "duplicate",
+    "unknown_item",
+    "ambiguous_item",
+    "incomplete",
+    "no_final_answer",
+    "invalid_json",
+    "schema_mismatch",
+    "no_valid_sample",
+)
 EMPTY_GROUPS = [[""] * GROUP_SIZE for _ in range(N_GROUPS)]
 
 _PUNCTUATION = re.compile(r"[^\w\s]")

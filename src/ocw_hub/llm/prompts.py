@@ -224,9 +224,12 @@ def _messages(
         raise PromptError(str(err)) from err
     in_prompt = loaded.answer == "json" and response_format == "prompt"
     user = user_message(
-        loaded, task, examples=format_examples(examples), question=question,
+        loaded,
+        task,
+        examples=format_examples(examples),
+        question=question,
         schema_in_prompt=in_prompt,
-    )  # fmt: skip
+    )
     system = loaded.sections[f"{task} system"]
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 

@@ -128,9 +128,12 @@ class Parsing:
         """False when the answer is valid, else its unrecoverable reason (maybe None)."""
         wall_id = str(line["custom_id"]).partition(REPROMPT_MARK)[0]
         parsed = parse_wall(
-            self.walls[wall_id], line_response(line), task=self.task, mode="robust",
+            self.walls[wall_id],
+            line_response(line),
+            task=self.task,
+            mode="robust",
             style=self.style,
-        )  # fmt: skip
+        )
         return parsed.reason if parsed.status == "unrecoverable" else False
 
 
@@ -145,8 +148,11 @@ def follow_up(
         {"role": "assistant", "content": _answer_text(line)},
         {"role": "user", "content": follow_up_text(reason)},
     ]
-    return {**request, "custom_id": follow_up_id(wall_id, k),
-            "body": {**request["body"], "messages": messages}}  # fmt: skip
+    return {
+        **request,
+        "custom_id": follow_up_id(wall_id, k),
+        "body": {**request["body"], "messages": messages},
+    }
 
 
 def _check_digest(
@@ -314,7 +320,13 @@ def split_reprompts(answers: Mapping[str, Response]) -> Reprompted:
         used[wall_id] = len(answered)
         if answered:
             response = answered[-1][1]
-            last[wall_id] = Response(wall_id, response.text, response.line, response.problem,
-                                     response.finish_reason, response.reasoning,
-                                     response.samples)  # fmt: skip
+            last[wall_id] = Response(
+                wall_id,
+                response.text,
+                response.line,
+                response.problem,
+                response.finish_reason,
+                response.reasoning,
+                response.samples,
+            )
     return Reprompted(first, last, used)

@@ -322,8 +322,15 @@ def _no_answer(response: Response, problem: str | None, cut: bool) -> tuple[str 
     return None, None
 
 
-def _robust(parsed: ParsedWall, wall: Mapping[str, Any], response: Response, *, task: str,
-            allow_truncated: bool, style: str = "paper") -> None:  # fmt: skip
+def _robust(
+    parsed: ParsedWall,
+    wall: Mapping[str, Any],
+    response: Response,
+    *,
+    task: str,
+    allow_truncated: bool,
+    style: str = "paper",
+) -> None:
     """Fill ``parsed`` in robust mode (see the module docstring); ``style``'s answer block
     (:mod:`.answer_blocks`) is what is parsed."""
     from .parsing import drop_reasoning
@@ -348,8 +355,15 @@ def _robust(parsed: ParsedWall, wall: Mapping[str, Any], response: Response, *, 
         parsed.status = "truncated"
 
 
-def _read_block(parsed: ParsedWall, wall: Mapping[str, Any], text: str, *, task: str,
-                style: str, truncated: bool) -> None:  # fmt: skip
+def _read_block(
+    parsed: ParsedWall,
+    wall: Mapping[str, Any],
+    text: str,
+    *,
+    task: str,
+    style: str,
+    truncated: bool,
+) -> None:
     """Fill ``parsed`` from the answer block of ``style`` in ``text``."""
     from .answer_blocks import answer_block
     from .connections import robust_connections
@@ -493,15 +507,17 @@ def parse_responses(
             mode=mode,
             allow_truncated=allow_truncated,
             style=style,
-        )  # fmt: skip
+        )
         for w in walls
         if str(w["wall_id"]) in responses
     ]
     missing = [str(w["wall_id"]) for w in walls if str(w["wall_id"]) not in responses]
     report = _report(parsed, missing, task=task, mode=mode)
     return predictions_of(parsed), {
-        **report, "prompt_style": style, "allow_truncated": allow_truncated,
-    }  # fmt: skip
+        **report,
+        "prompt_style": style,
+        "allow_truncated": allow_truncated,
+    }
 
 
 def finish_not_reported(responses: Mapping[str, Response]) -> int:
@@ -551,5 +567,5 @@ def _report(
                 "reasoning": p.reasoning,
             }
             for p in parsed
-        ],  # fmt: skip
+        ],
     }

@@ -72,8 +72,15 @@ def fold_sample_lines(responses: Mapping[str, Response], wall_ids: set[str]) -> 
             else:  # a failed request (no text) keeps its place: that sample has no answer
                 samples.append((response.text, response.finish_reason, response.reasoning))
         first = numbered[0][1]
-        folded[wall_id] = Response(wall_id, first.text, first.line, first.problem,
-                                   first.finish_reason, first.reasoning, samples)  # fmt: skip
+        folded[wall_id] = Response(
+            wall_id,
+            first.text,
+            first.line,
+            first.problem,
+            first.finish_reason,
+            first.reasoning,
+            samples,
+        )
     return folded
 
 
@@ -153,10 +160,11 @@ def vote_responses(
             continue
         answers = sample_responses(responses[wall_id])
         parsed = [
-            parse_wall(wall, answer, task=task, mode="robust", allow_truncated=allow_truncated,
-                       style=style)
+            parse_wall(
+                wall, answer, task=task, mode="robust", allow_truncated=allow_truncated, style=style
+            )
             for answer in answers
-        ]  # fmt: skip
+        ]
         per_wall.append((wall, parsed))
     k = max((len(parsed) for _, parsed in per_wall), default=0)
     votes: list[ParsedWall] = []

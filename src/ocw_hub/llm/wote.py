@@ -71,8 +71,13 @@ STATUSES = ("clean", "repaired", "truncated", "unrecoverable", "no_response")
 REPAIR_KINDS = ("reasoning_dropped", "answer_prefix", "quotes")
 #: Reasons of an ``unrecoverable`` parse.
 REASONS = (
-    "no_answer", "reasoning_only", "unclosed_reasoning", "truncated", "refusal", "incomplete",
-)  # fmt: skip
+    "no_answer",
+    "reasoning_only",
+    "unclosed_reasoning",
+    "truncated",
+    "refusal",
+    "incomplete",
+)
 
 SYSTEM = (
     "You are a conversational task assistant helping a user (the student) cook a recipe or "
@@ -86,9 +91,17 @@ SYSTEM = (
 _PREFIX = re.compile(r"[*_]{0,2}answer[*_]{0,2}\s{0,8}:[*_]{0,2}", re.IGNORECASE)
 _QUOTE_PAIRS = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "`": "`"}
 _REFUSALS = (
-    "i'm sorry", "i am sorry", "sorry,", "i cannot", "i can't", "i'm unable", "i am unable",
-    "as an ai", "i don't know", "i do not know",
-)  # fmt: skip
+    "i'm sorry",
+    "i am sorry",
+    "sorry,",
+    "i cannot",
+    "i can't",
+    "i'm unable",
+    "i am unable",
+    "as an ai",
+    "i don't know",
+    "i do not know",
+)
 
 
 #: The headers of the prompt's sections (:func:`wote_messages`); no line of data may start
@@ -362,17 +375,32 @@ def _report(entries: list[dict[str, Any]], missing: list[str]) -> dict[str, Any]
 
 def _parse_entry(question_id: str, response: Any, allow_truncated: bool) -> dict[str, Any]:
     """One question's report entry, with its ``prediction_text``."""
-    entry: dict[str, Any] = {"id": question_id, "text": response.text,
-                             "reasoning": response.reasoning}  # fmt: skip
+    entry: dict[str, Any] = {
+        "id": question_id,
+        "text": response.text,
+        "reasoning": response.reasoning,
+    }
     if response.text is None:
         repairs = [{"kind": "no_response", "problem": response.problem}]
-        return {**entry, "status": "no_response", "reason": None, "detail": None,
-                "repairs": repairs, "prediction_text": ""}  # fmt: skip
+        return {
+            **entry,
+            "status": "no_response",
+            "reason": None,
+            "detail": None,
+            "repairs": repairs,
+            "prediction_text": "",
+        }
     parsed = parse_wote_answer(
         response.text,
         response.finish_reason,
         reasoning=response.reasoning,
         allow_truncated=allow_truncated,
     )
-    return {**entry, "status": parsed.status, "reason": parsed.reason, "detail": parsed.detail,
-            "repairs": parsed.repairs, "prediction_text": parsed.prediction_text}  # fmt: skip
+    return {
+        **entry,
+        "status": parsed.status,
+        "reason": parsed.reason,
+        "detail": parsed.detail,
+        "repairs": parsed.repairs,
+        "prediction_text": parsed.prediction_text,
+    }

@@ -99,9 +99,14 @@ def ocw_dataset(
         walls if split == "train" or int(shots) == 0 else _split_rows(data_dir, "train", no_checks)
     )
     requests = build_requests(
-        walls, train, task=task, shots=int(shots), seed=int(seed), style=prompt_style,
+        walls,
+        train,
+        task=task,
+        shots=int(shots),
+        seed=int(seed),
+        style=prompt_style,
         response_format=response_format,
-    )  # fmt: skip
+    )
     settings = {"task": task, "data_dir": data_dir, "split": split, "shots": int(shots)}
     settings.update(seed=int(seed), no_checks=no_checks, **other)
     if prompt_style != "paper":  # the paper task's digest as before

@@ -221,9 +221,11 @@ def replay(
         state = dataclasses.replace(state, ended=reason)
     if state.ended != reason:
         raise _error(
-            path, number, records.wall_id,
+            path,
+            number,
+            records.wall_id,
             f"field reason: {reason!r} recorded, the rules give {state.ended!r}",
-        )  # fmt: skip
+        )
     return state, verdicts
 
 

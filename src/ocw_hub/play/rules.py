@@ -115,9 +115,15 @@ NYT_MAX_GUESSES = RULE_SETS["nyt"].max_guesses
 VERDICTS = ("correct", "incorrect", "one_away", "invalid")
 #: Why an answer is no guess: the engine's own (:func:`invalid_reason`) and the parser's.
 INVALID_REASONS = (
-    "not four clues", "clue twice", "clue not in play", "not one group", "unparseable",
-    "refusal", "truncated", ALREADY_GUESSED,
-)  # fmt: skip
+    "not four clues",
+    "clue twice",
+    "clue not in play",
+    "not one group",
+    "unparseable",
+    "refusal",
+    "truncated",
+    ALREADY_GUESSED,
+)
 END_REASONS = ("solved", "frozen_lives", "frozen_guesses", "frozen_invalid", "gave_up", "time")
 ORDINALS = ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh")
 _WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -173,9 +179,12 @@ def describe(rules: str, *, clock: bool = True, max_invalid: int = DEFAULT_MAX_I
 
 
 def page_rules(
-    rules: str, *, max_guesses: int | None = None, max_invalid: int = DEFAULT_MAX_INVALID,
+    rules: str,
+    *,
+    max_guesses: int | None = None,
+    max_invalid: int = DEFAULT_MAX_INVALID,
     clock: bool = True,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """The rule set as the play page's script reads it (JSON): the :class:`RuleSet`'s fields,
     the caps of this page (``max_guesses``, ``max_invalid``), ``clock_seconds`` (None with
     ``clock`` False), ``group_size`` and ``summary`` (:func:`describe`)."""

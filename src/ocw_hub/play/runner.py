@@ -33,9 +33,18 @@ from .turns import WallPlay, take_answer
 
 #: Header fields a resumed log must share with the run (the rest may differ).
 SAME_RUN = (
-    "rules", "max_guesses", "max_invalid", "config", "split", "player", "max_tokens", "walls",
-    "profile", "generation", "accepted_models",
-)  # fmt: skip
+    "rules",
+    "max_guesses",
+    "max_invalid",
+    "config",
+    "split",
+    "player",
+    "max_tokens",
+    "walls",
+    "profile",
+    "generation",
+    "accepted_models",
+)
 
 
 @dataclass

@@ -36,9 +36,16 @@ from .log import PlayLog, read_play_log, replay, start_state
 
 #: Per-wall play figures summed over the split (each also given as a mean, ``<name>_mean``).
 TOTALS = (
-    "groups_found", "walls_solved", "guesses", "wrong_guesses", "lives_lost", "invalid",
-    "frozen", "connections_right", "points",
-)  # fmt: skip
+    "groups_found",
+    "walls_solved",
+    "guesses",
+    "wrong_guesses",
+    "lives_lost",
+    "invalid",
+    "frozen",
+    "connections_right",
+    "points",
+)
 #: Group-by-group counts (the player's play against the contestants').
 AGREEMENT = ("both", "model_only", "contestants_only", "neither")
 #: Their labels (``model_only``: found by the player, a model or a person).
@@ -127,8 +134,12 @@ def _agreement(state: rules.WallState | None, wall: Mapping[str, Any]) -> dict[s
     for index, group in enumerate(gold_groups(wall)):
         model = state is not None and index in state.found
         people = bool(group["human_performance"]["grouping"])
-        key = {(True, True): "both", (True, False): "model_only", (False, True):
-               "contestants_only", (False, False): "neither"}[(model, people)]  # fmt: skip
+        key = {
+            (True, True): "both",
+            (True, False): "model_only",
+            (False, True): "contestants_only",
+            (False, False): "neither",
+        }[(model, people)]
         counts[key] += 1
     return counts
 
@@ -311,9 +322,14 @@ def evaluate_play(
             f"give --split {header['split']} --config {header['config']}"
         )
     rows, source = rows_and_source(
-        spec.name, split, data_dir, rows, cache_dir=cache_dir,
-        verification_mode=verification_mode, download_mode=download_mode,
-    )  # fmt: skip
+        spec.name,
+        split,
+        data_dir,
+        rows,
+        cache_dir=cache_dir,
+        verification_mode=verification_mode,
+        download_mode=download_mode,
+    )
     with margin_memo():
         scored = score_play_log(
             path,

@@ -293,8 +293,17 @@ def _contestants(first: System, figure: str, n_resamples: int, seed: int) -> Sys
         if value is None or len(per_wall) != len(values):
             return None
         interval = _interval(figure, list(per_wall.values()), n_resamples, seed)
-        return System(CONTESTANTS, first.results, float(value), None, interval, per_wall, 0, 0,
-                      frozenset(per_wall))  # fmt: skip
+        return System(
+            CONTESTANTS,
+            first.results,
+            float(value),
+            None,
+            interval,
+            per_wall,
+            0,
+            0,
+            frozenset(per_wall),
+        )
     if figure not in FIGURES["human"] or "human" not in first.results:
         return None
     value = first.results["human"].get(figure)

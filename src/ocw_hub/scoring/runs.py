@@ -505,9 +505,14 @@ def score_files(
     from ..data.sources import rows_and_source
 
     rows, source = rows_and_source(
-        spec.name, split, data_dir, rows, cache_dir=cache_dir,
-        verification_mode=verification_mode, download_mode=download_mode,
-    )  # fmt: skip
+        spec.name,
+        split,
+        data_dir,
+        rows,
+        cache_dir=cache_dir,
+        verification_mode=verification_mode,
+        download_mode=download_mode,
+    )
     part = None
     if log is not None:
         rows, part = log.own_rows(rows, spec.id_key, spec.units)

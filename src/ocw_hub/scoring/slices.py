@@ -291,8 +291,10 @@ def unsliced_play_log(is_play_log: bool, wanted: WallSlice | None) -> bool:
         SliceError: a play log with a slice.
     """
     if is_play_log and wanted is not None:
-        raise SliceError(f"{describe(wanted)}: a play log is scored whole (slice its walls' "
-                         "predictions, or play only those walls)")  # fmt: skip
+        raise SliceError(
+            f"{describe(wanted)}: a play log is scored whole (slice its walls' "
+            "predictions, or play only those walls)"
+        )
     return is_play_log
 
 
@@ -462,8 +464,10 @@ def slice_results(
     if "per_wall" not in runs[0]:
         raise _no_seasons(str(data.get("config")))
     if "play" in runs[0]:  # its play figures are the whole log's, as evaluate scores it
-        raise SliceError(f"{describe(wanted)}: {data.get('predictions')} is a play result, "
-                         "reported whole (play only the walls of the slice)")  # fmt: skip
+        raise SliceError(
+            f"{describe(wanted)}: {data.get('predictions')} is a play result, "
+            "reported whole (play only the walls of the slice)"
+        )
     present = [int(w["season"]) for w in runs[0]["per_wall"]]
     kept = set(chosen_seasons(present, wanted, dates))
     before = data.get("slice")

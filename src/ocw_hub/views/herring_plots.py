@@ -55,11 +55,20 @@ def _interval(f: ResultsFile, key: str) -> list[float] | None:
 def _found_by_axis(ax: Any, files: Sequence[ResultsFile]) -> list[Any]:
     handles = []
     for key, label, fill, hatch in SEGMENTS:
-        left = [sum(_mean_of(f, k + "_rate") or 0.0 for k in FOUND_BY[: FOUND_BY.index(key)])
-                for f in files]  # fmt: skip
+        left = [
+            sum(_mean_of(f, k + "_rate") or 0.0 for k in FOUND_BY[: FOUND_BY.index(key)])
+            for f in files
+        ]
         widths = [_mean_of(f, key + "_rate") or 0.0 for f in files]
-        bars = ax.barh(range(len(files)), widths, left=left, color=fill, hatch=hatch,
-                       edgecolor="white", label=label)  # fmt: skip
+        bars = ax.barh(
+            range(len(files)),
+            widths,
+            left=left,
+            color=fill,
+            hatch=hatch,
+            edgecolor="white",
+            label=label,
+        )
         handles.append(bars)
         for y, (x, w) in enumerate(zip(left, widths, strict=True)):
             if w >= 0.06:
@@ -91,8 +100,17 @@ def _herring_axis(ax: Any, files: Sequence[ResultsFile]) -> list[Any]:
         values = [_mean_of(f, key) for key, _ in HERRING_FIGURES]
         heights = [v if v is not None else 0.0 for v in values]
         low, high = _error_bars(f, values)
-        handles.append(ax.bar(xs, heights, width, yerr=[low, high], capsize=3, color=colour(i),
-                              label=mpl_text(f.label)))  # fmt: skip
+        handles.append(
+            ax.bar(
+                xs,
+                heights,
+                width,
+                yerr=[low, high],
+                capsize=3,
+                color=colour(i),
+                label=mpl_text(f.label),
+            )
+        )
         zeros = [x for x, value in zip(xs, values, strict=True) if value == 0]
         zero_marks(ax, zeros, [0.0] * len(zeros), colour(i))
         for x in (x for x, value in zip(xs, values, strict=True) if value is None):
@@ -160,8 +178,15 @@ def plot_confusion(files: Sequence[ResultsFile]) -> Plot | None:
         ax.imshow(matrix, vmin=0, vmax=1, cmap="Blues")
         for g, row in enumerate(matrix):
             for h, value in enumerate(row):
-                ax.text(h, g, f"{value:.2f}", ha="center", va="center", fontsize=7,
-                        color="white" if value > 0.6 else "black")  # fmt: skip
+                ax.text(
+                    h,
+                    g,
+                    f"{value:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if value > 0.6 else "black",
+                )
         ax.set_xticks(range(N_GROUPS), names)
         ax.set_yticks(range(N_GROUPS), names)
         ax.set_xlabel("placed with gold group")

@@ -79,8 +79,16 @@ def plot_by_season(files: Sequence[ResultsFile]) -> Plot | None:
                 ax, files[0], seasons, ("human", figure), [p + (len(files) / 2) * width for p in x]
             )
         else:
-            ax.text(0.5, 0.95, NO_HUMAN_NOTE, transform=ax.transAxes, ha="center", va="top",
-                    fontsize=8, color=HUMAN_COLOUR)  # fmt: skip
+            ax.text(
+                0.5,
+                0.95,
+                NO_HUMAN_NOTE,
+                transform=ax.transAxes,
+                ha="center",
+                va="top",
+                fontsize=8,
+                color=HUMAN_COLOUR,
+            )
         ax.set_xticks(x, [f"{s}\n({first[s]['n_walls']})" for s in seasons], fontsize=8)
         ax.set_xlabel("season (walls in the split)")
         ax.set_ylabel(f"{name} (rate, 0-1)")

@@ -114,8 +114,9 @@ def zero_marks(ax: Any, positions: Sequence[float], values: Sequence[float], col
     xs = [x for x, v in zip(positions, values, strict=True) if v == 0]
     if not xs:
         return
-    ax.plot(xs, [0.0] * len(xs), "_", ms=8, mew=3, color=color, clip_on=False, zorder=4,
-            gid="zero-mark")  # fmt: skip
+    ax.plot(
+        xs, [0.0] * len(xs), "_", ms=8, mew=3, color=color, clip_on=False, zorder=4, gid="zero-mark"
+    )
 
 
 def human_bars(ax: Any, positions: Sequence[float], values: Sequence[float], width: float) -> None:

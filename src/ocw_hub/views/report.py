@@ -199,8 +199,10 @@ def _group_section(
     predictions: PredictionsCache,
 ) -> str:
     config, split = group[0].key
-    parts = [f"<h2 id=\"{html.escape(config)}-{html.escape(split)}\">{html.escape(config)} / "
-             f"{html.escape(split)}{_slice_text(group)}</h2>"]  # fmt: skip
+    parts = [
+        f'<h2 id="{html.escape(config)}-{html.escape(split)}">{html.escape(config)} / '
+        f"{html.escape(split)}{_slice_text(group)}</h2>"
+    ]
     parts += [plot.html() for plot in _plots_of(group) if plot is not None]
     if group[0].is_wote:
         return "".join(parts)

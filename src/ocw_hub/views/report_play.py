@@ -136,8 +136,16 @@ def plot_play_seasons(files: Sequence[ResultsFile]) -> Plot:
         if None not in human:
             human_bars(ax, [p + (len(files) / 2) * width for p in x], human, width)
         else:  # walls rebuilt from groups of different walls: never played as such
-            ax.text(0.5, 0.95, NO_HUMAN_POINTS, transform=ax.transAxes, ha="center", va="top",
-                    fontsize=8, color=HUMAN_COLOUR)  # fmt: skip
+            ax.text(
+                0.5,
+                0.95,
+                NO_HUMAN_POINTS,
+                transform=ax.transAxes,
+                ha="center",
+                va="top",
+                fontsize=8,
+                color=HUMAN_COLOUR,
+            )
         ax.set_xticks(x, [f"{s}\n({figures[0][s]['n_walls']})" for s in seasons], fontsize=8)
         ax.set_xlabel("season (walls in the split)")
         ax.set_ylabel(label)
@@ -166,8 +174,10 @@ def plot_play_lives(files: Sequence[ResultsFile]) -> Plot:
     reasons = sorted({r for f in files for r in f.data["play"]["end_reasons"]})
     fig, axes = new_figure(ncols=2, width=5.0)
     width = 0.8 / len(files)
-    for ax, part, keys in ((axes[0], "lives_lost_distribution", lives),
-                           (axes[1], "end_reasons", reasons)):  # fmt: skip
+    for ax, part, keys in (
+        (axes[0], "lives_lost_distribution", lives),
+        (axes[1], "end_reasons", reasons),
+    ):
         samples = partial(_share_samples, part=part, keys=keys)
         file_bars(ax, _labelled(files), samples, width, shift=(len(files) - 1) / 2)
         ax.set_xticks(list(range(len(keys))), [k.replace("_", " ") for k in keys], fontsize=8)

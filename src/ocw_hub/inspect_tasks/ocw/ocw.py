@@ -151,11 +151,14 @@ def ocw_vote() -> ScoreReducer:
         wall, task_name = meta["wall"], meta["task"]
         wall_id = str(wall["wall_id"])
         samples = [
-            ParsedWall(wall_id, (s.metadata or {}).get("groups"),
-                       (s.metadata or {}).get("connections"),
-                       status=str((s.metadata or {}).get("status")))
+            ParsedWall(
+                wall_id,
+                (s.metadata or {}).get("groups"),
+                (s.metadata or {}).get("connections"),
+                status=str((s.metadata or {}).get("status")),
+            )
             for s in scores
-        ]  # fmt: skip
+        ]
         vote = vote_groups if task_name == "grouping" else vote_connections
         return _score(wall, task_name, vote(wall_id, samples), None)
 
@@ -194,18 +197,32 @@ def ocw_task(
         else split_rows(spec.name, "train", data_dir, no_checks)
     )
     requests = build_requests(
-        walls, train, task=task_name, shots=shots, seed=seed, style=style,
-        response_format=fmt, generation=generation,
-    )  # fmt: skip
+        walls,
+        train,
+        task=task_name,
+        shots=shots,
+        seed=seed,
+        style=style,
+        response_format=fmt,
+        generation=generation,
+    )
     bodies = [r["body"] for r in requests]
     fields = common_fields(bodies)
     samples = [record_to_sample(w, r) for w, r in zip(walls, requests, strict=True)]
     protocol = {
-        "method": "llm", "task": task_name, "config": spec.name, "split": split,
-        "prompt_style": style, "response_format": response_format_of(style, response_format),
-        "shots": shots, "seed": seed, "profile": profile, "generation": fields,
-        "parse_mode": "robust", "aggregate": "vote" if vote else "sample",
-    }  # fmt: skip
+        "method": "llm",
+        "task": task_name,
+        "config": spec.name,
+        "split": split,
+        "prompt_style": style,
+        "response_format": response_format_of(style, response_format),
+        "shots": shots,
+        "seed": seed,
+        "profile": profile,
+        "generation": fields,
+        "parse_mode": "robust",
+        "aggregate": "vote" if vote else "sample",
+    }
     return Task(
         dataset=MemoryDataset(samples, name=f"ocw_{task_name}-{spec.name}-{split}"),
         solver=answer_once(),
@@ -254,10 +271,21 @@ def ocw_grouping(
         no_checks: skip the split's checksum check (as ``--no-checks``).
     """
     return ocw_task(
-        "grouping", data_dir=data_dir, config=config, split=split, shots=shots, seed=seed,
-        style=style, response_format=response_format, profile=profile, max_tokens=max_tokens,
-        reasoning_effort=reasoning_effort, epochs=epochs, vote=vote, no_checks=no_checks,
-    )  # fmt: skip
+        "grouping",
+        data_dir=data_dir,
+        config=config,
+        split=split,
+        shots=shots,
+        seed=seed,
+        style=style,
+        response_format=response_format,
+        profile=profile,
+        max_tokens=max_tokens,
+        reasoning_effort=reasoning_effort,
+        epochs=epochs,
+        vote=vote,
+        no_checks=no_checks,
+    )
 
 
 @task
@@ -279,7 +307,18 @@ def ocw_connections(
     """Task 2 of the paper: name the connection of each of a wall's four gold groups
     (arguments as :func:`ocw_grouping`)."""
     return ocw_task(
-        "connections", data_dir=data_dir, config=config, split=split, shots=shots, seed=seed,
-        style=style, response_format=response_format, profile=profile, max_tokens=max_tokens,
-        reasoning_effort=reasoning_effort, epochs=epochs, vote=vote, no_checks=no_checks,
-    )  # fmt: skip
+        "connections",
+        data_dir=data_dir,
+        config=config,
+        split=split,
+        shots=shots,
+        seed=seed,
+        style=style,
+        response_format=response_format,
+        profile=profile,
+        max_tokens=max_tokens,
+        reasoning_effort=reasoning_effort,
+        epochs=epochs,
+        vote=vote,
+        no_checks=no_checks,
+    )

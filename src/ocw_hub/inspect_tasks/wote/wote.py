@@ -98,10 +98,16 @@ def wote(
     requests = [wote_request(row, generation=generation) for row in rows]
     bodies = [r["body"] for r in requests]
     protocol = {
-        "method": "llm", "task": "spans", "config": "wote", "split": split,
-        "prompt_style": "ours", "shots": 0, "profile": profile,
-        "generation": common_fields(bodies), "parse_mode": "robust",
-    }  # fmt: skip
+        "method": "llm",
+        "task": "spans",
+        "config": "wote",
+        "split": split,
+        "prompt_style": "ours",
+        "shots": 0,
+        "profile": profile,
+        "generation": common_fields(bodies),
+        "parse_mode": "robust",
+    }
     return Task(
         dataset=MemoryDataset(
             [record_to_sample(r, q) for r, q in zip(rows, requests, strict=True)],
