@@ -1,9 +1,15 @@
 """``python -m ocw_hub`` and the ``ocw-hub`` program: Ctrl-C is handled from the first import
-on (:mod:`ocw_hub.interrupts`)."""
+on (:mod:`ocw_hub.interrupts`); ``import ocw_hub``, which Python runs first, imports nothing."""
 
 from __future__ import annotations
 
-from .interrupts import run_interruptible
+import sys
+
+try:
+    from .interrupts import run_interruptible
+except KeyboardInterrupt:  # Ctrl-C while the handler itself is being imported
+    sys.stderr.write("\ninterrupted\n")
+    raise SystemExit(130) from None
 
 
 def _cli() -> None:

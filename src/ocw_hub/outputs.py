@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
+from . import interrupts
 from .configs import PathLike
 from .errors import OutputPathError
 
@@ -195,7 +196,8 @@ def write_json(path: PathLike, value: object, *, indent: int | None = 2) -> None
 def write_files_atomic(files: dict[Path, bytes]) -> None:
     """Write several files as one: each is written to a temporary file beside it, and only when
     all are complete are they renamed into place, with Ctrl-C held for the renames (so a
-    folder of runs is never left half old, half new). Each path as :func:`write_bytes_atomic`.
+    folder of runs is never left half old, half new). Each path as :func:`write_bytes_atomic`;
+    after Ctrl-C nothing is moved into place (:func:`ocw_hub.interrupts.check`).
 
     Raises:
         OutputPathError: as :func:`write_bytes_atomic`; nothing is replaced then.
@@ -204,26 +206,13 @@ def write_files_atomic(files: dict[Path, bytes]) -> None:
     try:
         for path, data in files.items():
             staged.append((_staged_file(Path(path), data), Path(path)))
-        _held_sigint(lambda: _replace_all(staged))
+        interrupts.check()
+        with interrupts.held():
+            _replace_all(staged)
     except BaseException:
         for tmp, _ in staged:
             Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def _held_sigint(step: Callable[[], object]) -> None:
-    """``step()`` with SIGINT held until it is done (in the main thread; elsewhere as is)."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        step()
-        return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        step()
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _staged_file(path: Path, data: bytes) -> str:
@@ -276,6 +265,7 @@ def write_bytes_atomic(path: PathLike, data: bytes) -> None:
     path = Path(path)
     tmp = _staged_file(path, data)
     try:
+        interrupts.check()
         _replace_regular(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
