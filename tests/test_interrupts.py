@@ -170,6 +170,25 @@ def test_a_swallowed_ctrl_c_still_ends_the_command_130(
     assert not list(tmp_path.iterdir())
 
 
+def test_ctrl_c_as_a_temporary_file_is_made_leaves_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sigint_restored: None
+) -> None:
+    """Ctrl-C just after the temporary copy of an output is created: it is removed."""
+    import tempfile
+
+    made = tempfile.mkstemp
+
+    def mkstemp(*args: object, **kwargs: object) -> tuple[int, str]:
+        result = made(*args, **kwargs)  # type: ignore[call-overload]
+        _ctrl_c()
+        return result
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    with pytest.raises(SystemExit):
+        run_interruptible(lambda: write_json(tmp_path / "out.json", {"done": True}))
+    assert not list(tmp_path.iterdir())
+
+
 def test_ctrl_c_ignored_at_the_start_stays_ignored(sigint_restored: None) -> None:
     """A background job (SIGINT ignored by its shell) is not ended by the terminal's Ctrl-C."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)

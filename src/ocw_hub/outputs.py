@@ -205,7 +205,8 @@ def write_files_atomic(files: dict[Path, bytes]) -> None:
     staged: list[tuple[str, Path]] = []
     try:
         for path, data in files.items():
-            staged.append((_staged_file(Path(path), data), Path(path)))
+            with interrupts.held():  # each temporary file is in the list before Ctrl-C acts
+                staged.append((_staged_file(Path(path), data), Path(path)))
         interrupts.check()
         with interrupts.held():
             _replace_all(staged)
@@ -263,12 +264,14 @@ def write_bytes_atomic(path: PathLike, data: bytes) -> None:
             rename); the folder cannot be written.
     """
     path = Path(path)
-    tmp = _staged_file(path, data)
+    staged: list[str] = []
     try:
-        interrupts.check()
-        _replace_regular(tmp, path)
+        with interrupts.held():  # the temporary file is in the list before Ctrl-C acts
+            staged.append(_staged_file(path, data))
+        _replace_regular(staged[0], path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        for tmp in staged:
+            Path(tmp).unlink(missing_ok=True)
         raise
 
 
