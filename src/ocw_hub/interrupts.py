@@ -50,11 +50,6 @@ def _on_sigint(signum: int, frame: Any) -> None:
     raise Interrupted
 
 
-def interrupted() -> bool:
-    """Whether Ctrl-C ended (or is ending) this command."""
-    return _State.recorded
-
-
 def check() -> None:
     """Raise :class:`Interrupted` if Ctrl-C arrived during the command, even when the exception
     it raised was swallowed on the way (called before an output is moved into place)."""
@@ -141,4 +136,4 @@ def run_interruptible(main: Callable[[], Any]) -> Any:
     finally:
         # the command is over: a Ctrl-C in the exit hooks changes nothing
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        _State.active = False
+        _State.active = _State.recorded = False  # outputs written later in this process pass
