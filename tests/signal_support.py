@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +33,10 @@ def start(command: list[str], **kwargs: Any) -> subprocess.Popen:
 
 def interrupted(
     args: list[str], delay: float, timeout: float = 300
-) -> tuple[subprocess.CompletedProcess, bool]:
+) -> tuple[subprocess.CompletedProcess, float | None]:
     """``python -m ocw_hub ARGS`` (this checkout's), SIGINT to its group after ``delay``
-    seconds if still running; the ended process and whether the signal was sent."""
+    seconds if still running; the ended process and when the signal was sent (``time.time()``,
+    None if it was not)."""
     env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     process = start(
         [sys.executable, "-m", "ocw_hub", *args],
@@ -43,11 +45,11 @@ def interrupted(
         text=True,
         env=env,
     )
-    sent = False
+    sent = None
     try:
         process.wait(timeout=delay)
     except subprocess.TimeoutExpired:
+        sent = time.time()
         os.killpg(process.pid, signal.SIGINT)
-        sent = True
     out, err = process.communicate(timeout=timeout)
     return subprocess.CompletedProcess(process.args, process.returncode, out, err), sent
