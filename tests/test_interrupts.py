@@ -20,8 +20,8 @@ from ocw_hub.interrupts import INTERRUPTED_EXIT, run_interruptible
 from ocw_hub.outputs import write_json
 
 #: A traceback line of ocw_hub code that runs before the program can handle Ctrl-C: the
-#: package's own import, which Python runs before the entry point's module (and imports nothing).
-_BEFORE_HANDLER = re.compile(r'ocw_hub[/\\]__init__\.py", line \d+, in <module>$')
+#: package's import (which imports nothing) and the entry module's few definitions before main().
+_BEFORE_HANDLER = re.compile(r'ocw_hub[/\\](__init__|__main__)\.py", line \d+, in <module>$')
 
 
 def _python_start(done: subprocess.CompletedProcess) -> bool:

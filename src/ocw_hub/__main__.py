@@ -5,12 +5,6 @@ from __future__ import annotations
 
 import sys
 
-try:
-    from .interrupts import run_interruptible
-except KeyboardInterrupt:  # Ctrl-C while the handler itself is being imported
-    sys.stderr.write("\ninterrupted\n")
-    raise SystemExit(130) from None
-
 
 def _cli() -> None:
     from .cli import app
@@ -20,7 +14,13 @@ def _cli() -> None:
 
 def main() -> None:
     """Run the ``ocw-hub`` command line."""
-    run_interruptible(_cli)
+    try:
+        from .interrupts import run_interruptible
+
+        run_interruptible(_cli)
+    except KeyboardInterrupt:  # Python's own, before run_interruptible installed its handler
+        sys.stderr.write("\ninterrupted\n")
+        raise SystemExit(130) from None
 
 
 if __name__ == "__main__":
