@@ -20,21 +20,33 @@ Names are imported on first use, so ``import ocw_hub`` (and ``ocw-hub --help``) 
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
 
-from .configs import ALIASES, CONFIGS
-from .errors import (
-    ExportError,
-    OCWHubError,
-    OutputPathError,
-    PredictionsError,
-    SourceUnavailableError,
-    WrongSourceError,
-)
+# ``import ocw_hub`` runs before the ``ocw-hub`` program can handle Ctrl-C
+# (:mod:`ocw_hub.interrupts`): it imports nothing, not even ``typing``. mypy reads the names here.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .configs import ALIASES as ALIASES
+    from .configs import CONFIGS as CONFIGS
+    from .errors import ExportError as ExportError
+    from .errors import OCWHubError as OCWHubError
+    from .errors import OutputPathError as OutputPathError
+    from .errors import PredictionsError as PredictionsError
+    from .errors import SourceUnavailableError as SourceUnavailableError
+    from .errors import WrongSourceError as WrongSourceError
 
 __version__ = "0.1.0"
 
 _LAZY = {
+    "ALIASES": "configs",
+    "CONFIGS": "configs",
+    "ExportError": "errors",
+    "OCWHubError": "errors",
+    "OutputPathError": "errors",
+    "PredictionsError": "errors",
+    "SourceUnavailableError": "errors",
+    "WrongSourceError": "errors",
     "get_builder": "data.builders",
     "load_dataset": "data.builders",
     "official_splits": "data.builders",
@@ -44,17 +56,7 @@ _LAZY = {
     "evaluate_files": "evaluation",
 }
 
-__all__ = [
-    "ALIASES",
-    "CONFIGS",
-    "ExportError",
-    "OCWHubError",
-    "OutputPathError",
-    "PredictionsError",
-    "SourceUnavailableError",
-    "WrongSourceError",
-    *_LAZY,
-]
+__all__ = [*_LAZY]
 
 
 #: Submodules reachable as attributes of ``import ocw_hub`` (``ocw_hub.resources.metric_dir()``),

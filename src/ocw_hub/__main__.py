@@ -1,9 +1,9 @@
 """``python -m ocw_hub`` and the ``ocw-hub`` program: Ctrl-C is handled from the first import
-on (:mod:`ocw_hub.interrupts`)."""
+on (:mod:`ocw_hub.interrupts`); ``import ocw_hub``, which Python runs first, imports nothing."""
 
 from __future__ import annotations
 
-from .interrupts import run_interruptible
+import sys
 
 
 def _cli() -> None:
@@ -14,7 +14,13 @@ def _cli() -> None:
 
 def main() -> None:
     """Run the ``ocw-hub`` command line."""
-    run_interruptible(_cli)
+    try:
+        from .interrupts import run_interruptible
+
+        run_interruptible(_cli)
+    except KeyboardInterrupt:  # Python's own, before run_interruptible installed its handler
+        sys.stderr.write("\ninterrupted\n")
+        raise SystemExit(130) from None
 
 
 if __name__ == "__main__":

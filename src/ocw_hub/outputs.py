@@ -11,11 +11,12 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from . import interrupts
 from .configs import PathLike
 from .errors import OutputPathError
 
@@ -196,7 +197,8 @@ def write_json(path: PathLike, value: object, *, indent: int | None = 2) -> None
 def write_files_atomic(files: dict[Path, bytes]) -> None:
     """Write several files as one: each is written to a temporary file beside it, and only when
     all are complete are they renamed into place, with Ctrl-C held for the renames (so a
-    folder of runs is never left half old, half new). Each path as :func:`write_bytes_atomic`.
+    folder of runs is never left half old, half new). Each path as :func:`write_bytes_atomic`;
+    after Ctrl-C nothing is moved into place (:func:`ocw_hub.interrupts.check`).
 
     Raises:
         OutputPathError: as :func:`write_bytes_atomic`; nothing is replaced then.
@@ -204,27 +206,15 @@ def write_files_atomic(files: dict[Path, bytes]) -> None:
     staged: list[tuple[str, Path]] = []
     try:
         for path, data in files.items():
-            staged.append((_staged_file(Path(path), data), Path(path)))
-        _held_sigint(lambda: _replace_all(staged))
+            with interrupts.held():  # each temporary file is in the list before Ctrl-C acts
+                staged.append((_staged_file(Path(path), data), Path(path)))
+        interrupts.check()
+        with interrupts.held():
+            _replace_all(staged)
     except BaseException:
         for tmp, _ in staged:
             Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def _held_sigint(step: Callable[[], object]) -> None:
-    """``step()`` with SIGINT held until it is done (in the main thread; elsewhere as is)."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        step()
-        return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        step()
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _staged_file(path: Path, data: bytes) -> str:
@@ -275,11 +265,14 @@ def write_bytes_atomic(path: PathLike, data: bytes) -> None:
             rename); the folder cannot be written.
     """
     path = Path(path)
-    tmp = _staged_file(path, data)
+    staged: list[str] = []
     try:
-        _replace_regular(tmp, path)
+        with interrupts.held():  # the temporary file is in the list before Ctrl-C acts
+            staged.append(_staged_file(path, data))
+        _replace_regular(staged[0], path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        for tmp in staged:
+            Path(tmp).unlink(missing_ok=True)
         raise
 
 

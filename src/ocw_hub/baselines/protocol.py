@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -42,6 +41,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from .. import interrupts
 from ..errors import BaselineError
 from ..outputs import PathLike
 from ..resources import load_sibling
@@ -259,21 +259,31 @@ def start_workers(jobs: int | None = None) -> threading.Thread | None:
 
 @contextmanager
 def workers_ignore_sigint() -> Iterator[None]:
-    """Processes started in this block ignore SIGINT (an ignored signal stays ignored through
-    ``exec``, and Python then installs no ``KeyboardInterrupt`` handler): Ctrl-C reaches the
-    command, which stops them (:mod:`ocw_hub.cli`), instead of each worker printing a
-    traceback. A Ctrl-C during the block is held and delivered after it. Nothing outside the
-    main thread (signal handlers are the main thread's)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    """Worker processes joblib starts in this block ignore SIGINT: Ctrl-C reaches the command,
+    which stops them (:mod:`ocw_hub.interrupts`), instead of each worker printing a traceback.
+    loky starts each through ``sh -c 'trap "" INT; exec ...'`` (an ignored signal stays
+    ignored through ``exec``, and Python then installs no ``KeyboardInterrupt`` handler). This
+    process keeps its own handler: ignoring SIGINT here while the workers start, as before,
+    lost a Ctrl-C that arrived meanwhile, and the command ran on to exit 0. A Ctrl-C during the
+    block is raised at its end (:func:`ocw_hub.interrupts.held`): the pool is never left half
+    started."""
+    from joblib.externals.loky.backend import fork_exec as loky_fork_exec
+
+    original = getattr(loky_fork_exec, "fork_exec", None)
+    if os.name != "posix" or original is None:  # no loky process start to wrap: as is
+        with interrupts.held():
+            yield
         return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def ignoring_sigint(cmd: list[str], keep_fds: Any, env: Any = None) -> Any:
+        return original(["/bin/sh", "-c", 'trap "" INT; exec "$0" "$@"', *cmd], keep_fds, env)
+
+    loky_fork_exec.fork_exec = ignoring_sigint
     try:
-        yield
+        with interrupts.held():
+            yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        loky_fork_exec.fork_exec = original
 
 
 def label_walls(

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .. import interrupts
 from ..configs import PathLike
 from ..errors import OutputPathError
 from ..outputs import check_output_dir
@@ -222,7 +223,9 @@ def _aside_name(target: Path) -> Path:
 
 def _install(staged: Mapping[Path, Path]) -> None:
     """Move each staged export into its place (target -> staged folder), all or none: a
-    failure puts every previous export back. The replaced exports are removed last."""
+    failure puts every previous export back. The replaced exports are removed last. After
+    Ctrl-C nothing is moved (:func:`ocw_hub.interrupts.check`)."""
+    interrupts.check()
     aside: dict[Path, Path] = {}
     installed: list[Path] = []
     try:
