@@ -1,5 +1,5 @@
-"""One wall's conversation turn by turn, whoever sends the requests (``ocw-hub play``'s
-rounds, the inspect-ai task): :class:`WallPlay` holds the messages and the state,
+"""One wall's conversation turn by turn, as the inspect-ai task ``ocw_play`` plays it
+(:mod:`ocw_hub.inspect_tasks.ocw_play`): :class:`WallPlay` holds the messages and the state,
 :func:`take_answer` reads one answer by the rules and returns the play-log records it makes."""
 
 from __future__ import annotations
@@ -35,7 +35,11 @@ class WallPlay:
         return self.state.rule_set.connection_round and not self.connections_done
 
     def after_answer(self, text: str, clues: Sequence[str] | None, verdict: rules.Verdict) -> None:
-        self.messages.append({"role": "assistant", "content": text})
+        """Advance past an answer: it goes back to the model without its reasoning blocks
+        (an unclosed block: nothing of it), then the feedback or the connection round."""
+        answer, problem, dropped = drop_reasoning(text)
+        said = text if not dropped and problem is None else ("" if problem else answer.strip())
+        self.messages.append({"role": "assistant", "content": said})
         self.state, self.turn = verdict.state, self.turn + 1
         if self.state.ended is None:
             self.messages.append({"role": "user", "content": feedback(verdict, clues, self.order)})
@@ -61,6 +65,11 @@ class WallPlay:
         return {"record": "end", "wall_id": self.id, "reason": self.state.ended}
 
 
+#: Finish reasons of an answer that is no guess whatever its text, as the rules' reason: cut,
+#: stopped by the content filter, a tool call (the model asked for a tool; none is given).
+NO_GUESS = {"length": "truncated", "content_filter": "refusal", "tool_calls": "unparseable"}
+
+
 def take_answer(
     wall: WallPlay, text: str, finish: str | None, extra: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
@@ -71,7 +80,7 @@ def take_answer(
     if wall.state.ended is not None:  # the connection round, read as ``parse`` reads one
         groups = connection_groups(wall.state)
         answer, problem, _dropped = drop_reasoning(text)
-        if problem is not None or finish == "length":  # unclosed reasoning, cut: no answer
+        if problem is not None or finish in NO_GUESS:  # unclosed reasoning, cut: no answer
             answers = [""] * len(groups)
         else:
             answers, _repairs = robust_connections(answer, groups)
@@ -80,8 +89,8 @@ def take_answer(
         return [{**made, **extra}, wall.end_record()]
     clues: list[str] | None
     reason: str | None
-    if finish == "length":
-        clues, reason = None, "truncated"
+    if finish in NO_GUESS:
+        clues, reason = None, NO_GUESS[finish]
     else:
         clues, reason = parse_guess(text, wall.order)  # in play or not: the rules say
     verdict = rules.apply(wall.state, clues, reason)
