@@ -5,16 +5,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from ..errors import PlayLogError
 from ..llm.answer_text import drop_reasoning
 from ..llm.connections import robust_connections
 from ..llm.parsing import parse_guess
 from . import rules
 from .conversation import clue_order, connection_groups, connection_round, feedback, opening
-from .log import WallRecords, guess_record, replay, start_state
+from .log import guess_record, start_state
 
 
 class WallPlay:
@@ -47,17 +45,6 @@ class WallPlay:
             self.messages.append(
                 {"role": "user", "content": connection_round(self.state, self.row)}
             )
-
-    def resume(self, path: Path, records: WallRecords) -> None:
-        """Replay the wall's records (checked) and rebuild its conversation."""
-        state, verdicts = replay(path, records, self.state, finished=False)
-        for (number, record), verdict in zip(records.guesses, verdicts, strict=True):
-            if not isinstance(record.get("text"), str):
-                raise PlayLogError(f"{path}, line {number} (wall {self.id}): no text to resume")
-            self.after_answer(record["text"], record["clues"], verdict)
-        self.state = state
-        self.connections_done = records.connections is not None
-        self.done = records.end is not None
 
     def end_record(self) -> dict[str, Any]:
         """The wall's ``end`` record (the wall is then done)."""
