@@ -1,4 +1,4 @@
-"""A scripted contestant for ``ocw-hub play`` tests and benchmarks: answers the chat server
+"""A scripted contestant for the play protocol's tests (``ocw_play``): answers the chat server
 (:mod:`chat_server`) by reading the conversation, each wall following a plan by wall id.
 
 Plans (``PLANS``): ``perfect`` (a near miss first, then three gold groups; connections as
@@ -64,3 +64,43 @@ class Contestant:
             right = plan == "perfect" or (plan == "frozen" and number == 0)
             lines.append(f"{line} {gold if right else 'no idea'}")
         return "\n".join(lines)
+
+
+def write_play_log(
+    path: Path,
+    rows: list[dict[str, Any]],
+    rules_name: str = "show",
+    config: str = "default",
+    model: str = "m",
+) -> Path:
+    """The play log of ``rows`` played by the :class:`Contestant` turn by turn through the
+    package's rules engine, as the inspect task ``ocw_play`` plays them (its solver's loop
+    without a server): the header ``play_log_from_eval`` writes, then each wall's records."""
+    import json
+
+    from ocw_hub.play import rules
+    from ocw_hub.play.log import VERSION
+    from ocw_hub.play.turns import WallPlay, take_answer
+
+    header = {
+        "record": "play",
+        "version": VERSION,
+        "rules": rules_name,
+        "max_guesses": rules.default_max_guesses(rules_name),
+        "max_invalid": rules.DEFAULT_MAX_INVALID,
+        "config": config,
+        "split": "test",
+        "player": model,
+        "player_kind": "model",
+        "model": model,
+        "generation": {},
+    }
+    contestant = Contestant(rows)
+    lines: list[dict[str, Any]] = [header]
+    for row in rows:
+        wall = WallPlay(row, header)
+        while not wall.done:
+            text = contestant({"messages": wall.messages, "model": model})
+            lines += take_answer(wall, text, "stop", {})
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    return path

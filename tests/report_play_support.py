@@ -1,8 +1,8 @@
-"""Play results for the report's tests (``tests/test_report_play*.py``), made as a user makes
-them: ``ocw-hub play`` against the scripted server (:mod:`chat_server`, answered by
-:class:`play_support.Contestant`) on the 6 fixture test walls, under ``show`` and ``nyt``; a
-person's log as the play page writes it (:func:`write_human_log`); a one-shot run of the
-random baseline on the same walls; each scored by ``ocw-hub evaluate``.
+"""Play results for the report's tests (``tests/test_report_play*.py``): the 6 fixture test
+walls played turn by turn by :class:`play_support.Contestant` through the rules engine, as the
+inspect task ``ocw_play`` plays them (:func:`play_support.write_play_log`), under ``show`` and
+``nyt``; a person's log as the play page writes it (:func:`write_human_log`); a one-shot run
+of the random baseline on the same walls; each scored by ``ocw-hub evaluate``.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-from play_support import FIXTURE, Contestant, fixture_rows
+from play_support import FIXTURE, fixture_rows, write_play_log
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
@@ -76,37 +75,12 @@ def play_results(folder: Path, config: str = "default") -> dict[str, Path]:
     """Results files of ``config``'s fixture test walls by name: ``play-show`` and
     ``play-nyt`` (model ``m`` against the scripted contestant), ``play-ana`` (a person's log),
     ``oneshot`` (the random baseline, 2 runs); the play results with 95 % bootstrap intervals
-    (50 resamples). The server is reached with no proxy and no OpenAI variables (as
-    ``local_only`` in conftest.py)."""
-    from chat_server import ChatServer
-
+    (100 resamples)."""
     rows = fixture_rows() if config == "default" else randomized_rows()
     data = [*DATA, "--config", config]
     logs = {}
-    with pytest.MonkeyPatch.context() as env:
-        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-            env.delenv(name, raising=False)
-        env.setenv("NO_PROXY", "127.0.0.1,localhost")
-        env.delenv("OPENAI_API_KEY", raising=False)
-        env.delenv("OPENAI_BASE_URL", raising=False)
-        server = ChatServer(answer=Contestant(rows))
-        try:
-            for rules in ("show", "nyt"):
-                logs[f"play-{rules}"] = log = folder / f"play-{rules}.jsonl"
-                cli(
-                    "play",
-                    "--base-url",
-                    server.url,
-                    "--model",
-                    "m",
-                    "--out",
-                    str(log),
-                    "--rules",
-                    rules,
-                    *data,
-                )
-        finally:
-            server.close()
+    for rules in ("show", "nyt"):
+        logs[f"play-{rules}"] = write_play_log(folder / f"play-{rules}.jsonl", rows, rules, config)
     logs["play-ana"] = folder / "play-ana.jsonl"
     write_human_log(logs["play-ana"], rows, config)
     out = {}

@@ -1,19 +1,16 @@
-"""``--accept-model NAME`` (run-llm and play): a ``--model`` that is an alias (TGI's ``tgi``,
-an Azure deployment, a LiteLLM alias) is answered under the model's own name; the names
-accepted are recorded (the log's protocol record, the play log's header) and ``parse`` reads
-them from the record. Without it such answers are failures (``other_model``). On a scripted
-server (:mod:`chat_server`) that answers under another name."""
+"""``--accept-model NAME`` (run-llm): a ``--model`` that is an alias (TGI's ``tgi``, an Azure
+deployment, a LiteLLM alias) is answered under the model's own name; the names accepted are
+recorded (the log's protocol record) and ``parse`` reads them from the record. Without it
+such answers are failures (``other_model``). On a scripted server (:mod:`chat_server`) that
+answers under another name."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from chat_server import ChatServer
-from play_support import FIXTURE as PLAY_FIXTURE
-from play_support import Contestant, fixture_rows
 from test_llm_faults import log_lines, make_requests, run_llm, write_requests
 from typer.testing import CliRunner
 
@@ -112,26 +109,9 @@ def test_without_the_option_nothing_is_recorded(tmp_path: Path, alias_server) ->
 
 
 def test_help_names_the_option() -> None:
-    for command in ("run-llm", "play"):
+    for command in ("run-llm",):
         result = runner.invoke(app, [command, "--help"], terminal_width=200)
         assert "--accept-model" in result.output
-
-
-@pytest.mark.parametrize(("alias", "served"), ALIASES[:1])
-def test_play_accepts_the_names_given(
-    tmp_path: Path, alias_server, alias: str, served: str
-) -> None:
-    server = alias_server(served, answer=Contestant(fixture_rows()))
-    data = ["--data-dir", str(PLAY_FIXTURE), "--no-checks", "--walls", "2"]
-    args = ["play", "--base-url", server.url, "--model", alias, "--rules", "nyt", *data]
-    refused = runner.invoke(app, [*args, "--out", str(tmp_path / "a.jsonl")])
-    assert refused.exit_code != 0
-    assert "other_model" in refused.output or served in refused.output, refused.output
-    log = tmp_path / "b.jsonl"
-    result = runner.invoke(app, [*args, "--out", str(log), "--accept-model", served])
-    assert result.exit_code == 0, result.output
-    head = json.loads(log.read_text(encoding="utf-8").split("\n", 1)[0])
-    assert (head["model"], head["accepted_models"]) == (alias, [served])
 
 
 @pytest.mark.parametrize(("alias", "served"), ALIASES[:1])
@@ -159,35 +139,3 @@ def test_a_resumed_run_llm_log_keeps_the_names_its_answers_were_accepted_under(
         "w2": False,
     }
     assert log_lines(out)[-1]["error"]["code"] == "other_model"
-
-
-@pytest.mark.parametrize(("alias", "served"), ALIASES[:1])
-def test_a_play_log_is_resumed_only_with_the_names_it_was_played_with(
-    tmp_path: Path, alias_server, alias: str, served: str
-) -> None:
-    """The play log's header is written once: a resumed run that accepts other names would
-    make it untrue, so it is refused and the log is left as it was."""
-    server = alias_server(served, answer=Contestant(fixture_rows()))
-    log = tmp_path / "play.jsonl"
-    args = [
-        "play",
-        "--base-url",
-        server.url,
-        "--model",
-        alias,
-        "--rules",
-        "nyt",
-        "--out",
-        str(log),
-        "--data-dir",
-        str(PLAY_FIXTURE),
-        "--no-checks",
-    ]
-    first = runner.invoke(app, [*args, "--walls", "1", "--accept-model", served])
-    assert first.exit_code == 0, first.output
-    before = log.read_bytes()
-    for others in ([], ["--accept-model", served, "--accept-model", "another-name"]):
-        refused = runner.invoke(app, [*args, "--walls", "1", *others])
-        assert refused.exit_code == 1 and log.read_bytes() == before
-    same = runner.invoke(app, [*args, "--walls", "1", "--accept-model", served])
-    assert same.exit_code == 0 and log.read_bytes() == before  # nothing left to play

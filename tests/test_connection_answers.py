@@ -1,7 +1,7 @@
 """A law over the real data: every gold connection of every split, named word for word in
 each answer layout read (``Connection:`` lines, numbered, bulleted, labelled, plain, JSON;
 with and without a heading and trailing commentary), scores exact match 1.0 through
-``parse`` and full points through the connection round of ``play``. 50 of the 2,472 gold
+``parse`` and full points through the connection round of the play protocol. 50 of the 2,472 gold
 connections start or end with a quote (``"New" US States``), which the parser once
 stripped; a heading line (``Here are the connections:``) once shifted every group by one."""
 

@@ -1,4 +1,4 @@
-"""The connection round of ``ocw-hub play`` reads an answer as ``parse`` does: reasoning blocks
+"""The connection round of the play protocol reads an answer as ``parse`` does: reasoning blocks
 dropped, an answer cut at the token limit or inside an unclosed block names no connection."""
 
 from __future__ import annotations

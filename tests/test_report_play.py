@@ -82,7 +82,7 @@ def test_play_section_data_equals_the_results(made: dict[str, Path]) -> None:
         assert [r[2] for r in play_rows(data)] == [table[r[1]][column] for r in play_rows(data)]
 
     show, ana = plays[0].data["play"], plays[2].data["play"]
-    # hand-counted from the scripted contestant's plans (tests/test_play_cli.py) and from
+    # hand-counted from the scripted contestant's plans (tests/play_support.py) and from
     # the person's log: 3 walls solved (4 groups, 2 connections: 6 points), 3 given up after
     # one free wrong guess
     assert (show["groups_found"], show["points"]) == (18, 25)

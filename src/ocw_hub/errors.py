@@ -65,7 +65,7 @@ class PredictionsError(OCWHubError, ValueError):
 
 
 class PlayLogError(PredictionsError):
-    """A play log (``ocw-hub play``, the play page) that cannot be resumed or scored: the
+    """A play log (``ocw_play``'s, the play page's) that cannot be resumed or scored: the
     message names the file, the line, the wall id and the field."""
 
 

@@ -37,7 +37,7 @@ def evaluate_files(
 ) -> dict[str, Any]:
     """Score ``predictions`` against a split of ``config``, as ``ocw-hub evaluate`` does.
 
-    One play log (``ocw-hub play``, the play page) is scored by the show's rules; one inspect
+    One play log (``ocw_play``'s, the play page's) is scored by the show's rules; one inspect
     log (``.eval``) has its epochs scored as runs; anything else is predictions files or
     folders of runs (:func:`ocw_hub.scoring.runs.score_files`, whose arguments these are).
 

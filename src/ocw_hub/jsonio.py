@@ -94,7 +94,7 @@ def read_json(
 
 def _json_lines(text: str, what: str) -> str | None:
     """What a text that is not one JSON document is when it is JSON Lines (its first line a
-    JSON object, more lines after it): a play log of ``ocw-hub play`` (its header, ``record:
+    JSON object, more lines after it): a play log (its header, ``record:
     play``) or another JSON Lines file, and what to do; None otherwise."""
     first, _, rest = text.partition("\n")
     try:
@@ -105,7 +105,7 @@ def _json_lines(text: str, what: str) -> str | None:
         return None
     if head.get("record") == "play":
         return (
-            f"a play log of `ocw-hub play` (JSON Lines), not a {what}; score it first "
+            f"a play log (JSON Lines), not a {what}; score it first "
             "(`ocw-hub evaluate LOG --out results.json`) and give results.json"
         )
     return (

@@ -42,7 +42,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Print the folder of the lm-evaluation-harness tasks.",
     ),
     "parse": ("parse:parse", "Turn LLM answers into a predictions file, with a repair report."),
-    "play": ("play:play", "Play the walls one group at a time, as the contestants did."),
     "play-page": (
         "play_page:play_page",
         "Write a self-contained HTML page on which a person plays the walls.",

@@ -118,8 +118,7 @@ def evaluate(
     from ..evaluation import evaluate_files
     from ..llm.usage import cost_line
     from ..outputs import check_output_file, write_json
-    from ..play.generation import play_lines
-    from ..play.log import player_column
+    from ..play.log import play_lines, player_column
     from ..provenance import provenance_lines, record_candidates
     from ..scoring.slices import WallSlice
     from ..views.summary import summary_rows

@@ -58,7 +58,8 @@ def show(
         Path | None,
         typer.Option(
             "--play",
-            help="A play log (ocw-hub play): the wall's turns replayed (guess, verdict, lives).",
+            help="A play log (of ocw_play, of the play page): the wall's turns replayed (guess, "
+            "verdict, lives).",
         ),
     ] = None,
     cache_dir: CacheDir = None,

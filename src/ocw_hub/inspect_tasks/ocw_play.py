@@ -1,6 +1,6 @@
 """``ocw_play``: an inspect-ai task that plays each wall of a split one group at a time, by the
-same rules engine, conversation, guess parser and scoring as ``ocw-hub play`` and
-``ocw-hub evaluate PLAY_LOG`` (:mod:`ocw_hub.play`); nothing of the protocol is written here.
+package's rules engine, conversation, guess parser and scoring (:mod:`ocw_hub.play`, those of
+``ocw-hub evaluate PLAY_LOG``); nothing of the protocol is written here.
 
 Each sample is a wall; the solver keeps the conversation of
 :class:`ocw_hub.play.turns.WallPlay` (inspect sends it; the package reads each answer and
@@ -43,13 +43,12 @@ from ..play import rules
 from ..play.log import VERSION
 from ..play.scoring import score_play_log
 from ..play.turns import WallPlay, take_answer
+from ._common import FINISH, answer_once
 
 #: Per-wall figures reported as metrics (means over walls, with inspect's standard error);
 #: under ``nyt`` the connection figures are absent (no connection round).
 FIGURES = ("groups_found", "walls_solved", "wrong_guesses", "lives_lost", "invalid", "frozen")
 SHOW_FIGURES = (*FIGURES, "connections_right", "points")
-#: inspect's stop reasons that mean the answer was cut (``finish_reason: length``).
-_CUT = ("max_tokens", "model_length")
 #: inspect generate-config fields of how requests are sent, not of what is generated.
 _TRANSPORT = (
     "max_retries",
@@ -78,7 +77,7 @@ def _header(
         "max_invalid": max_invalid,
         "config": config,
         "split": split,
-        "player": "inspect-ai",
+        "player": "inspect-ai",  # the eval's model, once known (play_log_from_eval)
         "player_kind": "model",
     }
 
@@ -87,33 +86,30 @@ def _messages(messages: Sequence[Mapping[str, str]]) -> list[ChatMessage]:
     return [_ROLES[m["role"]](content=m["content"]) for m in messages]
 
 
-def _finish(stop_reason: str) -> str:
-    """``finish_reason`` of an inspect stop reason (only a cut answer matters to the rules)."""
-    return "length" if stop_reason in _CUT else "stop"
-
-
 @solver
 def play_wall(header: dict[str, Any]) -> Solver:
-    """Plays the sample's wall (``metadata["wall"]``) to its end, a turn per ``generate``."""
+    """Plays the sample's wall (``metadata["wall"]``) to its end, a turn per ``generate``
+    (:func:`._common.answer_once`: a tool call, a body with no message, is an answer with no
+    guess). Each record keeps the ``model`` that answered, as the server named it."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         wall = WallPlay(state.metadata["wall"], header)
         records: list[dict[str, Any]] = []
+        answer = answer_once()
         while not wall.done:
             state.messages = _messages(wall.messages)
-            state = await generate(state)
-            usage = state.output.usage
+            state = await answer(state, generate)
+            output = state.output
+            usage = output.usage
             tokens = (
                 {}
                 if usage is None
-                else {
-                    "prompt_tokens": usage.input_tokens,
-                    "completion_tokens": usage.output_tokens,
-                }
+                else {"prompt_tokens": usage.input_tokens, "completion_tokens": usage.output_tokens}
             )
-            extra = {"usage": tokens}
-            text = state.output.completion
-            records += take_answer(wall, text, _finish(str(state.output.stop_reason)), extra)
+            extra = {"usage": tokens, "model": output.model}
+            finish = FINISH.get(str(output.stop_reason)) if output.choices else None
+            text = output.completion if output.choices else ""
+            records += take_answer(wall, text, finish, extra)
         state.store.set("play_records", records)
         state.store.set("play_header", header)
         return state
@@ -199,30 +195,58 @@ def ocw_play(
     )
 
 
-def play_log_from_eval(eval_log: str | os.PathLike[str], out: str | os.PathLike[str]) -> Path:
-    """The conversations of an inspect log of ``ocw_play`` as one play log at ``out`` (a new
-    file): the header, with the eval's ``model`` and the ``generation`` fields it was run with
-    (inspect's generate config as recorded, less how requests are sent and the fields not
-    set: empty when every one was the server's default), then each sample's records in the
-    log's sample order.
+def _epoch_stores(eval_log: Any, samples: Sequence[Any], epoch: int | None) -> list[Any]:
+    """The stores of the ``ocw_play`` samples of ``epoch`` (None: of the one epoch there is).
+
+    Raises:
+        ValueError: no such samples; several epochs and none chosen.
+    """
+    played = [s for s in samples if "play_records" in s.store]
+    epochs = sorted({s.epoch for s in played})
+    if epoch is None and len(epochs) > 1:
+        raise ValueError(
+            f"{eval_log}: {len(epochs)} epochs, each a run of its own: give epoch= one of "
+            f"{epochs} (one play log each)"
+        )
+    stored = [s.store for s in played if epoch is None or s.epoch == epoch]
+    if not stored:
+        within = "" if epoch is None else f" in epoch {epoch}"
+        raise ValueError(f"{eval_log}: no ocw_play samples{within} (no play_records in the store)")
+    return stored
+
+
+def play_log_from_eval(
+    eval_log: str | os.PathLike[str], out: str | os.PathLike[str], epoch: int | None = None
+) -> Path:
+    """The conversations of an inspect log of ``ocw_play`` (of its ``epoch``: needed when it
+    has several, each a run) as one play log at ``out`` (a new file): the header, with the
+    eval's ``model`` as the player, ``answered_by`` (the models the server named in its
+    answers) and the ``generation`` fields it was run with (inspect's generate config as
+    recorded, less how requests are sent and the fields not set: empty when every one was
+    the server's default), then each sample's records in the log's sample order.
 
     Raises:
         OutputPathError: ``out`` cannot be written safely, or is ``eval_log`` itself.
-        ValueError: the log holds no ``ocw_play`` samples.
+        ValueError: the log holds no ``ocw_play`` samples (of ``epoch``); it has several
+            epochs and none is chosen.
     """
     from inspect_ai.log import read_eval_log
 
     from ..outputs import check_output_file, write_text_atomic
 
     log = read_eval_log(str(eval_log))
-    samples = log.samples or []
-    stored = [s.store for s in samples if "play_records" in s.store]
-    if not stored:
-        raise ValueError(f"{eval_log}: no ocw_play samples (no play_records in the store)")
+    stored = _epoch_stores(eval_log, log.samples or [], epoch)
     recorded = log.eval.model_generate_config.model_dump(exclude_none=True)
     config = {k: v for k, v in recorded.items() if k not in _TRANSPORT}
-    header = {**stored[0]["play_header"], "model": log.eval.model, "generation": config}
-    lines = [header] + [r for s in stored for r in s["play_records"]]
+    records = [r for s in stored for r in s["play_records"]]
+    answered = sorted({r["model"] for r in records if isinstance(r.get("model"), str)})
+    header = {
+        **stored[0]["play_header"],
+        "player": log.eval.model,
+        "model": log.eval.model,
+        "answered_by": answered,
+        "generation": config,
+    }
     path = check_output_file(out, [eval_log])
-    write_text_atomic(path, jsonl_text(lines))
+    write_text_atomic(path, jsonl_text([header, *records]))
     return path

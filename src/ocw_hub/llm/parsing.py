@@ -556,7 +556,7 @@ GUESS_PROBLEMS = {
 
 
 def parse_guess(text: str, words: Sequence[str]) -> tuple[list[str] | None, str | None]:
-    """One turn of ``ocw-hub play``: the one group of four that the answer states, read by
+    """One turn of ``ocw_play``: the one group of four that the answer states, read by
     the same rules as :func:`parse_groups` (reasoning dropped, the same layouts, clue matching
     and repairs), among ``words`` (the wall's clues; whether they are still in play is for the
     rules to say, :func:`ocw_hub.play.rules.invalid_reason`). A line repeating more than 4

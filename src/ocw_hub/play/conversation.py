@@ -1,4 +1,4 @@
-"""The messages of one wall's conversation (``ocw-hub play``): the rules and the clues, the
+"""The messages of one wall's conversation (``ocw_play``): the rules and the clues, the
 feedback after each answer, the connection round. Everything here is the package's own text
 and the wall's clues (each checked to be one line, :func:`ocw_hub.llm.prompts.one_line`); a
 server's answer is only ever its own ``assistant`` message, so it cannot change this

@@ -2,8 +2,9 @@
 
 One JSON Lines file per run: a header (``record: play``), then per wall any number of
 ``guess`` records, at most one ``connections`` record and one ``end`` record. Records of
-different walls may interleave (``ocw-hub play`` plays its walls in rounds); a wall's own
-records are in order. A guess record of ``ocw-hub play`` and of the play page also holds the
+different walls may interleave (logs of the retired ``ocw-hub play``, which played in rounds);
+a wall's own records are in order. A guess record of ``ocw_play`` and of the play page
+also holds the
 ``state`` after it (:func:`state_record`; optional: pages before version 2 wrote none).
 Verdicts, states, lives and points are never taken from the file: they are recomputed by
 replaying the guesses through :mod:`ocw_hub.play.rules`, and a recorded verdict, state or end
@@ -146,7 +147,7 @@ def read_play_log(path: str | os.PathLike[str]) -> PlayLog:
     if path.is_file() and path.stat().st_size and not is_play_log(path):
         raise PlayLogError(
             f"{path}: not a play log (its line 1 is no play log header, "
-            '{"record": "play", ...}: give a log that `ocw-hub play` wrote)'
+            '{"record": "play", ...}: give a log of ocw_play or of the play page)'
         )
     from ..llm.log import json_records  # not at import: is_play_log is asked of every file
 
@@ -287,3 +288,44 @@ def guess_record(
         "state": state_record(verdict.state),
         **extra,
     }
+
+
+def with_implied_fields(header: Mapping[str, Any]) -> dict[str, Any]:
+    """A log header with ``profile`` and ``generation``: those of a log written before play
+    had profiles are implied (``paper``: its ``max_tokens``, temperature 0, its ``seed``)."""
+    if "profile" in header or not isinstance(header.get("max_tokens"), int):
+        return dict(header)
+    fields: dict[str, Any] = {"max_tokens": header["max_tokens"], "temperature": 0}
+    if header.get("seed") is not None:
+        fields["seed"] = header["seed"]
+    return {**header, "profile": "paper", "generation": fields}
+
+
+def play_lines(results: Mapping[str, Any]) -> list[str]:
+    """``[play: rules show, profile reasoning (max_completion_tokens 800), model M]`` for the
+    results of a play log (a line of evaluate's table title); ``[]`` for other results. Only
+    what the log recorded: a person's log has no generation (``human player NAME``), a
+    model's log without a profile shows its generation fields as recorded (a log converted
+    from inspect-ai), or says it has none; the models the server named in its answers when
+    the log recorded them (``answered by``)."""
+    from ..provenance import describe_generation
+
+    header = results.get("play_log")
+    if not isinstance(header, Mapping):
+        return []
+    header = with_implied_fields(header)
+    parts = [f"rules {header.get('rules')}"]
+    if header.get("player_kind") != "human":
+        fields = header.get("generation")
+        if "profile" in header:
+            parts.append(f"profile {describe_generation(header['profile'], fields)}")
+        elif isinstance(fields, Mapping):  # no profile: the fields as recorded (inspect-ai)
+            sent = ", ".join(f"{k} {v}" for k, v in fields.items())
+            parts.append(f"generation {sent or 'not set (the server defaults)'}")
+        else:
+            parts.append("generation not recorded")
+    parts.append(describe_player(header))
+    answered = header.get("answered_by")
+    if isinstance(answered, list) and answered:
+        parts.append(f"answered by {', '.join(map(str, answered))}")
+    return [f"play: {', '.join(parts)}"]

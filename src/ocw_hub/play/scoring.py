@@ -277,7 +277,7 @@ def play_protocol(header: Mapping[str, Any]) -> dict[str, Any]:
     """The protocol of a play log: ``method play`` and its header's fields (rules, player,
     profile, generation, max_guesses, ...; a log from before profiles with the paper's
     implied), without ``record``, ``config`` and ``split`` (the results' own fields)."""
-    from .generation import with_implied_fields
+    from .log import with_implied_fields
 
     fields = with_implied_fields(header)
     return {"method": "play", **{k: v for k, v in fields.items() if k not in _NOT_PROTOCOL}}

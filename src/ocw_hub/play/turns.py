@@ -1,20 +1,18 @@
-"""One wall's conversation turn by turn, whoever sends the requests (``ocw-hub play``'s
-rounds, the inspect-ai task): :class:`WallPlay` holds the messages and the state,
+"""One wall's conversation turn by turn, as the inspect-ai task ``ocw_play`` plays it
+(:mod:`ocw_hub.inspect_tasks.ocw_play`): :class:`WallPlay` holds the messages and the state,
 :func:`take_answer` reads one answer by the rules and returns the play-log records it makes."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from ..errors import PlayLogError
 from ..llm.answer_text import drop_reasoning
 from ..llm.connections import robust_connections
 from ..llm.parsing import parse_guess
 from . import rules
 from .conversation import clue_order, connection_groups, connection_round, feedback, opening
-from .log import WallRecords, guess_record, replay, start_state
+from .log import guess_record, start_state
 
 
 class WallPlay:
@@ -35,7 +33,11 @@ class WallPlay:
         return self.state.rule_set.connection_round and not self.connections_done
 
     def after_answer(self, text: str, clues: Sequence[str] | None, verdict: rules.Verdict) -> None:
-        self.messages.append({"role": "assistant", "content": text})
+        """Advance past an answer: it goes back to the model without its reasoning blocks
+        (an unclosed block: nothing of it), then the feedback or the connection round."""
+        answer, problem, dropped = drop_reasoning(text)
+        said = text if not dropped and problem is None else ("" if problem else answer.strip())
+        self.messages.append({"role": "assistant", "content": said})
         self.state, self.turn = verdict.state, self.turn + 1
         if self.state.ended is None:
             self.messages.append({"role": "user", "content": feedback(verdict, clues, self.order)})
@@ -44,21 +46,15 @@ class WallPlay:
                 {"role": "user", "content": connection_round(self.state, self.row)}
             )
 
-    def resume(self, path: Path, records: WallRecords) -> None:
-        """Replay the wall's records (checked) and rebuild its conversation."""
-        state, verdicts = replay(path, records, self.state, finished=False)
-        for (number, record), verdict in zip(records.guesses, verdicts, strict=True):
-            if not isinstance(record.get("text"), str):
-                raise PlayLogError(f"{path}, line {number} (wall {self.id}): no text to resume")
-            self.after_answer(record["text"], record["clues"], verdict)
-        self.state = state
-        self.connections_done = records.connections is not None
-        self.done = records.end is not None
-
     def end_record(self) -> dict[str, Any]:
         """The wall's ``end`` record (the wall is then done)."""
         self.done = True
         return {"record": "end", "wall_id": self.id, "reason": self.state.ended}
+
+
+#: Finish reasons of an answer that is no guess whatever its text, as the rules' reason: cut,
+#: stopped by the content filter, a tool call (the model asked for a tool; none is given).
+NO_GUESS = {"length": "truncated", "content_filter": "refusal", "tool_calls": "unparseable"}
 
 
 def take_answer(
@@ -71,7 +67,7 @@ def take_answer(
     if wall.state.ended is not None:  # the connection round, read as ``parse`` reads one
         groups = connection_groups(wall.state)
         answer, problem, _dropped = drop_reasoning(text)
-        if problem is not None or finish == "length":  # unclosed reasoning, cut: no answer
+        if problem is not None or finish in NO_GUESS:  # unclosed reasoning, cut: no answer
             answers = [""] * len(groups)
         else:
             answers, _repairs = robust_connections(answer, groups)
@@ -80,8 +76,8 @@ def take_answer(
         return [{**made, **extra}, wall.end_record()]
     clues: list[str] | None
     reason: str | None
-    if finish == "length":
-        clues, reason = None, "truncated"
+    if finish in NO_GUESS:
+        clues, reason = None, NO_GUESS[finish]
     else:
         clues, reason = parse_guess(text, wall.order)  # in play or not: the rules say
     verdict = rules.apply(wall.state, clues, reason)

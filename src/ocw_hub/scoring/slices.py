@@ -285,7 +285,7 @@ def apply_slice(
 
 
 def unsliced_play_log(is_play_log: bool, wanted: WallSlice | None) -> bool:
-    """``is_play_log``, refusing a slice of a play log (``ocw-hub play``: not sliced here).
+    """``is_play_log``, refusing a slice of a play log (not sliced here).
 
     Raises:
         SliceError: a play log with a slice.

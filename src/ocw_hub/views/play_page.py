@@ -28,7 +28,7 @@ written into the page as data (:func:`~ocw_hub.play.rules.page_rules`: lives, wh
 clock, repeats, one away, caps, connection round); the page's script holds no rule of its own
 but reads that data as :func:`~ocw_hub.play.rules.apply` does. The log it downloads is the play
 log of the current version (:data:`ocw_hub.play.log.VERSION`) with each guess's state (as
-``ocw-hub play`` writes it), re-scored by replay in ``ocw-hub evaluate``.
+``ocw_play``'s log is written), re-scored by replay in ``ocw-hub evaluate``.
 """
 
 from __future__ import annotations

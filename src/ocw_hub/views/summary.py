@@ -124,7 +124,7 @@ def _ocw_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
     if "connections" in runs[0]:
         found = _theirs(human["connections_correct_rate"], results, "connections_correct_rate")
         rows.append(("connections", "found by the contestants", "-", found))
-    if "play" in results:  # a play log (ocw-hub play)
+    if "play" in results:  # a play log (ocw_play, the play page)
         rows += play_rows(results)
     return rows + _group_rows(results)
 
