@@ -375,14 +375,10 @@ NOT_LOGS = {"v.csv": b"wall_id,score\n46fa44,1\n740d45,0", "v.txt": b"single lin
 
 @pytest.mark.parametrize("name", sorted(NOT_LOGS))
 def test_a_file_that_is_no_log_is_left_as_it_was(chat_server, tmp_path: Path, name: str) -> None:
-    from test_llm_faults import make_requests, run_llm, write_requests
-
     server = chat_server(answer=Contestant(fixture_rows()))
     out = tmp_path / name
     out.write_bytes(NOT_LOGS[name])
     assert _play(server.url, out, "show", "--walls", "1").exit_code == 1
-    requests = write_requests(tmp_path / "req.jsonl", make_requests(2))
-    assert run_llm(requests, out, [server.url]).exit_code == 1
     assert out.read_bytes() == NOT_LOGS[name] and server.bodies == []
 
 
@@ -432,23 +428,15 @@ def test_an_answer_too_long_to_log_is_that_requests_failure(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An answer whose log line could pass the readers' cap is not logged: it failed the log
-    for every later read (resume, evaluate, parse). run-llm logs that request's failure and
-    goes on; play counts it as an answer with no guess."""
+    for every later read (resume, evaluate, parse). play counts it as an answer with no
+    guess."""
     from chat_server import ChatServer
-    from test_llm_faults import log_lines, make_requests, run_llm, write_requests
 
     from ocw_hub.llm import transport
 
     monkeypatch.setattr(transport, "MAX_ANSWER_CHARS", 2000)
     server = ChatServer(answer=lambda body: "x" * 3000)
     try:
-        requests = write_requests(tmp_path / "req.jsonl", make_requests(2))
-        out = tmp_path / "out.jsonl"
-        assert run_llm(requests, out, [server.url]).exit_code == 1
-        codes = [line["error"]["code"] for line in log_lines(out)]
-        assert codes == ["answer_too_long"] * 2 and len(server.bodies) == 2
-        assert run_llm(requests, out, [server.url]).exit_code == 0  # the log reads; not re-sent
-        assert len(server.bodies) == 2
         log = tmp_path / "play.jsonl"
         assert _play(server.url, log, "show", "--walls", "1").exit_code == 0
         guesses = [r for r in _records(log) if r["record"] == "guess"]
