@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from ocw_hub.baselines.vectors import _header
+from ocw_hub.llm.log import parse_follow_up_id
 from ocw_hub.llm.prompts import _group_number
-from ocw_hub.llm.reprompt import parse_follow_up_id
 from ocw_hub.llm.responses import Response
 from ocw_hub.llm.vote import fold_sample_lines
 

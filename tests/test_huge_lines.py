@@ -10,12 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_llm_faults import make_requests, run_llm, write_requests
+from test_llm_faults import make_requests
 from typer.testing import CliRunner
 
-from ocw_hub.cli import app
 from ocw_hub.errors import PredictionsError
-from ocw_hub.llm import log
 from ocw_hub.llm.log import CutLineWarning, json_records, partial_tail
 from ocw_hub.scoring.predictions import read_predictions
 
@@ -82,24 +80,6 @@ def test_a_cut_last_line_is_still_skipped(tmp_path: Path) -> None:
     assert partial_tail(path, max_line_bytes=CAP) == len(whole.encode())
     path.write_text(whole, encoding="utf-8")
     assert partial_tail(path, max_line_bytes=CAP) is None
-
-
-def test_parse_and_run_llm_refuse_a_huge_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(log, "MAX_LINE_BYTES", CAP)
-    responses = _file(tmp_path / "responses.jsonl", [_answer(WALLS[0]["wall_id"], "y" * 5000)], "")
-    out = tmp_path / "p.json"
-    data = ["--data-dir", str(FIXTURE), "--cache-dir", str(tmp_path / "cache"), "--no-checks"]
-    result = runner.invoke(app, ["parse", str(responses), "--out", str(out), *data])
-    assert result.exit_code == 1 and not out.exists()
-    assert f"{CAP} bytes" in " ".join(result.output.split())
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-    requests = write_requests(tmp_path / "req.jsonl", make_requests(2))
-    result = run_llm(requests, responses, ["http://127.0.0.1:9"])  # the log is read first
-    assert result.exit_code == 1 and f"{CAP} bytes" in " ".join(result.output.split())
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-    assert responses.stat().st_size > CAP  # nothing cut off
 
 
 @pytest.mark.parametrize("config", ["default", "wote"])

@@ -344,6 +344,41 @@ def test_epochs_each_a_run_and_the_vote(chat_server: Any, tmp_path: Path) -> Non
     assert scored["std"]["grouping"]["full_wall_rate"] == 0.0
 
 
+def test_reprompt_asks_again_while_an_answer_is_unrecoverable(
+    chat_server: Any, tmp_path: Path
+) -> None:
+    """``-T reprompt=2``: c003's "I do not know." is followed by the package's follow-up text
+    (its answer kept in the conversation), answered with the gold groups: the last answer is
+    scored; the other walls are asked once."""
+    from ocw_hub.inspect_tasks.ocw.ocw import PROTOCOL_KEY
+    from ocw_hub.llm.follow_up import follow_up_text
+
+    rows = _rows()
+    script = Scripted(rows)
+    asked_again = follow_up_text("no_answer")
+
+    def answer(body: dict[str, Any]) -> str:
+        if body["messages"][-1]["content"] == asked_again:
+            wall = script.wall({"messages": body["messages"][:-2]})
+            return "\n".join(", ".join(g) for g in _groups(wall))
+        return script(body)
+
+    server = chat_server(answer=answer, key=lambda body: str(len(body["messages"])))
+    log = _eval(_task("ocw_grouping", reprompt=2), server.url, tmp_path)
+    assert len(server.bodies) == 5
+    follow_up = [b for b in server.bodies if b["messages"][-1]["content"] == asked_again]
+    assert len(follow_up) == 1
+    assert follow_up[0]["messages"][-2] == {"role": "assistant", "content": "I do not know."}
+    meta = {s.id: s.metadata for s in log.samples}
+    assert meta["c003"]["first_status"] == "unrecoverable" and meta["c003"]["follow_ups"] == 1
+    assert meta["c001"]["follow_ups"] == 0
+    assert _means(log)["full_wall_rate"] == 0.75  # c003 solved at its follow-up
+    assert log.eval.metadata[PROTOCOL_KEY]["reprompt"] == 2
+    assert _evaluate(Path(log.location), tmp_path)["grouping"]["full_wall"] == 3
+    without = _eval(_task("ocw_grouping"), server.url, tmp_path / "without")
+    assert _means(without)["full_wall_rate"] == 0.5
+
+
 def test_limit_and_sample_id(chat_server: Any, tmp_path: Path) -> None:
     """A log of part of the split is scored on its own walls and says so; the leaderboard
     refuses it."""

@@ -230,11 +230,7 @@ def test_core_install_loads_every_config_and_scores(core_venv: Path, tmp_path: P
     [
         (["predict", "--method", "embedding", "--out", "runs", "--data-dir", "DATA"], "baselines"),
         (["report", "results.json", "--out", "report.html"], "report"),
-        (
-            ["run-llm", "requests.jsonl", "--out", "answers.jsonl", "--model", "m"]
-            + ["--base-url", "http://127.0.0.1:9/v1"],
-            "llm",
-        ),
+        (["parse", "answers.jsonl", "--out", "predictions.json"], "llm"),
     ],
 )
 def test_core_install_names_the_missing_extra(
@@ -246,7 +242,7 @@ def test_core_install_names_the_missing_extra(
 
     args = [str(OCW_FIXTURE) if a == "DATA" else a for a in command]
     (tmp_path / "results.json").write_text("{}")
-    (tmp_path / "requests.jsonl").write_text("")
+    (tmp_path / "answers.jsonl").write_text("")
     before = sorted(p.name for p in tmp_path.iterdir())
     done = _core(core_venv, tmp_path, "ocw-hub", *args)
     assert done.returncode == 1, done.stderr

@@ -12,7 +12,6 @@ import pytest
 from chat_server import ChatServer, echo, last_user_message  # noqa: F401 (imported from here too)
 from typer.testing import CliRunner
 
-from ocw_hub.cli import app
 from ocw_hub.llm.client import (
     DUMMY_API_KEY,
     LLMInputError,
@@ -257,61 +256,3 @@ def test_malformed_log_line(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------------
 # The command
 # --------------------------------------------------------------------------------------
-
-
-def _run_llm(requests: Path, out: Path, url: str, *args: str):
-    return runner.invoke(
-        app,
-        ["run-llm", str(requests), "--base-url", url, "--model", "m", "--out", str(out), *args],
-    )
-
-
-def test_run_llm_command(tmp_path: Path, chat_server) -> None:
-    server = chat_server(echo, failures={"q0": [429]})
-    requests = _write(tmp_path / "req.jsonl", make_requests(4))
-    out = tmp_path / "responses.jsonl"
-    result = _run_llm(requests, out, server.url, "--concurrency", "2")
-    assert result.exit_code == 0, result.output
-    assert "4 of 4 requests sent were answered; 0 of 4 were already answered" in result.output
-    assert len(log_lines(out)) == 4
-    result = _run_llm(requests, out, server.url)
-    assert result.exit_code == 0, result.output
-    assert "0 of 0 requests sent were answered; 4 of 4 were already answered" in result.output
-    assert sum(server.count.values()) == 5
-
-
-def test_run_llm_reports_failures(tmp_path: Path, chat_server) -> None:
-    server = chat_server(echo, failures={"q1": [400]})
-    requests = _write(tmp_path / "req.jsonl", make_requests(2))
-    result = _run_llm(requests, tmp_path / "out.jsonl", server.url)
-    assert result.exit_code == 1
-    assert "w1: 400: fake 400" in result.output
-    assert "1 requests failed (logged with their error); run the same command again" in (
-        result.output
-    )
-
-
-def test_run_llm_unreachable_is_one_line(tmp_path: Path) -> None:
-    url = f"http://127.0.0.1:{free_port()}/v1"
-    requests = _write(tmp_path / "req.jsonl", make_requests(2))
-    result = _run_llm(requests, tmp_path / "out.jsonl", url, "--max-retries", "0")
-    assert result.exit_code == 1
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1, result.output
-    assert lines[0].startswith(f"error: --base-url {url}: cannot connect")
-    assert "Traceback" not in result.output
-
-
-def test_run_llm_bad_inputs(tmp_path: Path) -> None:
-    requests = _write(tmp_path / "req.jsonl", [make_requests(1)[0], "{oops"])
-    result = _run_llm(requests, tmp_path / "out.jsonl", "http://127.0.0.1:9/v1")
-    assert result.exit_code == 1
-    assert f"error: {requests}, line 2: not valid JSON" in result.output.replace("\n", "")
-    good = _write(tmp_path / "good.jsonl", make_requests(1))
-    result = _run_llm(good, good, "http://127.0.0.1:9/v1")
-    assert result.exit_code == 1 and "is an input of this command" in result.output
-    result = _run_llm(good, tmp_path / "out.jsonl", "localhost:8000")
-    assert result.exit_code == 1 and "--base-url localhost:8000: expected an http(s) URL" in (
-        result.output
-    )
-    assert not (tmp_path / "out.jsonl").exists()

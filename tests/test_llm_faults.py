@@ -12,8 +12,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from ocw_hub.cli import app
-from ocw_hub.errors import OutputPathError
 from ocw_hub.llm.client import (
     CLIENT_ERRORS_TO_STOP,
     LLMServerError,
@@ -23,7 +21,6 @@ from ocw_hub.llm.client import (
     run_requests,
     sent_body,
 )
-from ocw_hub.llm.log import exclusive_log, lock_folder
 from ocw_hub.llm.responses import read_responses
 
 runner = CliRunner()
@@ -63,13 +60,6 @@ def answered(path: Path) -> Counter[str]:
 def write_requests(path: Path, requests: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in requests), encoding="utf-8")
     return path
-
-
-def run_llm(requests: Path, out: Path, urls: list[str], *args: str):
-    base = [arg for url in urls for arg in ("--base-url", url)]
-    return runner.invoke(
-        app, ["run-llm", str(requests), *base, "--model", "m", "--out", str(out), *args]
-    )
 
 
 # --------------------------------------------------------------------------------------
@@ -174,16 +164,6 @@ def test_4xx_between_answers_does_not_stop(tmp_path: Path, chat_server) -> None:
     assert set(read_log(log)) == {"w2", "w5"}
 
 
-def test_command_stops_on_4xx_with_one_line(tmp_path: Path, chat_server) -> None:
-    server = chat_server(failures={f"q{i}": [401] for i in range(6)})
-    requests = write_requests(tmp_path / "req.jsonl", make_requests(6))
-    result = run_llm(requests, tmp_path / "out.jsonl", [server.url], "--concurrency", "1")
-    assert result.exit_code == 1
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and "401" in lines[0], result.output
-    assert sum(server.count.values()) == CLIENT_ERRORS_TO_STOP
-
-
 # --------------------------------------------------------------------------------------
 # max_tokens or max_completion_tokens
 # --------------------------------------------------------------------------------------
@@ -212,58 +192,9 @@ def test_switch_to_max_completion_tokens_on_the_servers_400(tmp_path: Path, chat
     assert {r.text for r in read_responses(log).values()} == {f"answer to q{i}" for i in range(5)}
 
 
-def test_max_tokens_field_given(tmp_path: Path, chat_server) -> None:
-    server = chat_server(refuse_max_tokens=True)
-    requests = write_requests(tmp_path / "req.jsonl", make_requests(3))
-    out = tmp_path / "out.jsonl"
-    result = run_llm(requests, out, [server.url], "--max-tokens-field", "max_completion_tokens")
-    assert result.exit_code == 0, result.output
-    assert not any("max_tokens" in body for body in server.bodies) and len(server.bodies) == 3
-    # told to send max_tokens, the run does not switch: 3 refusals in a row stop it
-    other = tmp_path / "other.jsonl"
-    result = run_llm(requests, other, [server.url], "--max-tokens-field", "max_tokens")
-    assert result.exit_code == 1
-    assert len(server.bodies) == 6 and all("max_tokens" in body for body in server.bodies[3:])
-    assert read_log(other) == {}
-
-
 # --------------------------------------------------------------------------------------
 # One run per log; no empty log; lines split on \n only
 # --------------------------------------------------------------------------------------
-
-
-def test_second_run_on_the_same_log_sends_nothing(tmp_path: Path, chat_server) -> None:
-    server = chat_server()
-    requests = write_requests(tmp_path / "req.jsonl", make_requests(2))
-    out = tmp_path / "out.jsonl"
-    with exclusive_log(out):  # another run holds the log
-        result = run_llm(requests, out, [server.url])
-        with pytest.raises(OutputPathError):
-            run_requests(make_requests(2), out, base_url=server.url, model="m")
-    assert result.exit_code == 1
-    assert len([line for line in result.output.splitlines() if line.strip()]) == 1
-    assert sum(server.count.values()) == 0 and not out.exists()
-    result = run_llm(requests, out, [server.url])  # released
-    assert result.exit_code == 0 and answered(out) == {"w0": 1, "w1": 1}
-    assert not lock_folder(out).exists()
-    written = sorted(p.name for p in tmp_path.iterdir())
-    assert written == ["out.jsonl", "out.jsonl.protocol.json", "req.jsonl"]
-
-
-def test_unreachable_leaves_no_file(tmp_path: Path) -> None:
-    from test_llm_client import free_port
-
-    urls = [f"http://127.0.0.1:{free_port()}/v1" for _ in range(2)]
-    requests = write_requests(tmp_path / "req.jsonl", make_requests(3))
-    out = tmp_path / "new" / "folder" / "out.jsonl"
-    result = run_llm(requests, out, urls, "--max-retries", "0")
-    assert result.exit_code == 1
-    assert len([line for line in result.output.splitlines() if line.strip()]) == 1
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["req.jsonl"]
-    with pytest.raises(LLMServerError) as info:
-        run_requests(make_requests(3), out, base_url=urls, model="m", max_retries=1)
-    assert info.value.status_code is None and info.value.base_url == ", ".join(urls)
-    assert not out.exists()
 
 
 def test_unicode_line_breaks_in_answers(tmp_path: Path, chat_server) -> None:

@@ -192,58 +192,6 @@ def _walls(data_dirs: dict[str, Path]) -> dict[str, dict[str, Any]]:
 TASKS = ["grouping", "connections", "spans"]
 
 
-@pytest.mark.parametrize("task", TASKS)
-def test_prompts_run_llm_parse_evaluate(
-    task: str, server: tuple[str, str], data_dirs: dict[str, Path], tmp_path: Path
-) -> None:
-    base_url, model = server
-    asked = [r["custom_id"] for r in _requests(task, data_dirs, tmp_path)]
-    assert len(asked) == N_WALLS
-    responses = tmp_path / "responses.jsonl"
-    _ocw(
-        "run-llm",
-        tmp_path / "requests.jsonl",
-        "--base-url",
-        base_url,
-        "--model",
-        model,
-        "--out",
-        responses,
-        "--concurrency",
-        "1",
-        "--timeout",
-        "600",
-        "--max-retries",
-        "1",
-    )
-
-    log = [json.loads(line) for line in responses.read_text(encoding="utf-8").splitlines()]
-    assert sorted(r["custom_id"] for r in log) == sorted(asked)
-    for record in log:
-        assert record["error"] is None and record["response"]["status_code"] == 200
-        choice = record["response"]["body"]["choices"][0]
-        assert isinstance(choice["message"]["content"], str)
-        assert choice["finish_reason"] in ("stop", "length")
-        assert record["response"]["body"]["usage"]["completion_tokens"] <= MAX_TOKENS
-
-    _check_usage(responses, log)
-
-    predictions, report, results = _parse_and_evaluate(responses, task, data_dirs, tmp_path)
-    entries = report["questions" if task == "spans" else "walls"]
-    key = "id" if task == "spans" else "wall_id"
-    statuses = Counter(entry["status"] for entry in entries)
-    assert {k: v for k, v in report["counts"].items() if v} == dict(statuses)
-    assert sum(statuses.values()) == N_WALLS and report["counts"]["no_response"] == 0
-    choices = {r["custom_id"]: r["response"]["body"]["choices"][0] for r in log}
-    assert {e[key]: e["text"] for e in entries} == {
-        i: c["message"]["content"] for i, c in choices.items()
-    }
-    for entry in entries:
-        if choices[entry[key]]["finish_reason"] == "length":  # never scored as an answer
-            assert (entry["status"], entry["reason"]) == ("unrecoverable", "truncated")
-    _check_figures(task, predictions, results, _walls(data_dirs))
-
-
 def _check_usage(responses: Path, log: list[dict[str, Any]]) -> None:
     """run-llm's recorded token totals are the sums of the server's ``usage`` fields."""
     record = read_protocol(responses)

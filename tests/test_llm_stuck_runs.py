@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from chat_server import ChatServer
-from test_llm_faults import log_lines, make_requests, run_llm, write_requests
+from test_llm_faults import log_lines, make_requests
 
 from ocw_hub.llm.client import LLMServerError, read_log, run_requests
 from ocw_hub.llm.transport import retry_wait
@@ -240,21 +240,6 @@ def test_errors_about_the_run_still_stop_it(
         )
     assert info.value.status_code == status
     assert sum(server.count.values()) == 3
-
-
-def test_the_command_skips_them_and_says_so(tmp_path: Path, scripted) -> None:
-    status, body = CONTEXT_ERRORS["vllm"]
-    server = scripted(failures={"q1": [(status, body, {})] * 2})
-    requests = write_requests(tmp_path / "req.jsonl", make_requests(3))
-    out = tmp_path / "out.jsonl"
-    first = run_llm(requests, out, [server.url], "--concurrency", "1")
-    assert first.exit_code == 1 and "--retry-failed" in " ".join(first.output.split())
-    second = run_llm(requests, out, [server.url], "--concurrency", "1")
-    assert second.exit_code == 0, second.output
-    assert "1 requests were not sent" in " ".join(second.output.split())
-    assert server.count["q1"] == 1
-    third = run_llm(requests, out, [server.url], "--retry-failed")
-    assert third.exit_code == 1 and server.count["q1"] == 2
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-from test_llm_client import echo, make_requests
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
@@ -84,38 +83,3 @@ def test_parse_refuses_a_bad_line_in_the_middle(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert f"{responses}, line 2" in " ".join(result.output.split())
     assert not (tmp_path / "predictions.json").exists()
-
-
-@pytest.mark.usefixtures("local_only")
-def test_run_llm_skips_a_cut_last_line_and_sends_it_again(tmp_path: Path, chat_server) -> None:
-    server = chat_server(echo)
-    requests = tmp_path / "requests.jsonl"
-    requests.write_text(_lines(make_requests(3)), encoding="utf-8")
-    log = tmp_path / "log.jsonl"
-    args = ["run-llm", str(requests), "--base-url", server.url, "--model", "m", "--out", str(log)]
-    assert runner.invoke(app, args).exit_code == 0
-    text = log.read_text(encoding="utf-8")
-    cut_id = json.loads(text.splitlines()[-1])["custom_id"]
-    log.write_text(text[: text.rindex('"response"')], encoding="utf-8")  # line 3 cut short
-    result = runner.invoke(app, args)
-    assert result.exit_code == 0, result.output
-    assert f"warning: {log}, line 3: cut short" in " ".join(result.output.split())
-    ids = [json.loads(line)["custom_id"] for line in log.read_text().splitlines()]
-    assert sorted(ids) == ["w0", "w1", "w2"] and ids[-1] == cut_id
-    assert server.count[f"q{cut_id[1:]}"] == 2  # sent again
-
-
-@pytest.mark.usefixtures("local_only")
-def test_run_llm_refuses_a_bad_line_in_the_middle(tmp_path: Path, chat_server) -> None:
-    server = chat_server(echo)
-    requests = tmp_path / "requests.jsonl"
-    requests.write_text(_lines(make_requests(3)), encoding="utf-8")
-    log = tmp_path / "log.jsonl"
-    args = ["run-llm", str(requests), "--base-url", server.url, "--model", "m", "--out", str(log)]
-    assert runner.invoke(app, args).exit_code == 0
-    lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
-    log.write_text("".join([lines[0], "{oops\n", *lines[1:]]), encoding="utf-8")
-    result = runner.invoke(app, args)
-    assert result.exit_code == 1
-    assert f"{log}, line 2" in " ".join(result.output.split())
-    assert sum(server.count.values()) == 3  # nothing sent again

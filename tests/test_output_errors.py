@@ -52,8 +52,6 @@ def _commands(inputs: Path, data: Path, out_file: Path, out_dir: Path) -> dict[s
         "report": ["report", str(FIXTURES / "report" / "model-a.json"), "--out", str(out_file)],
         "play-page": ["play-page", *d, "--out", str(out_file)],
         "prompts": ["prompts", "--task", "grouping", "--shots", "0", *d, "--out", str(out_file)],
-        "run-llm": ["run-llm", str(requests), "--base-url", "http://127.0.0.1:9/v1"]
-        + ["--model", "m", "--out", str(out_file)],
         "predict": ["predict", "--method", "random", "--runs", "1", *d, "--out", str(out_dir)],
         "reproduce": ["reproduce", *d, "--out", str(out_dir)],
         "build": ["build", "--config", "default", *d, "--out", str(out_dir)],
@@ -61,7 +59,7 @@ def _commands(inputs: Path, data: Path, out_file: Path, out_dir: Path) -> dict[s
     }
 
 
-COMMANDS = ("evaluate", "parse", "report", "prompts", "run-llm", "predict", "reproduce")
+COMMANDS = ("evaluate", "parse", "report", "prompts", "predict", "reproduce")
 COMMANDS += ("build", "derive", "play-page")
 
 

@@ -150,8 +150,6 @@ def _writer_args(tmp_path: Path, data: Path, out: Path) -> dict[str, list[str]]:
         "parse": ["parse", str(responses), *d, *o],
         "report": ["report", str(FIXTURES / "report" / "model-a.json"), *o],
         "prompts": ["prompts", "--task", "grouping", "--shots", "0", *d, *o],
-        "run-llm": ["run-llm", str(requests), "--base-url", "http://127.0.0.1:9/v1"]
-        + ["--model", "m", *o],
         "predict": ["predict", "--method", "random", "--runs", "1", *d, *o],
         "reproduce": ["reproduce", *d, *o],
         "build": ["build", "--config", "default", *d, *o],
@@ -159,7 +157,7 @@ def _writer_args(tmp_path: Path, data: Path, out: Path) -> dict[str, list[str]]:
     }
 
 
-WRITERS = ("evaluate", "parse", "report", "prompts", "run-llm", "predict", "reproduce")
+WRITERS = ("evaluate", "parse", "report", "prompts", "predict", "reproduce")
 WRITERS += ("build", "derive")
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from llm_answers import answer_requests
 from test_llm_client import FakeServer, last_user_message
 from test_parsing import CONNECTIONS, EMPTY, GOLD, WORDS, lines
 from typer.testing import CliRunner
@@ -316,18 +317,20 @@ def logs(tmp_path_factory: pytest.TempPathFactory, cache: Path) -> dict[str, Pat
         out = {}
         for task in ("grouping", "connections"):
             requests = folder / f"{task}-requests.jsonl"
-            _cli("prompts", "--task", task, "--shots", "1", "--out", str(requests), cache=cache)
-            out[task] = folder / f"{task}-responses.jsonl"
             _cli(
-                "run-llm",
-                str(requests),
-                "--base-url",
-                server.url,
+                "prompts",
+                "--task",
+                task,
+                "--shots",
+                "1",
                 "--model",
                 "fake",
                 "--out",
-                str(out[task]),
+                str(requests),
+                cache=cache,
             )
+            out[task] = folder / f"{task}-responses.jsonl"
+            answer_requests(requests, out[task], server.url)
         assert server.count == {"c001": 2, "c002": 3, "c003": 2, "c004": 3}
     finally:
         server.close()
@@ -362,9 +365,9 @@ def test_end_to_end_grouping(
     assert results["grouping"]["correct_groups"] == correct_groups
     assert results["grouping"]["correct_groups_rate"] == correct_groups / 16
     assert "connections" not in results or results["connections"] is None
-    # the protocol recorded by prompts, run-llm (its --model replaces the requests') and parse
+    # the protocol recorded by prompts, the answers' producer (tests/llm_answers.py) and parse
     protocol = dict(results["protocol"])
-    assert protocol.pop("usage")["requests"] == 4  # run-llm's usage (tests/test_usage.py)
+    assert protocol.pop("usage")["requests"] == 4  # the producer's usage (tests/test_usage.py)
     assert protocol == {
         "method": "llm",
         "task": "grouping",
@@ -378,9 +381,9 @@ def test_end_to_end_grouping(
             "temperature": 0.0,
             "top_p": 1.0,
             "n": 1,
-            "stop": ["<|im_end|>"],
+            "stop": "<|im_end|>",
             "stream": False,
-        },  # stop sent as a list
+        },  # the requests' record
         "parse_mode": mode,
         "package_version": ocw_hub.__version__,
     }

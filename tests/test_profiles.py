@@ -300,25 +300,6 @@ def _paper_requests(path: Path, n: int = 3) -> Path:
     return path
 
 
-def _run_llm(requests: Path, out: Path, url: str, *args: str):
-    return runner.invoke(
-        app,
-        ["run-llm", str(requests), "--base-url", url, "--model", "m", "--out", str(out), *args],
-    )
-
-
-@pytest.mark.usefixtures("local_only")
-def test_run_llm_sends_stop_as_a_list_and_records_it(tmp_path: Path, chat_server) -> None:
-    server = chat_server(echo)
-    requests, out = _paper_requests(tmp_path / "req.jsonl"), tmp_path / "log.jsonl"
-    result = _run_llm(requests, out, server.url)
-    assert result.exit_code == 0, result.output
-    assert [b["stop"] for b in server.bodies] == [["<|im_end|>"]] * 3
-    assert _record(out)["generation"] == {**NOTEBOOK, "stop": ["<|im_end|>"]}
-    # the requests file keeps the notebook's string
-    assert read_requests(requests)[0]["body"]["stop"] == "<|im_end|>"
-
-
 @pytest.mark.usefixtures("local_only")
 def test_a_log_of_string_stop_bodies_still_resumes(tmp_path: Path, chat_server) -> None:
     """Runs before stop was sent as a list logged the digest of the string body."""
@@ -342,54 +323,12 @@ def test_a_log_of_string_stop_bodies_still_resumes(tmp_path: Path, chat_server) 
     assert len(server.bodies) == 1
 
 
-@pytest.mark.usefixtures("local_only")
-def test_run_llm_profile_replaces_the_fields(tmp_path: Path, chat_server) -> None:
-    server = chat_server(echo)
-    requests, out = _paper_requests(tmp_path / "req.jsonl"), tmp_path / "log.jsonl"
-    result = _run_llm(
-        requests,
-        out,
-        server.url,
-        "--profile",
-        "reasoning",
-        "--max-tokens",
-        "4000",
-        "--reasoning-effort",
-        "low",
-    )
-    assert result.exit_code == 0, result.output
-    sent = {"max_completion_tokens": 4000, "reasoning_effort": "low"}
-    assert [_fields(b) for b in server.bodies] == [sent] * 3
-    record = _record(out)
-    assert (record["profile"], record["generation"]) == ("reasoning", sent)
-    # a re-run with other fields is another request body: refused, nothing sent
-    again = _run_llm(requests, out, server.url, "--profile", "custom", "--max-tokens", "9")
-    assert again.exit_code == 1 and len(server.bodies) == 3
-    # a field without a profile is refused before anything is sent
-    bare = _run_llm(requests, tmp_path / "other.jsonl", server.url, "--temperature", "1")
-    assert bare.exit_code == 1 and bare.output.startswith("error: --temperature")
-    assert len(server.bodies) == 3
-
-
 class _ValidationServer(ChatServer):
     """TGI's answer to a ``stop`` it cannot take: 422 with its reason in a bare string."""
 
     def _fault_reply(self, body: dict[str, Any], fault: int | str) -> tuple[int, Any, dict]:
         reason = "Input validation error: `stop` must be a list of at most 4 strings"
         return 422, {"error": reason, "error_type": "validation"}, {}
-
-
-@pytest.mark.usefixtures("local_only")
-def test_a_4xx_shows_the_servers_reason(tmp_path: Path) -> None:
-    server = _ValidationServer(echo, failures={f"q{i}": [422] for i in range(3)})
-    try:
-        requests, out = _paper_requests(tmp_path / "req.jsonl"), tmp_path / "log.jsonl"
-        result = _run_llm(requests, out, server.url)
-    finally:
-        server.close()
-    assert result.exit_code == 1
-    assert "Input validation error: `stop` must be a list" in result.output
-    assert "Error code: 422" not in result.output
 
 
 class _SlowDownServer(ChatServer):
@@ -440,48 +379,6 @@ class _ThinkingServer(ChatServer):
         ][index]
         choice = {"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}
         return 200, {"model": body["model"], "choices": [choice]}, {}
-
-
-@pytest.mark.usefixtures("local_only")
-def test_a_reasoning_run_is_read_after_its_reasoning(tmp_path: Path, cache: Path) -> None:
-    requests, log = tmp_path / "req.jsonl", tmp_path / "log.jsonl"
-    args = ("--profile", "reasoning", "--max-tokens", "8000", "--reasoning-effort", "low")
-    assert _prompts(requests, cache, *args).exit_code == 0
-    server = _ThinkingServer(echo)
-    try:
-        result = _run_llm(requests, log, server.url)
-    finally:
-        server.close()
-    assert result.exit_code == 0, result.output
-    assert all(
-        _fields(b) == {"max_completion_tokens": 8000, "reasoning_effort": "low"}
-        for b in server.bodies
-    )
-    predictions = tmp_path / "pred.json"
-    parsed = runner.invoke(
-        app,
-        [
-            "parse",
-            str(log),
-            "--data-dir",
-            str(FIXTURE),
-            "--cache-dir",
-            str(cache),
-            "--no-checks",
-            "--out",
-            str(predictions),
-        ],
-    )
-    assert parsed.exit_code == 0, parsed.output
-    report = json.loads((tmp_path / "pred.json.parse.json").read_text())
-    statuses = {w["wall_id"]: (w["status"], w.get("reason")) for w in report["walls"]}
-    assert statuses[WALLS[0]["wall_id"]][0] == "repaired"  # the <think> block dropped
-    assert statuses[WALLS[1]["wall_id"]] == ("clean", None)
-    assert statuses[WALLS[2]["wall_id"]] == ("unrecoverable", "reasoning_only")
-    # the budget ran out while thinking: no answer, counted as reasoning only (as documented)
-    assert statuses[WALLS[3]["wall_id"]] == ("unrecoverable", "reasoning_only")
-    record = _record(predictions)
-    assert record["profile"] == "reasoning" and record["generation"]["reasoning_effort"] == "low"
 
 
 def test_a_batch_output_takes_its_requests_record(tmp_path: Path, cache: Path) -> None:

@@ -11,11 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_parse import BY_ID, _cli, which_wall
-from test_vote import PLAN, SamplingServer
+from test_parse import BY_ID, _cli
 from typer.testing import CliRunner
 
-from ocw_hub.cli import app
 from ocw_hub.llm.sample_requests import as_requests
 
 runner = CliRunner()
@@ -75,60 +73,6 @@ def test_as_requests_needs_n(tmp_path: Path, cache: Path) -> None:
         code=1,
     )
     assert not out.exists()
-
-
-def test_k_requests_vote_end_to_end(tmp_path: Path, cache: Path) -> None:
-    requests = tmp_path / "req.jsonl"
-    _cli(
-        "prompts",
-        "--task",
-        "grouping",
-        "--shots",
-        "1",
-        *SAMPLING,
-        "--sampling-seed",
-        "1",
-        "--as-requests",
-        "--out",
-        str(requests),
-        cache=cache,
-    )
-    server = SamplingServer(key=lambda body: f"{which_wall(body)[0]}#{body.get('seed')}")
-    responses = tmp_path / "resp.jsonl"
-    try:
-        result = runner.invoke(
-            app,
-            [
-                "run-llm",
-                str(requests),
-                "--base-url",
-                server.url,
-                "--model",
-                "fake",
-                "--out",
-                str(responses),
-            ],
-        )
-        assert result.exit_code == 0, result.output
-        assert sorted(b["seed"] for b in server.bodies) == sorted([1, 2, 3] * len(BY_ID))
-        assert all("n" not in b for b in server.bodies)
-    finally:
-        server.close()
-    out = tmp_path / "vote.json"
-    _cli("parse", str(responses), "--vote", "--out", str(out), cache=cache)
-    report = json.loads(Path(f"{out}.parse.json").read_text(encoding="utf-8"))
-    assert report["vote"]["samples"] == 3
-    # by hand from PLAN: c001 GGR -> G (2 votes), c002 RGX -> R (tie, R first), c003 XXG ->
-    # G, c004 XXX -> none
-    assert [w["repairs"][0]["votes"] for w in report["walls"]] == [2, 1, 1, 0]
-    vote = _scored(out, tmp_path, cache)
-    assert vote["grouping"]["full_wall"] == 2
-    assert vote["grouping"]["correct_groups"] == 8
-    for i in range(3):
-        sample = _scored(tmp_path / f"vote.sample-{i + 1}.json", tmp_path, cache)
-        solved = sum(PLAN[w][i] == "G" for w in sorted(BY_ID))
-        assert sample["grouping"]["full_wall"] == solved
-        assert sample["grouping"]["correct_groups"] == 4 * solved
 
 
 def _scored(path: Path, tmp: Path, cache: Path) -> Any:

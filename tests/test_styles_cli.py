@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from chat_server import last_user_message
+from llm_answers import answer_requests
 from test_parse import BY_ID, _cli, _gold
 from typer.testing import CliRunner
 
@@ -123,22 +124,20 @@ def json_answer(body: dict[str, Any]) -> str:
 
 def _run(folder: Path, server: Any, task: str, style: list[str], cache: Path) -> Path:
     requests, responses = folder / f"{task}-req.jsonl", folder / f"{task}-resp.jsonl"
-    _cli("prompts", "--task", task, "--shots", "1", *style, "--out", str(requests), cache=cache)
-    result = runner.invoke(
-        app,
-        [
-            "run-llm",
-            str(requests),
-            "--base-url",
-            server.url,
-            "--model",
-            "fake",
-            "--out",
-            str(responses),
-        ],
+    _cli(
+        "prompts",
+        "--task",
+        task,
+        "--shots",
+        "1",
+        *style,
+        "--model",
+        "fake",
+        "--out",
+        str(requests),
+        cache=cache,
     )
-    assert result.exit_code == 0, result.output
-    return responses
+    return answer_requests(requests, responses, server.url)
 
 
 def _parse_and_score(folder: Path, responses: Path, task: str, cache: Path) -> tuple[dict, dict]:

@@ -13,29 +13,21 @@ each wall's parse outcome is checked against its raw answer (a cot answer withou
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 from test_llm_server import (
     CAPPED,
     MAX_TOKENS,
-    N_WALLS,
     SHOTS,
-    _check_figures,
-    _check_usage,
     _data,
     _ocw,
-    _parse_and_evaluate,
-    _walls,
     data_dirs,  # noqa: F401  (a fixture)
     server,  # noqa: F401  (a fixture)
 )
 
 from ocw_hub.llm.answer_blocks import after_marker, json_block
 from ocw_hub.llm.styles import load_style
-from ocw_hub.provenance import read_protocol
 
 pytestmark = pytest.mark.llm_server
 
@@ -76,54 +68,3 @@ def _expected_reason(style: str, text: str, finish: str) -> str | None:
     if style == "cot":
         return None if after_marker(text, "Final answer:") is not None else "no_final_answer"
     return json_block(text, load_style("json").schemas["grouping"]).reason
-
-
-@pytest.mark.parametrize("style", list(STYLES))
-def test_a_style_run_end_to_end(
-    style: str,
-    server: tuple[str, str],  # noqa: F811
-    data_dirs: dict[str, Path],  # noqa: F811
-    tmp_path: Path,
-) -> None:
-    base_url, model = server
-    asked = _requests(style, data_dirs, tmp_path)
-    assert len(asked) == N_WALLS
-    responses = tmp_path / "responses.jsonl"
-    _ocw(
-        "run-llm",
-        tmp_path / "requests.jsonl",
-        "--base-url",
-        base_url,
-        "--model",
-        model,
-        "--out",
-        responses,
-        "--concurrency",
-        "1",
-        "--timeout",
-        "600",
-        "--max-retries",
-        "1",
-    )
-    log = [json.loads(line) for line in responses.read_text(encoding="utf-8").splitlines()]
-    assert sorted(r["custom_id"] for r in log) == sorted(asked)
-    choices: dict[str, Any] = {r["custom_id"]: r["response"]["body"]["choices"][0] for r in log}
-    _check_usage(responses, log)
-    record = read_protocol(responses)
-    assert record is not None and record["profile"] == "custom"
-    assert record["generation"] == {"max_tokens": MAX_TOKENS, "temperature": 0.0}
-
-    predictions, report, results = _parse_and_evaluate(responses, "grouping", data_dirs, tmp_path)
-    assert report["prompt_style"] == style and results["protocol"]["prompt_style"] == style
-    statuses = Counter(entry["status"] for entry in report["walls"])
-    assert {k: v for k, v in report["counts"].items() if v} == dict(statuses)
-    for entry in report["walls"]:
-        choice = choices[entry["wall_id"]]
-        text = choice["message"]["content"]
-        assert entry["text"] == text
-        expected = _expected_reason(style, text, choice["finish_reason"])
-        if expected is not None:
-            assert (entry["status"], entry["reason"]) == ("unrecoverable", expected)
-        else:
-            assert entry["reason"] not in ("no_final_answer", "invalid_json", "truncated")
-    _check_figures("grouping", predictions, results, _walls(data_dirs))

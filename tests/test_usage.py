@@ -18,7 +18,6 @@ from ocw_hub.llm.usage import (
     NOT_REPORTED,
     cost_line,
     latency_percentiles,
-    log_usage,
     parse_price,
     usage_line,
     usage_of,
@@ -156,76 +155,6 @@ def _cli(*args: str):
     return result
 
 
-@pytest.mark.usefixtures("local_only")
-def test_run_parse_evaluate_usage(tmp_path: Path) -> None:
-    cache = tmp_path / "cache"
-    data = ["--data-dir", str(FIXTURE), "--cache-dir", str(cache), "--no-checks"]
-    requests, log = tmp_path / "req.jsonl", tmp_path / "log.jsonl"
-    _cli("prompts", *data, "--task", "grouping", "--shots", "0", "--out", str(requests))
-    server = _CountingServer()
-    try:
-        _cli(
-            "run-llm",
-            str(requests),
-            "--base-url",
-            server.url,
-            "--model",
-            "m",
-            "--out",
-            str(log),
-            "--price-per-mtok",
-            "3,15",
-        )
-    finally:
-        server.close()
-    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
-    usages = [line["response"]["body"].get("usage") for line in lines]
-    reported = [u for u in usages if u is not None]
-    assert len(lines) == len(WALLS) == 4 and len(reported) == 3
-    expected_in = sum(u["prompt_tokens"] for u in reported)
-    expected_out = sum(u["completion_tokens"] for u in reported)
-    expected_reasoning = sum(u["completion_tokens_details"]["reasoning_tokens"] for u in reported)
-    record = json.loads((tmp_path / "log.jsonl.protocol.json").read_text())["usage"]
-    assert (record["prompt_tokens"], record["completion_tokens"]) == (expected_in, expected_out)
-    assert record["reasoning_tokens"] == expected_reasoning
-    assert record["requests"] == 4 and record["usage_reported"] == 3
-    assert record["latency_s"]["timed"] == 4  # every line timed by run-llm
-    assert all(line["latency_s"] >= 0 for line in lines)
-    cost = expected_in * 3 / 1e6 + expected_out * 15 / 1e6
-    assert record["cost"] == pytest.approx(cost)
-    assert record == log_usage(log, (3.0, 15.0))
-
-    predictions, results = tmp_path / "pred.json", tmp_path / "results.json"
-    _cli("parse", str(log), *data, "--task", "grouping", "--out", str(predictions))
-    report = json.loads((tmp_path / "pred.json.parse.json").read_text())
-    assert report["usage"]["prompt_tokens"] == expected_in
-    assert report["usage"]["cost"] == pytest.approx(cost)  # the price run-llm recorded
-    shown = _cli("evaluate", str(predictions), *data, "--bootstrap", "0", "--out", str(results))
-    scored = json.loads(results.read_text())
-    solved, groups = scored["grouping"]["full_wall"], scored["grouping"]["correct_groups"]
-    assert solved == 2 and groups >= 8  # the two gold answers at least
-    assert scored["protocol"]["usage"]["cost"] == pytest.approx(cost)
-    text = " ".join(shown.output.split())
-    assert f"per solved wall {cost / solved:.4f}" in text
-    assert f"per correct group {cost / groups:.4f}" in text
-    assert cost_line(scored) is not None
-    assert "profile paper" in text  # the table title names the profile
-    page = tmp_path / "report.html"
-    _cli("report", str(results), *data, "--out", str(page))
-    html = page.read_text(encoding="utf-8")
-    assert "profile paper" in html and f"per solved wall {cost / solved:.4f}" in html
-    # compare: a usage column beside each system made by run-llm
-    other = tmp_path / "results-copy.json"
-    other.write_bytes(results.read_bytes())
-    table = json.loads(_cli("compare", str(results), str(other), "--format", "json").output)
-    assert [f"per solved wall {cost / solved:.4f}" in row["usage"] for row in table["systems"]] == [
-        True,
-        True,
-    ]
-    csv = _cli("compare", str(results), str(other), "--format", "csv").output.splitlines()
-    assert csv[0].endswith(",usage,source,protocol") and "per correct group" in csv[1]
-
-
 def test_cost_line_over_runs() -> None:
     def run(cost: float | None, full: int, groups: int) -> dict[str, Any]:
         usage = {
@@ -322,76 +251,6 @@ def test_usage_by_wall_ids() -> None:
 
 def _slice_cost(prompt: list[int], completion: list[int]) -> float:
     return sum(prompt) * 3 / 1e6 + sum(completion) * 15 / 1e6
-
-
-@pytest.mark.usefixtures("local_only")
-def test_slice_is_costed_by_its_own_walls(tmp_path: Path) -> None:
-    """evaluate / compare / report --seasons: the cost of a 2-wall slice is its walls' (the
-    _CountingServer's usage of walls 0 and 1), not the whole run's over its solved walls."""
-    cache = tmp_path / "cache"
-    data = ["--data-dir", str(FIXTURE), "--cache-dir", str(cache), "--no-checks"]
-    requests, log = tmp_path / "req.jsonl", tmp_path / "log.jsonl"
-    _cli("prompts", *data, "--task", "grouping", "--shots", "0", "--out", str(requests))
-    server = _CountingServer()
-    try:
-        _cli(
-            "run-llm",
-            str(requests),
-            "--base-url",
-            server.url,
-            "--model",
-            "m",
-            "--out",
-            str(log),
-            "--price-per-mtok",
-            "3,15",
-        )
-    finally:
-        server.close()
-    predictions = tmp_path / "pred.json"
-    _cli("parse", str(log), *data, "--task", "grouping", "--out", str(predictions))
-    assert [w["season"] for w in WALLS] == [3, 3, 4, 4]
-    # season 3: walls 0 and 1, both solved; by hand from _CountingServer's usage
-    cost = _slice_cost([1000, 1017], [60, 65])
-    whole = _slice_cost([1000, 1017, 1034], [60, 65, 70])
-    assert f"{cost / 2:.4f}" != f"{whole / 2:.4f}"
-    sliced = tmp_path / "season3.json"
-    shown = _cli(
-        "evaluate",
-        str(predictions),
-        *data,
-        "--seasons",
-        "3",
-        "--bootstrap",
-        "0",
-        "--out",
-        str(sliced),
-    )
-    text = " ".join(shown.output.split())
-    assert "2 requests; tokens in 2,017, out 125" in text
-    assert f"cost {cost:.4f}; per solved wall {cost / 2:.4f}" in text
-    # season 4: wall 2 (wall 3's answer reports no usage), none solved
-    shown = _cli("evaluate", str(predictions), *data, "--seasons", "4", "--bootstrap", "0")
-    text = " ".join(shown.output.split())
-    assert f"cost {_slice_cost([1034], [70]):.4f}; per solved wall none solved" in text
-    assert "usage reported for 1 of 2 requests" in text
-    # compare and report of the sliced results
-    other = tmp_path / "season3-copy.json"
-    other.write_bytes(sliced.read_bytes())
-    table = json.loads(_cli("compare", str(sliced), str(other), "--format", "json").output)
-    assert all(f"per solved wall {cost / 2:.4f}" in row["usage"] for row in table["systems"])
-    page = tmp_path / "report.html"
-    _cli("report", str(sliced), *data, "--out", str(page))
-    assert f"per solved wall {cost / 2:.4f}" in page.read_text(encoding="utf-8")
-    # a usage record written before per-wall usage: the slice's cost is unknown, not wrong
-    old = json.loads(sliced.read_text(encoding="utf-8"))
-    del old["protocol"]["usage"]["by_wall"]
-    line = cost_line(old)
-    assert line is not None and "the slice's usage and cost are unknown" in line
-    assert "per solved wall" not in line
-    # the whole split: the whole log, as before
-    shown = _cli("evaluate", str(predictions), *data, "--bootstrap", "0")
-    assert f"per solved wall {whole / 2:.4f}" in " ".join(shown.output.split())
 
 
 @pytest.mark.usefixtures("local_only")

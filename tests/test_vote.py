@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 from chat_server import ChatServer, completion
+from llm_answers import answer_requests
 from test_parse import BY_ID, _cli, _gold, which_wall
 from test_parsing import CONNECTIONS, GOLD
 from typer.testing import CliRunner
 
-from ocw_hub.cli import app
 from ocw_hub.llm.responses import ParsedWall
 from ocw_hub.llm.usage import cost_line
 from ocw_hub.llm.vote import first_most_common, partition_key, vote_connections, vote_groups
@@ -163,20 +163,7 @@ def _sampled_responses(tmp_path: Path, cache: Path, task: str, repeat: bool = Fa
     server = SamplingServer(key=lambda body: f"{which_wall(body)[0]}#{body.get('seed')}")
     try:
         responses = tmp_path / f"{task}-resp.jsonl"
-        result = runner.invoke(
-            app,
-            [
-                "run-llm",
-                str(requests),
-                "--base-url",
-                server.url,
-                "--model",
-                "fake",
-                "--out",
-                str(responses),
-            ],
-        )
-        assert result.exit_code == 0, result.output
+        answer_requests(requests, responses, server.url)
     finally:
         server.close()
     return responses

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from llm_answers import answer_requests
 from ocw_fixtures import WOTE_FIXTURE
 from test_llm_client import FakeServer
 from typer.testing import CliRunner
@@ -343,9 +344,7 @@ def wote_log(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     _cli("prompts", "--config", "wote", "--out", str(requests), *data)
     server = ScriptedServer()
     try:
-        _cli(
-            "run-llm", str(requests), "--base-url", server.url, "--model", "fake", "--out", str(log)
-        )
+        answer_requests(requests, log, server.url)
         bodies = list(server.bodies)
     finally:
         server.close()

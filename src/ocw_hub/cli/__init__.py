@@ -1,6 +1,6 @@
 """``ocw-hub``: build, check and publish the Hub export; score, predict and look at results.
 
-Every command is a plain function in a module of its own name (``run-llm`` in :mod:`.run_llm`),
+Every command is a plain function in a module of its own name (``play-page`` in :mod:`.play_page`),
 listed in :data:`COMMANDS` with a one-line summary: ``ocw-hub --help`` imports no command
 module, and ``ocw-hub evaluate ...`` imports :mod:`.evaluate` only. Options shared by several
 commands are declared once in :mod:`.options`; a module's ``EPILOG`` follows its help.
@@ -51,7 +51,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "publish": ("publish:publish", "Make a Hub repository mirror an export or the metric Space."),
     "report": ("report:report", "Write a self-contained HTML report of results files."),
     "reproduce": ("reproduce:reproduce", "Run the grouping experiment end to end, offline."),
-    "run-llm": ("run_llm:run_llm", "Send requests to OpenAI-compatible servers, log the answers."),
     "show": ("show:show", "Draw one wall or question in the terminal, with a prediction."),
 }
 

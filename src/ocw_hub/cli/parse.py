@@ -44,16 +44,6 @@ def _parse_table(report: dict[str, Any]) -> Table:
         table.add_row(f"  unrecoverable: {reason.replace('_', ' ')}", str(count))
     if "vote" in report:
         table.add_row("samples per wall (the vote's)", str(report["vote"]["samples"]))
-    if "reprompt" in report:
-        shown = report["reprompt"]
-        table.add_row("follow-ups answered (re-prompts)", str(shown["follow_ups"]))
-        table.add_row(
-            "walls re-prompted / became valid",
-            f"{shown['walls_reprompted']} / {shown['became_valid']}",
-        )
-        table.add_row(
-            "unrecoverable in the first answers", str(shown["first_answer_counts"]["unrecoverable"])
-        )
     if "in_context" in report:
         table.add_row("span found in the task text", str(report["in_context"]))
     if report.get(NOT_REPORTED):
@@ -306,9 +296,6 @@ def parse(
     unambiguous and recorded) or unrecoverable (with the reason). Also writes
     <out>.parse.json: per wall its status, reason, the repairs made and the raw answer.
 
-    A log of run-llm --reprompt: --out gets each wall's last answer (with re-prompts),
-    <out stem>.first-answer.json its first (without: the paper's protocol).
-
     --config wote: {id, prediction_text} per question, the span the answer states (robust
     mode only; --task is not used). An unrecoverable answer (empty, reasoning only,
     truncated, a refusal) gets prediction_text "" (scored 0) and is counted apart.
@@ -344,26 +331,7 @@ def parse(
         _check_requests(requests, answers)
     rows = load_split_rows(config, split, source, cache_dir=cache_dir, no_checks=no_checks)
     voted: dict[str, Any] = {}
-    from ._reprompt import has_follow_ups, parse_reprompted
-
-    if task in spec.tasks and has_follow_ups(answers):  # run-llm --reprompt: with, without
-        if vote:
-            raise OptionError("--vote: not on a log with re-prompts (run-llm --reprompt)")
-        predictions, report = parse_reprompted(
-            answers,
-            rows,
-            task=task,
-            mode=mode,
-            allow_truncated=allow_truncated,
-            style=style,
-            out=out,
-            inputs=inputs,
-            responses=responses,
-            records=records,
-            price=price,
-            fields={"task": task, "parse_mode": mode, "prompt_style": prompt_style},
-        )
-    elif vote:
+    if vote:
         predictions, report, k = _parse_vote(
             answers,
             rows,

@@ -67,7 +67,7 @@ class CutLineWarning(UserWarning):
 MAX_LINE_BYTES = 64 * 2**20
 
 
-#: ``<wall_id>#reprompt-<k>``: how a follow-up request is named (:mod:`ocw_hub.llm.reprompt`).
+#: ``<wall_id>#reprompt-<k>``: how the retired ``run-llm --reprompt`` named a follow-up.
 REPROMPT_MARK = "#reprompt-"
 
 

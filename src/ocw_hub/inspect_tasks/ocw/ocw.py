@@ -29,6 +29,7 @@ from typing import Any
 
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageUser
 from inspect_ai.scorer import (
     Score,
     ScoreReducer,
@@ -38,7 +39,7 @@ from inspect_ai.scorer import (
     scorer,
     stderr,
 )
-from inspect_ai.solver import TaskState
+from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ...configs import config_spec
 from ...llm.profiles import common_fields, sent_fields
@@ -125,6 +126,35 @@ def parse_answer(
     return parse_wall(wall, response, task=task_name, mode="robust", style=style)
 
 
+@solver
+def answer_with_reprompts(task_name: str, style: str, reprompt: int) -> Solver:
+    """:func:`answer_once`, then up to ``reprompt`` follow-ups while the answer is
+    ``unrecoverable`` (:mod:`ocw_hub.llm.follow_up`): the answer stays in the conversation
+    and :func:`~ocw_hub.llm.follow_up.follow_up_text` of its reason is asked next. The
+    first answer's status and the number of follow-ups are kept in the sample's metadata;
+    the last answer is scored."""
+    from ...llm.follow_up import follow_up_text
+
+    once = answer_once()
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        wall = state.metadata["wall"]
+        state = await once(state, generate)
+        for k in range(reprompt + 1):
+            response = response_of(str(wall["wall_id"]), state.output)
+            parsed = parse_answer(wall, response, task_name, style)
+            if k == 0:
+                state.metadata["first_status"] = parsed.status
+            if parsed.status != "unrecoverable" or k == reprompt or response.text is None:
+                state.metadata["follow_ups"] = k
+                return state
+            state.messages.append(ChatMessageUser(content=follow_up_text(parsed.reason)))
+            state = await once(state, generate)
+        return state
+
+    return solve
+
+
 def _ocw_scorer(task_name: str, style: str) -> Any:
     @scorer(metrics={name: [mean(), stderr()] for name in FIGURES[task_name]})
     def ocw_figures() -> Any:
@@ -181,10 +211,14 @@ def ocw_task(
     epochs: int,
     vote: bool,
     no_checks: bool,
+    reprompt: int = 0,
 ) -> Task:
     """The task of ``task_name`` (``grouping``, ``connections``): see :func:`ocw_grouping`."""
+    from ...llm.follow_up import FOLLOW_UP_VERSION
     from ...llm.styles import response_format_of
 
+    if reprompt < 0:
+        raise ValueError(f"reprompt={reprompt}: expected 0 or more follow-ups")
     spec = config_spec(config)
     if task_name not in spec.tasks:
         raise ValueError(f"config {config!r} has no {task_name} task")
@@ -222,10 +256,11 @@ def ocw_task(
         "generation": fields,
         "parse_mode": "robust",
         "aggregate": "vote" if vote else "sample",
+        **({"reprompt": reprompt, "follow_up_version": FOLLOW_UP_VERSION} if reprompt else {}),
     }
     return Task(
         dataset=MemoryDataset(samples, name=f"ocw_{task_name}-{spec.name}-{split}"),
-        solver=answer_once(),
+        solver=answer_with_reprompts(task_name, style, reprompt) if reprompt else answer_once(),
         scorer=_ocw_scorer(task_name, style),
         config=generate_config(sent_fields(bodies[0]) if bodies else {}),
         epochs=Epochs(epochs, ocw_vote() if vote else "mean"),
@@ -248,6 +283,7 @@ def ocw_grouping(
     epochs: int = 1,
     vote: bool = False,
     no_checks: bool = False,
+    reprompt: int = 0,
 ) -> Task:
     """Task 1 of the paper: group each wall's 16 clues into four groups of four.
 
@@ -269,6 +305,8 @@ def ocw_grouping(
         vote: reduce the epochs by a vote on the answers (``parse --vote``) instead of the
             mean of their figures.
         no_checks: skip the split's checksum check (as ``--no-checks``).
+        reprompt: follow-ups asked while an answer is unrecoverable (0, the paper's: none;
+            :func:`answer_with_reprompts`); the last answer is scored.
     """
     return ocw_task(
         "grouping",
@@ -285,6 +323,7 @@ def ocw_grouping(
         epochs=epochs,
         vote=vote,
         no_checks=no_checks,
+        reprompt=reprompt,
     )
 
 
@@ -303,6 +342,7 @@ def ocw_connections(
     epochs: int = 1,
     vote: bool = False,
     no_checks: bool = False,
+    reprompt: int = 0,
 ) -> Task:
     """Task 2 of the paper: name the connection of each of a wall's four gold groups
     (arguments as :func:`ocw_grouping`)."""
@@ -321,4 +361,5 @@ def ocw_connections(
         epochs=epochs,
         vote=vote,
         no_checks=no_checks,
+        reprompt=reprompt,
     )
