@@ -21,8 +21,10 @@ NOBODY = 65534
 #: interpreter's own folder may be closed to that user), then the ids are dropped.
 AS_NOBODY = f"""
 import os, sys
-import fileinput, multiprocessing.synchronize, datasets, pyarrow.parquet, k_means_constrained
+import fileinput, fractions, multiprocessing.synchronize
+import datasets, pyarrow.parquet, k_means_constrained
 import importlib.readers, importlib.resources.readers  # package data (prompt styles)
+import rich.console, rich.markup, rich.progress, rich.table, rich.text  # imported on first print
 import ocw_hub.cli, ocw_hub.outputs, ocw_hub.experiment, ocw_hub.scoring.runs
 import ocw_hub.baselines.protocol, ocw_hub.llm.responses, ocw_hub.llm.prompts, ocw_hub.llm.client
 import ocw_hub.views.report, ocw_hub.views.report_data, ocw_hub.data.randomize
