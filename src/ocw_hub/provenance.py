@@ -3,8 +3,8 @@ predictions, recorded by the commands that produce them and collected by ``ocw-h
 
 * The **protocol record** is a small JSON object beside a command's output: in a folder of
   runs, ``protocol.json`` (``ocw-hub predict``, ``reproduce``); beside a file ``F``,
-  ``F.protocol.json`` (``prompts``, ``run-llm``, ``parse``). Each command copies the record of
-  its input (the requests of ``run-llm``, the responses of ``parse``) and adds its own fields,
+  ``F.protocol.json`` (``prompts``, ``parse``). Each command copies the record of
+  its input (the responses of ``parse``) and adds its own fields,
   so the record of a predictions file holds the whole chain: ``method``, ``model``,
   ``encoder``, ``pooling``, ``prompt_style``, ``shots``, ``parse_mode``, ... and the
   ``package_version`` of each command (``ocw-hub`` version) that wrote it.
@@ -155,8 +155,7 @@ def _checked(record: dict[str, Any], found: Path, output: Path) -> dict[str, Any
             raise ProtocolMismatchError(
                 f"{inert(str(path))}: its content is not what its protocol record {where} "
                 "describes (the file changed, or another file took its name, after the "
-                "record was written; a log cut by a killed run-llm: run it again to finish "
-                "the log and its record)"
+                "record was written)"
             )
     return {k: v for k, v in record.items() if k not in (FILES_DIGESTS, RECORD_DIGEST)}
 

@@ -69,7 +69,7 @@ def _cells(row: dict[str, Any], digits: int) -> list[str]:
 
 def _usage_column(header: list[str], body: list[list[str]], rows: list[dict[str, Any]]) -> None:
     """A ``usage`` column (tokens, latency, cost per solved wall) when a system has one."""
-    if any(row.get("usage") for row in rows):  # runs of run-llm
+    if any(row.get("usage") for row in rows):  # parsed runs
         header.append("usage")
         for cells, row in zip(body, rows, strict=True):
             cells.append(inert(row.get("usage") or "-"))

@@ -164,7 +164,7 @@ def evaluate(
     columns = ("task", "figure", player) + (("human",) if config_spec(config).human else ())
     shown = ", ".join(map(str, predictions))
     lines = [f"{config} / {split}: {inert(shown)}", *map(inert, provenance_lines(results))]
-    if (cost := cost_line(results)) is not None:  # runs of run-llm: tokens, latency, cost
+    if (cost := cost_line(results)) is not None:  # parsed runs: tokens, latency, cost
         lines.append(f"usage: {inert(cost)}")
     if results.get("slice"):
         lines.append(f"slice: {results['slice']['label']}")

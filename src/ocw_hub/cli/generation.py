@@ -1,4 +1,4 @@
-"""The generation options of ``prompts`` and ``run-llm`` (``--profile`` and the fields a
+"""The generation options of ``prompts`` (``--profile`` and the fields a
 profile takes; :mod:`ocw_hub.llm.profiles`), each declared once."""
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ def _parse_wote(
 
 
 def _price(record: dict[str, Any], price_per_mtok: str | None) -> tuple[float, float] | None:
-    """The price per million tokens: --price-per-mtok, else run-llm's (``record``: the
+    """The price per million tokens: --price-per-mtok, else the record's (``record``: the
     answers' protocol record), else None."""
     from ..llm.usage import parse_price
 
@@ -128,7 +128,7 @@ def _check_requests(requests: Path, answers: dict[str, Any]) -> None:
 
 def _prompt_style(record: dict[str, Any], given: str | None, mode: str) -> str:
     """The prompt style of the answers: ``--prompt-style``, else the one the responses'
-    protocol record names (``prompts`` writes it, ``run-llm`` copies it), else ``paper``.
+    protocol record names (``prompts`` writes it), else ``paper``.
 
     Raises:
         OptionError: an unknown style, a ``--prompt-style`` other than the record's, paper
@@ -223,7 +223,7 @@ def parse(
     responses: Annotated[
         Path,
         typer.Argument(
-            help="Responses JSONL: the run-llm log (batch output lines), or {wall_id, text} "
+            help="Responses JSONL: batch output lines (Batch API, run_batch), or {wall_id, text} "
             "lines ({id, text} for WoTe)."
         ),
     ],
@@ -255,7 +255,8 @@ def parse(
             "--price-per-mtok",
             metavar="IN,OUT",
             help="Price per million prompt and completion tokens for the cost in the report "
-            "(default: the one given to run-llm, if any); tokens as the responses' usage says.",
+            "(default: the one in the responses' protocol record, if any); tokens as the "
+            "responses' usage says.",
         ),
     ] = None,
     prompt_style: Annotated[

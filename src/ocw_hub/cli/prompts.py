@@ -139,8 +139,7 @@ def prompts(
         str,
         typer.Option(
             "--model",
-            help="Model named in the requests (run-llm --model replaces it); the paper ran "
-            "gpt-4-0314 and gpt-3.5-turbo-0301.",
+            help="Model named in the requests; the paper ran gpt-4-0314 and gpt-3.5-turbo-0301.",
         ),
     ] = DEFAULT_MODEL,
     prompt_style: Annotated[

@@ -1,4 +1,4 @@
-"""Plain steps on an answer's text shared by ``run-llm`` and the parsers: what a choice's
+"""Plain steps on an answer's text shared by the parsers and the inspect tasks: what a choice's
 ``finish_reason`` means, a message's ``content`` as text, lines on ``\n`` only, reasoning
 blocks dropped, the string lists of a JSON value. Linear in the text, no recursion on
 nesting."""

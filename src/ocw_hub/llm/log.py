@@ -1,4 +1,4 @@
-"""The files of ``ocw-hub run-llm``: the requests it reads and the response log it appends to.
+"""Request and response files: the requests ``prompts`` writes and the responses ``parse`` reads.
 
 The requests are JSON Lines in the OpenAI batch *input* shape (written by
 :mod:`ocw_hub.llm.prompts`); the answers are appended to a log in the batch *output* shape, one
@@ -22,8 +22,7 @@ other Unicode line breaks, written as they are: ``ensure_ascii=False``); a last 
 by a crash (no newline at the end of the file, not JSON) is skipped with a
 :class:`CutLineWarning`; any other line that is not a JSON object is an error naming the file
 and the line. A request counts as done when the log holds a line for its ``custom_id`` with
-status 200 and no error; ``run-llm`` cuts a cut last line off the log and sends its request
-again.
+status 200 and no error.
 """
 
 from __future__ import annotations

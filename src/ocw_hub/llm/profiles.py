@@ -1,5 +1,6 @@
 """Named generation profiles: the generation fields of a chat-completion body (everything but
-``model`` and ``messages``), chosen by ``--profile`` on ``prompts`` and ``run-llm``.
+``model`` and ``messages``), chosen by ``--profile`` on ``prompts`` (inspect tasks:
+``-T profile=``).
 
 * ``paper`` (the default): the fields each prompt style sends today, byte for byte; for the
   paper's style the notebook's ``max_tokens 144, temperature 0.0, top_p 1.0, n 1,
@@ -175,7 +176,7 @@ def generation_fields(
 
 def with_generation(request: Mapping[str, Any], generation: Generation) -> dict[str, Any]:
     """``request`` with its body's generation fields replaced by ``generation``'s (a reasoning
-    or custom profile; ``run-llm --profile``); the prompt style's :data:`STYLE_FIELDS` kept.
+    or custom profile); the prompt style's :data:`STYLE_FIELDS` kept.
 
     Raises:
         GenerationProfileError: the paper profile (the requests' own fields are the
@@ -183,7 +184,7 @@ def with_generation(request: Mapping[str, Any], generation: Generation) -> dict[
     """
     if generation.profile == "paper":
         raise GenerationProfileError(
-            "--profile paper: run-llm sends the requests' own fields unless told otherwise; "
+            "--profile paper: the requests' own fields are the paper's; "
             "give --profile reasoning or custom to replace them",
             option="--profile",
         )

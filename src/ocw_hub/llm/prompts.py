@@ -28,7 +28,7 @@ Prompt styles (``style``), their text in template files (``prompt_styles/``, :mo
   (``response_format="schema"``) or written in the prompt (``"prompt"``).
 
 One request per wall, in the OpenAI batch *input* shape that OpenAI's Batch API, vLLM's
-``run_batch`` and ``ocw-hub run-llm`` read::
+``run_batch`` read (the inspect tasks send the same messages)::
 
     {"custom_id": wall_id, "method": "POST", "url": "/v1/chat/completions",
      "body": {"model": ..., "messages": [system, user], "temperature": 0, "max_tokens": 144}}

@@ -1,7 +1,7 @@
 """LLM answers read from a log and turned into OCW predictions (``ocw-hub parse``).
 
 Input: JSON Lines, each line either a line of the batch *output* shape written by
-``ocw-hub run-llm`` (and by OpenAI's Batch API, vLLM's ``run_batch``)::
+OpenAI's Batch API or vLLM's ``run_batch`` (and by the retired ``ocw-hub run-llm``)::
 
     {"custom_id": wall_id, "response": {"status_code": 200, "body": <chat completion>},
      "error": null}
@@ -43,7 +43,7 @@ from .log import json_records
 from .prompts import TASKS, gold_groups
 
 MODES = ("paper", "robust")
-#: The model asked and the other names accepted for it (``run-llm --accept-model``).
+#: The model asked and the other names accepted for it (the retired ``run-llm --accept-model``).
 ModelAsked = tuple[str, tuple[str, ...]]
 #: Wall statuses in the report.
 STATUSES = ("clean", "repaired", "truncated", "unrecoverable", "no_response")
@@ -216,8 +216,8 @@ def _read_line(
 
 def _model_asked(path: Path) -> ModelAsked | None:
     """The model the requests of a responses file asked for and the other names accepted for
-    it: its own protocol record's ``model`` and ``accepted_models`` (``run-llm`` writes
-    ``<log>.protocol.json``), else None."""
+    it: its own protocol record's ``model`` and ``accepted_models`` (the retired ``run-llm``
+    wrote ``<log>.protocol.json``), else None."""
     from ..provenance import read_protocol, record_path
 
     record = read_protocol(path) if record_path(path).is_file() else None  # its own record
@@ -244,7 +244,7 @@ def read_responses(path: str | Path, unit: str = "wall") -> dict[str, Response]:
     A wall may have several batch lines (failed attempts, then an answer): its answer wins
     (an answer that ended before it was complete, e.g. ``finish_reason: "abort"``, is a
     failed attempt that keeps its text). When the file's protocol record names the model
-    asked (``run-llm`` writes it), an answer whose completion names another model (not a
+    asked (logs of the retired ``run-llm``), an answer whose completion names another model (not a
     dated snapshot of it, :func:`~ocw_hub.llm.transport.same_model`) is no answer.
     Read by :func:`.log.json_records` (lines end at ``\n`` only; a last line cut short by a
     crash is skipped with a warning).
@@ -271,7 +271,7 @@ def read_responses(path: str | Path, unit: str = "wall") -> dict[str, Response]:
             found[response.wall_id] = response
     if not found:
         raise PredictionsError(
-            f"{path}: holds no responses (is it the log of a run-llm that could not reach "
+            f"{path}: holds no responses (is it the output of a run that could not reach "
             "its server?)"
         )
     return found

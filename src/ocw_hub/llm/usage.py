@@ -1,5 +1,5 @@
-"""Cost and latency of a run, from its response log (``run-llm``'s protocol record, the parse
-report, the ``evaluate`` table).
+"""Cost and latency of a run, from its responses file (the parse report and the predictions'
+protocol record, the ``evaluate`` table).
 
 * **Requests**: the log's lines (one per request logged: an answer or a failure; a request
   failed and sent again by a re-run is two lines, both billed).
@@ -9,7 +9,7 @@ report, the ``evaluate`` table).
   line reports is None ("not reported"); ``usage_reported`` says how many lines had a
   ``usage`` object.
 * **Latency**: the wall-clock seconds of each logged try (the log's ``latency_s``, written by
-  ``run-llm`` since this field exists), as percentiles (NumPy's default, linear
+  the retired ``run-llm``), as percentiles (NumPy's default, linear
   interpolation); None when no line is timed.
 * **Cost**: with a price per million tokens ``(in, out)``: ``prompt_tokens * in / 1e6 +
   completion_tokens * out / 1e6``, in the price's currency (US dollars for OpenAI's list).
@@ -308,7 +308,7 @@ def _slice_walls(results: Mapping[str, Any]) -> list[str] | None:
 def cost_line(results: Mapping[str, Any]) -> str | None:
     """The usage of the runs scored (summed over runs) and, with a price, the cost per solved
     wall and per correct group (total cost over the totals of every run; grouping runs);
-    None when a run has no usage record (a run not made by ``run-llm``, an older one).
+    None when a run has no usage record (a run not parsed from a responses file, an older one).
 
     A slice of the walls (``evaluate --seasons``) is costed by its own walls (the log's
     per-wall usage, :func:`usage_over`): a usage record without it gives the whole log's

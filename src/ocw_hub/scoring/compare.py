@@ -534,7 +534,7 @@ def rows(systems: Sequence[System]) -> list[dict[str, Any]]:
     in_common (walls, or WoTe questions, both predicted, shared with the best), scored,
     missing (scored as wrong), unscored (no prediction for the task), usage (the runs'
     tokens, latency and cost per solved wall: :func:`ocw_hub.llm.usage.cost_line`; None
-    without a run-llm usage record), source (its
+    without a usage record), source (its
     label, :func:`source_of`), protocol (:func:`ocw_hub.provenance.results_protocol`; None
     for the contestants and when not recorded)."""
     from ..llm.usage import cost_line

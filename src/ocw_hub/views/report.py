@@ -162,7 +162,7 @@ def _provenance_cells(f: ResultsFile) -> str:
     from ..llm.usage import cost_line
 
     source, protocol = results_source(f.data), protocol_text(results_protocol(f.data))
-    if (cost := cost_line(f.data)) is not None:  # runs of run-llm: tokens, latency, cost
+    if (cost := cost_line(f.data)) is not None:  # parsed runs: tokens, latency, cost
         protocol += f"; usage: {cost}"
     mark = f' data-stand-in="true"><strong>{STAND_IN}</strong>: ' if f.stand_in else ">"
     return f'<td class="source"{mark}{html.escape(source)}</td><td>{html.escape(protocol)}</td>'
