@@ -274,27 +274,45 @@ def _jobs(runs: Sequence[Mapping[str, Any]], segments: Mapping[str, Sequence[int
     return jobs
 
 
-def _counted(task: str, keys: list[str], cube: np.ndarray) -> dict[str, list[float]]:
-    """The intervals of ``task``'s counted figures (:data:`COUNTED`) from the per-wall values
-    ``cube`` (shape ``(n_walls, n_runs, len(keys))``; several runs: their successes and trials
-    added per wall), ``decoy_share`` among them."""
-    counted = COUNTED.get(task, {})
-    n_walls, n_runs = cube.shape[:2]
-    out: dict[str, list[float]] = {}
-    for figure, (key, factor, total) in _figures_of(task, set(keys)).items():
-        if key in counted:
-            most, trials = counted[key]
-            successes = cube[:, :, keys.index(key)].sum(axis=1) * (trials / most)
-            low, high = binomial.rate_interval(successes, trials * n_runs)
-            scale = mean_scale(factor, total, n_walls) * most
-            out[figure] = [float(low * scale), float(high * scale)]
-    if task == "groups" and {"decoys", "wrong_groups"} <= set(keys):
-        wrong = cube[:, :, keys.index("wrong_groups")].sum(axis=1)
-        if wrong.sum() > 0:
-            decoys = cube[:, :, keys.index("decoys")].sum(axis=1)
-            low, high = binomial.rate_interval(decoys, wrong)
-            out["decoy_share"] = [float(low), float(high)]
-    return out
+def _counted(
+    job: Sequence[tuple[str, str, list[str], np.ndarray]],
+) -> list[dict[str, list[float]]]:
+    """The intervals of the counted figures (:data:`COUNTED`, ``decoy_share`` among them) of
+    each part ``(segment, task, keys, cube)`` of one job (the same walls), from the per-wall
+    values ``cube`` (shape ``(n_walls, n_runs, len(keys))``; several runs: their successes and
+    trials added per wall): every rate of the job in one :func:`.binomial.rate_interval`
+    (walls along the last axis), each per-wall key once."""
+    successes: list[np.ndarray] = []
+    trials: list[np.ndarray | float] = []
+    rows: list[list[tuple[str, int, float]]] = []
+    for _, task, keys, cube in job:
+        counted = COUNTED.get(task, {})
+        n_walls, n_runs = cube.shape[:2]
+        mine: list[tuple[str, int, float]] = []
+        first = {}
+        for figure, (key, factor, total) in _figures_of(task, set(keys)).items():
+            if key in counted:
+                most, each = counted[key]
+                if key not in first:
+                    first[key] = len(successes)
+                    successes.append(cube[:, :, keys.index(key)].sum(axis=1) * (each / most))
+                    trials.append(float(each * n_runs))
+                mine.append((figure, first[key], mean_scale(factor, total, n_walls) * most))
+        if task == "groups" and {"decoys", "wrong_groups"} <= set(keys):
+            wrong = cube[:, :, keys.index("wrong_groups")].sum(axis=1)
+            if wrong.sum() > 0:
+                mine.append(("decoy_share", len(successes), 1.0))
+                successes.append(cube[:, :, keys.index("decoys")].sum(axis=1))
+                trials.append(wrong)
+        rows.append(mine)
+    if not successes:
+        return [{} for _ in job]
+    every = np.ones_like(successes[0])
+    low, high = binomial.rate_interval(np.stack(successes), np.stack([t * every for t in trials]))
+    return [
+        {figure: [float(low[at] * scale), float(high[at] * scale)] for figure, at, scale in mine}
+        for mine in rows
+    ]
 
 
 def segment_intervals(
@@ -327,9 +345,9 @@ def segment_intervals(
             else:
                 means = bootstrap.bootstrap_means(cube[:, 0], n_resamples, seed)
             resampled.append(means)
-            for name, task, keys, part in job:
+            for (name, task, keys, _), counted in zip(job, _counted(job), strict=True):
                 parts.append((name, task, keys, len(walls)))
-                out[name][task] = _counted(task, keys, part)
+                out[name][task] = counted
     if not parts:
         return out
     bounds = bootstrap.percentile_interval(np.concatenate(resampled, axis=1))
