@@ -18,6 +18,7 @@ import pytest
 from ocw_fixtures import DATA
 
 from ocw_hub.evaluation import evaluate_files
+from ocw_hub.scoring import bootstrap
 from ocw_hub.scoring.intervals import COUNTED, segment_intervals
 
 EXPECTED = DATA / "bootstrap_values.json"
@@ -102,3 +103,34 @@ def test_every_interval_of_a_split_of_real_shape_is_mains(n_walls: int, n_runs: 
     found = synthetic_intervals(n_walls, n_runs)
     assert found[""] == expected[f"synthetic-{n_walls}x{n_runs}-sample"]
     assert _digest(found) == expected[f"synthetic-{n_walls}x{n_runs}"]
+
+
+def _runs(n_walls: int, n_runs: int, tasks: tuple[str, ...]) -> list[dict[str, Any]]:
+    rng = np.random.default_rng(1)
+    runs = []
+    for k in range(n_runs):
+        walls = [
+            {"wall_id": f"w{w}", "season": 1}
+            | {t: {key: _value(rng, t, key) for key in KEYS[t]} for t in tasks}
+            for w in range(n_walls)
+        ]
+        runs.append({"predictions": f"run-{k}.json", "per_wall": walls} | {t: {} for t in tasks})
+    return runs
+
+
+@pytest.mark.parametrize("n_runs", [1, 3])
+def test_no_draws_for_walls_whose_figures_are_all_counted(
+    monkeypatch: pytest.MonkeyPatch, n_runs: int
+) -> None:
+    """Counted figures get Clopper-Pearson's interval: a job of them alone (the contestants',
+    the groups') draws nothing; a job with a bootstrapped figure still does."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("drawn")
+
+    monkeypatch.setattr(bootstrap, "bootstrap_means", refuse)
+    monkeypatch.setattr(bootstrap, "run_index_blocks", refuse)
+    found = segment_intervals(_runs(30, n_runs, ("groups", "human")), {"": None}, 1000, 3)[""]
+    assert set(found) == {"groups", "human"} and "decoy_share" in found["groups"]
+    with pytest.raises(AssertionError, match="drawn"):
+        segment_intervals(_runs(30, n_runs, ("groups", "grouping")), {"": None}, 1000, 3)

@@ -328,7 +328,8 @@ def segment_intervals(
     counted figures (:data:`COUNTED`) :func:`.binomial.rate_interval` of the segment's walls.
 
     A task's walls are those every run scored for it; tasks on the same walls share one set
-    of draws and one count matrix; every percentile is taken in one call.
+    of draws and one count matrix (none when all their figures are counted), and one
+    Clopper-Pearson call; every percentile is taken in one call.
     BLAS runs on one thread: its products here are small, and threads cost more than they
     save on a busy machine.
     """
@@ -338,6 +339,10 @@ def segment_intervals(
     out: dict[str, dict[str, dict[str, list[float]]]] = {name: {} for name in segments}
     with threadpool_limits(limits=1, user_api="blas"):
         for (two, walls), job in _jobs(runs, segments).items():
+            for (name, task, *_), counted in zip(job, _counted(job), strict=True):
+                out[name][task] = counted
+            if all(set(keys) <= set(COUNTED.get(task, {})) for _, task, keys, _ in job):
+                continue  # every interval Clopper-Pearson's: no draws
             cube = np.concatenate([c for *_, c in job], axis=2)
             if two:
                 draws = bootstrap.run_index_blocks(len(walls), len(runs), n_resamples, seed)
@@ -345,9 +350,7 @@ def segment_intervals(
             else:
                 means = bootstrap.bootstrap_means(cube[:, 0], n_resamples, seed)
             resampled.append(means)
-            for (name, task, keys, _), counted in zip(job, _counted(job), strict=True):
-                parts.append((name, task, keys, len(walls)))
-                out[name][task] = counted
+            parts += [(name, task, keys, len(walls)) for name, task, keys, _ in job]
     if not parts:
         return out
     bounds = bootstrap.percentile_interval(np.concatenate(resampled, axis=1))
