@@ -134,3 +134,38 @@ def test_no_draws_for_walls_whose_figures_are_all_counted(
     assert set(found) == {"groups", "human"} and "decoy_share" in found["groups"]
     with pytest.raises(AssertionError, match="drawn"):
         segment_intervals(_runs(30, n_runs, ("groups", "grouping")), {"": None}, 1000, 3)
+
+
+def _state(rng: np.random.Generator) -> tuple[int, int, int | None]:
+    state = rng.bit_generator.state
+    buffered = state["uinteger"] if state["has_uint32"] else None
+    return state["state"]["state"], state["has_uint32"], buffered
+
+
+def test_byte_draws_are_numpys_draws_and_leave_its_state() -> None:
+    """The two-level bootstrap's run draws taken from the generator's bytes equal
+    ``rng.integers(..., dtype=uint8)`` after wall draws of every parity, block after block,
+    and the generator goes on as NumPy's would (a half output buffered or not)."""
+    assert bootstrap._bytes_are_numpys()
+    for seed in range(6):
+        for n_runs in sorted(bootstrap._BYTE_RUNS):
+            for n_walls in (1, 2, 3, 5, 494):
+                ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+                for block in range(4):
+                    shape = (1 + (seed + block) % 5, n_walls, n_runs)
+                    ours.integers(0, n_walls, size=shape[:2])
+                    theirs.integers(0, n_walls, size=shape[:2])
+                    mine = bootstrap._byte_draws(ours, n_runs, shape)
+                    expected = theirs.integers(0, n_runs, size=shape, dtype=np.uint8)
+                    assert mine.dtype == np.uint8 and np.array_equal(mine, expected)
+                    assert _state(ours) == _state(theirs)
+                assert ours.random() == theirs.random()
+
+
+def test_the_two_level_draws_are_the_same_with_numpys_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of draws (494 walls x 16 runs x 1,000: two blocks) with the byte draws and with
+    NumPy's (the fallback, where the check fails) are the same."""
+    fast = bootstrap.run_indices(494, 16, 1000, 5)
+    monkeypatch.setattr(bootstrap, "_bytes_are_numpys", lambda: False)
+    slow = bootstrap.run_indices(494, 16, 1000, 5)
+    assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
