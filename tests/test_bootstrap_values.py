@@ -2,7 +2,7 @@
 (commit e54a8f8): same seed, same draws, same arithmetic. The expected values were computed on
 that commit (``tests/data/bootstrap_values.json``): the fixture's whole ``ci95`` and
 ``by_season``, and a digest of every interval of synthetic splits of real shape (494 walls, 1
-and 16 runs, 13 seasons, a task scored on some walls only)."""
+and 16 runs, 13 seasons, a task scored on some walls only; 5,000 walls, drawn in blocks)."""
 
 from __future__ import annotations
 
@@ -97,7 +97,7 @@ def test_the_fixtures_intervals_are_mains() -> None:
     assert fixture_intervals() == expected["fixture"]
 
 
-@pytest.mark.parametrize(("n_walls", "n_runs"), [(494, 1), (494, 16), (60, 3)])
+@pytest.mark.parametrize(("n_walls", "n_runs"), [(494, 1), (494, 16), (60, 3), (5000, 1)])
 def test_every_interval_of_a_split_of_real_shape_is_mains(n_walls: int, n_runs: int) -> None:
     expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
     found = synthetic_intervals(n_walls, n_runs)
