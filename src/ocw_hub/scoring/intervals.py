@@ -274,27 +274,45 @@ def _jobs(runs: Sequence[Mapping[str, Any]], segments: Mapping[str, Sequence[int
     return jobs
 
 
-def _counted(task: str, keys: list[str], cube: np.ndarray) -> dict[str, list[float]]:
-    """The intervals of ``task``'s counted figures (:data:`COUNTED`) from the per-wall values
-    ``cube`` (shape ``(n_walls, n_runs, len(keys))``; several runs: their successes and trials
-    added per wall), ``decoy_share`` among them."""
-    counted = COUNTED.get(task, {})
-    n_walls, n_runs = cube.shape[:2]
-    out: dict[str, list[float]] = {}
-    for figure, (key, factor, total) in _figures_of(task, set(keys)).items():
-        if key in counted:
-            most, trials = counted[key]
-            successes = cube[:, :, keys.index(key)].sum(axis=1) * (trials / most)
-            low, high = binomial.rate_interval(successes, trials * n_runs)
-            scale = mean_scale(factor, total, n_walls) * most
-            out[figure] = [float(low * scale), float(high * scale)]
-    if task == "groups" and {"decoys", "wrong_groups"} <= set(keys):
-        wrong = cube[:, :, keys.index("wrong_groups")].sum(axis=1)
-        if wrong.sum() > 0:
-            decoys = cube[:, :, keys.index("decoys")].sum(axis=1)
-            low, high = binomial.rate_interval(decoys, wrong)
-            out["decoy_share"] = [float(low), float(high)]
-    return out
+def _counted(
+    job: Sequence[tuple[str, str, list[str], np.ndarray]],
+) -> list[dict[str, list[float]]]:
+    """The intervals of the counted figures (:data:`COUNTED`, ``decoy_share`` among them) of
+    each part ``(segment, task, keys, cube)`` of one job (the same walls), from the per-wall
+    values ``cube`` (shape ``(n_walls, n_runs, len(keys))``; several runs: their successes and
+    trials added per wall): every rate of the job in one :func:`.binomial.rate_interval`
+    (walls along the last axis), each per-wall key once."""
+    successes: list[np.ndarray] = []
+    trials: list[np.ndarray | float] = []
+    rows: list[list[tuple[str, int, float]]] = []
+    for _, task, keys, cube in job:
+        counted = COUNTED.get(task, {})
+        n_walls, n_runs = cube.shape[:2]
+        mine: list[tuple[str, int, float]] = []
+        first = {}
+        for figure, (key, factor, total) in _figures_of(task, set(keys)).items():
+            if key in counted:
+                most, each = counted[key]
+                if key not in first:
+                    first[key] = len(successes)
+                    successes.append(cube[:, :, keys.index(key)].sum(axis=1) * (each / most))
+                    trials.append(float(each * n_runs))
+                mine.append((figure, first[key], mean_scale(factor, total, n_walls) * most))
+        if task == "groups" and {"decoys", "wrong_groups"} <= set(keys):
+            wrong = cube[:, :, keys.index("wrong_groups")].sum(axis=1)
+            if wrong.sum() > 0:
+                mine.append(("decoy_share", len(successes), 1.0))
+                successes.append(cube[:, :, keys.index("decoys")].sum(axis=1))
+                trials.append(wrong)
+        rows.append(mine)
+    if not successes:
+        return [{} for _ in job]
+    every = np.ones_like(successes[0])
+    low, high = binomial.rate_interval(np.stack(successes), np.stack([t * every for t in trials]))
+    return [
+        {figure: [float(low[at] * scale), float(high[at] * scale)] for figure, at, scale in mine}
+        for mine in rows
+    ]
 
 
 def segment_intervals(
@@ -310,7 +328,8 @@ def segment_intervals(
     counted figures (:data:`COUNTED`) :func:`.binomial.rate_interval` of the segment's walls.
 
     A task's walls are those every run scored for it; tasks on the same walls share one set
-    of draws and one count matrix; every percentile is taken in one call.
+    of draws and one count matrix (none when all their figures are counted), and one
+    Clopper-Pearson call; every percentile is taken in one call.
     BLAS runs on one thread: its products here are small, and threads cost more than they
     save on a busy machine.
     """
@@ -320,6 +339,10 @@ def segment_intervals(
     out: dict[str, dict[str, dict[str, list[float]]]] = {name: {} for name in segments}
     with threadpool_limits(limits=1, user_api="blas"):
         for (two, walls), job in _jobs(runs, segments).items():
+            for (name, task, *_), counted in zip(job, _counted(job), strict=True):
+                out[name][task] = counted
+            if all(set(keys) <= set(COUNTED.get(task, {})) for _, task, keys, _ in job):
+                continue  # every interval Clopper-Pearson's: no draws
             cube = np.concatenate([c for *_, c in job], axis=2)
             if two:
                 draws = bootstrap.run_index_blocks(len(walls), len(runs), n_resamples, seed)
@@ -327,9 +350,7 @@ def segment_intervals(
             else:
                 means = bootstrap.bootstrap_means(cube[:, 0], n_resamples, seed)
             resampled.append(means)
-            for name, task, keys, part in job:
-                parts.append((name, task, keys, len(walls)))
-                out[name][task] = _counted(task, keys, part)
+            parts += [(name, task, keys, len(walls)) for name, task, keys, _ in job]
     if not parts:
         return out
     bounds = bootstrap.percentile_interval(np.concatenate(resampled, axis=1))
