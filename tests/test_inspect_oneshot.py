@@ -283,6 +283,25 @@ def test_figures_are_those_of_parse_and_evaluate(
     assert "scored:" not in from_log["shown"]
 
 
+def test_compare_reads_an_inspect_log_beside_a_predictions_file(
+    chat_server: Any, tmp_path: Path
+) -> None:
+    """``compare LOG.eval PREDICTIONS``: the log is scored as ``evaluate`` scores it (its full-wall
+    rate the log's own), the predictions file of the same answers ties with it."""
+    rows = _rows()
+    server = chat_server(answer=Scripted(rows))
+    log = _eval(_task("ocw_grouping", shots=1), server.url, tmp_path)
+    answers = {w["wall_id"]: grouping_answer(w) for w in rows}
+    predictions = _parsed_answers(answers, "grouping", tmp_path)
+    args = ["compare", log.location, str(predictions), "--by", "full_wall_rate"]
+    options = ["--data-dir", str(FIXTURE), "--no-checks", "--format", "json"]
+    result = runner.invoke(app, [*args, *options])
+    assert result.exit_code == 0, result.output
+    table = json.loads(result.stdout)
+    values = {row["system"]: row["value"] for row in table["systems"]}
+    assert values[log.location] == values[str(predictions)] == _means(log)["full_wall_rate"]
+
+
 def _completion(body: dict[str, Any], message: Any, finish: str, usage: Any = "default") -> dict:
     return {
         "id": "chatcmpl-1",

@@ -107,6 +107,9 @@ def is_results_file(path: Path) -> bool:
     per-wall figures or runs), not a predictions file."""
     if not path.is_file():
         return False
+    with path.open("rb") as file:  # a JSON object; an inspect log (a zip) or a list is not
+        if not file.read(64).lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+            return False
     raw = jsonio.read_json(path, CompareError, "results or predictions file")
     keys = ("per_wall", "per_question", "runs")
     return isinstance(raw, dict) and {"config", "split"} <= set(raw) and any(k in raw for k in keys)
