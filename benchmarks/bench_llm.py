@@ -2,7 +2,7 @@
 
 Run from the repository root, next to ``../shared/data``::
 
-    python benchmarks/bench_llm.py [--shared ../shared/data] [--delay 0.02]
+    python benchmarks/bench_llm.py [--shared ../shared/data]
 
 Figures printed:
 
@@ -10,14 +10,11 @@ Figures printed:
 * ``parse``: robust and paper mode in process (ms per wall), on answers made from the gold
   groups with the kinds of noise the parser repairs (numbering, markdown, case, a typo, a
   missing group, a duplicate), then the ``ocw-hub parse`` command end to end (start-up and
-  the split read from the prepared cache included);
-* ``run-llm``: the 494 requests sent to the fake server of the tests on 127.0.0.1, which
-  takes ``--delay`` seconds per answer, at concurrency 1, 4 and 16, and spread over 3 such
-  servers at concurrency 4 each (requests per second; the ceiling is servers x concurrency /
-  delay).
+  the split read from the prepared cache included).
 
-The paper's notebook has no counterpart to time here (it called the OpenAI API one wall at
-a time through ``guidance``).
+The client CPU of a run through inspect-ai is ``bench_inspect.py``'s. The paper's notebook
+has no counterpart to time here (it called the OpenAI API one wall at a time through
+``guidance``).
 """
 
 from __future__ import annotations
@@ -99,43 +96,9 @@ def bench_parse_command(test: list[dict], shared: Path, work: Path) -> float:
     return time.perf_counter() - start
 
 
-def bench_run_llm(test: list[dict], train: list[dict], delay: float, work: Path) -> dict:
-    sys.path.insert(0, str(REPO_ROOT / "tests"))
-    from test_llm_client import FakeServer
-
-    from ocw_hub.llm.client import run_requests
-    from ocw_hub.llm.prompts import build_requests
-
-    requests = build_requests(test, train, task="grouping", shots=3)
-    figures = {}
-    for n_servers, concurrency in ((1, 1), (1, 4), (1, 16), (3, 4)):
-        servers = [
-            FakeServer(lambda body: "a, b, c, d", key=lambda body: "all", delay=delay)
-            for _ in range(n_servers)
-        ]
-        try:
-            start = time.perf_counter()
-            summary = run_requests(
-                requests,
-                work / f"log-{n_servers}-{concurrency}.jsonl",
-                base_url=[server.url for server in servers],
-                model="fake",
-                concurrency=concurrency,
-            )
-            seconds = time.perf_counter() - start
-        finally:
-            for server in servers:
-                server.close()
-        assert summary.succeeded == len(requests)
-        active = max(server.max_active for server in servers)
-        figures[n_servers, concurrency] = (seconds, len(requests) / seconds, active)
-    return figures
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=REPO_ROOT.parent / "shared" / "data")
-    parser.add_argument("--delay", type=float, default=0.02, help="seconds per fake answer")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     import datasets
@@ -160,14 +123,6 @@ def main() -> None:
             )
         command_s = bench_parse_command(test, args.shared, work)
         print(f"ocw-hub parse (robust), whole command: {command_s:.2f} s")
-        runs = bench_run_llm(test, train, args.delay, work)
-        for (n_servers, concurrency), (seconds, rate, active) in runs.items():
-            ceiling = n_servers * concurrency / args.delay
-            print(
-                f"run-llm, {args.delay * 1000:.0f} ms an answer, {n_servers} server(s) at "
-                f"concurrency {concurrency}: {seconds:.2f} s, {rate:.0f} requests/s (ceiling "
-                f"{ceiling:.0f}), at most {active} in flight on a server"
-            )
 
 
 if __name__ == "__main__":

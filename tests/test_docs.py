@@ -34,7 +34,7 @@ PYTHON_SNIPPETS = {
     (USAGE, "words_type = "): "test_docs.py::test_feature_access_snippet",
     (USAGE, "import ocw_hub\n\n# task 1"): "test_docs.py::test_scoring_example",
     ("docs/experiment.md", "# requests for a Batch API"): (
-        "test_llm_faults.py::test_batch_conversion_in_the_docs"
+        "test_batch_docs.py::test_batch_conversion_in_the_docs"
     ),
 }
 

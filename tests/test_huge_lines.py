@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_llm_faults import make_requests
+from llm_answers import make_requests
 from typer.testing import CliRunner
 
 from ocw_hub.errors import PredictionsError
-from ocw_hub.llm.log import CutLineWarning, json_records, partial_tail
+from ocw_hub.llm.log import json_records
 from ocw_hub.scoring.predictions import read_predictions
 
 runner = CliRunner()
@@ -69,17 +69,6 @@ def test_lines_up_to_the_cap_are_read(tmp_path: Path) -> None:
     path = _file(tmp_path / "log.jsonl", [line[:-1] + " " * (CAP - len(line)) + "}"] * 2)
     assert [n for n, _ in json_records(path, PredictionsError, max_line_bytes=CAP)] == [1, 2]
     assert next(json_records(path, PredictionsError, max_line_bytes=CAP))[1] == record
-
-
-def test_a_cut_last_line_is_still_skipped(tmp_path: Path) -> None:
-    path = tmp_path / "log.jsonl"
-    whole = json.dumps(_answer("a", "x")) + "\n"
-    path.write_text(whole + json.dumps(_answer("b", "y"))[:-7], encoding="utf-8")
-    with pytest.warns(CutLineWarning, match="line 2"):
-        assert [n for n, _ in json_records(path, PredictionsError, max_line_bytes=CAP)] == [1]
-    assert partial_tail(path, max_line_bytes=CAP) == len(whole.encode())
-    path.write_text(whole, encoding="utf-8")
-    assert partial_tail(path, max_line_bytes=CAP) is None
 
 
 @pytest.mark.parametrize("config", ["default", "wote"])

@@ -26,7 +26,7 @@ import datasets, pyarrow.parquet, k_means_constrained
 import importlib.readers, importlib.resources.readers  # package data (prompt styles)
 import rich.console, rich.markup, rich.progress, rich.table, rich.text  # imported on first print
 import ocw_hub.cli, ocw_hub.outputs, ocw_hub.experiment, ocw_hub.scoring.runs
-import ocw_hub.baselines.protocol, ocw_hub.llm.responses, ocw_hub.llm.prompts, ocw_hub.llm.client
+import ocw_hub.baselines.protocol, ocw_hub.llm.responses, ocw_hub.llm.prompts
 import ocw_hub.views.report, ocw_hub.views.report_data, ocw_hub.data.randomize
 import ocw_hub.data.export, ocw_hub.data.sources, ocw_hub.resources, ocw_hub.cli._errors
 from ocw_hub.cli import COMMANDS, load_command

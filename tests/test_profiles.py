@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chat_server import ChatServer, echo
+from chat_server import ChatServer
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
 from ocw_hub.errors import GenerationProfileError, MixedRunsError
-from ocw_hub.llm.client import body_digest, read_requests, run_requests
+from ocw_hub.llm.log import read_requests
 from ocw_hub.llm.profiles import Generation, generation_fields, with_generation
 from ocw_hub.llm.prompts import PAPER_PARAMETERS, style_fields
 from ocw_hub.llm.wote import build_wote_requests
@@ -298,63 +298,6 @@ def _paper_requests(path: Path, n: int = 3) -> Path:
     ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
-
-
-@pytest.mark.usefixtures("local_only")
-def test_a_log_of_string_stop_bodies_still_resumes(tmp_path: Path, chat_server) -> None:
-    """Runs before stop was sent as a list logged the digest of the string body."""
-    server = chat_server(echo)
-    requests = read_requests(_paper_requests(tmp_path / "req.jsonl", 2))
-    old = {**requests[0]["body"], "model": "m"}  # stop a string, as sent before
-    completion = {
-        "choices": [{"message": {"role": "assistant", "content": "a"}, "finish_reason": "stop"}],
-        "model": "m",
-    }
-    line = {
-        "custom_id": "w0",
-        "response": {"status_code": 200, "body": completion},
-        "error": None,
-        "body_sha256": body_digest(old),
-    }
-    log = tmp_path / "log.jsonl"
-    log.write_text(json.dumps(line) + "\n", encoding="utf-8")
-    summary = run_requests(requests, log, base_url=server.url, model="m", max_retries=0)
-    assert (summary.already_done, summary.sent) == (1, 1)
-    assert len(server.bodies) == 1
-
-
-class _ValidationServer(ChatServer):
-    """TGI's answer to a ``stop`` it cannot take: 422 with its reason in a bare string."""
-
-    def _fault_reply(self, body: dict[str, Any], fault: int | str) -> tuple[int, Any, dict]:
-        reason = "Input validation error: `stop` must be a list of at most 4 strings"
-        return 422, {"error": reason, "error_type": "validation"}, {}
-
-
-class _SlowDownServer(ChatServer):
-    """429 with ``Retry-After: 120`` (issue 22: 18 requests in 47 s where 120 s was asked)."""
-
-    def _fault_reply(self, body: dict[str, Any], fault: int | str) -> tuple[int, Any, dict]:
-        return 429, {"error": {"message": "slow down"}}, {"retry-after": "120"}
-
-
-@pytest.mark.usefixtures("local_only")
-def test_a_long_retry_after_is_honoured_up_to_the_deadline(tmp_path: Path) -> None:
-    import time
-
-    server = _SlowDownServer(echo, failures={"q0": [429]})
-    requests = read_requests(_paper_requests(tmp_path / "req.jsonl", 1))
-    try:
-        started = time.monotonic()
-        summary = run_requests(
-            requests, tmp_path / "log.jsonl", base_url=server.url, model="m", timeout=1.5
-        )
-        elapsed = time.monotonic() - started
-    finally:
-        server.close()
-    assert summary.succeeded == 1 and server.count["q0"] == 2
-    # waited the 1.5 s deadline: more than any first backoff (at most 0.5 s), not 120 s
-    assert 1.5 <= elapsed < 10
 
 
 WALLS = json.loads((FIXTURE / "test.json").read_text(encoding="utf-8"))["dataset"]

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app
-from ocw_hub.llm.client import read_requests
+from ocw_hub.llm.log import read_requests
 from ocw_hub.llm.prompts import (
     PromptError,
     build_requests,

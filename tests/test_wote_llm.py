@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from chat_server import ChatServer as FakeServer
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from llm_answers import answer_requests
 from ocw_fixtures import WOTE_FIXTURE
-from test_llm_client import FakeServer
 from typer.testing import CliRunner
 
 from ocw_hub.cli import app

@@ -1,45 +1,34 @@
 """Request and response files: the requests ``prompts`` writes and the responses ``parse`` reads.
 
 The requests are JSON Lines in the OpenAI batch *input* shape (written by
-:mod:`ocw_hub.llm.prompts`); the answers are appended to a log in the batch *output* shape, one
-JSON line per request, flushed as soon as it is written::
+:mod:`ocw_hub.llm.prompts`); the answers are JSON Lines in the batch *output* shape (OpenAI's
+Batch API, vLLM's ``run_batch``; logs of the retired ``run-llm`` too), one line per request::
 
     {"custom_id": ..., "response": {"status_code": 200, "body": <chat completion>},
-     "error": null, "body_sha256": ...}
+     "error": null}
 
-A failed request is logged as ``{"custom_id", "response": {"status_code", "body"} | null,
-"error": {"code", "message"}, "body_sha256"}``. ``body_sha256`` is the SHA-256 of the request
-body as sent (the model included; canonical JSON), so a log is never resumed with other prompts
-or another model by mistake. When the token limit was sent under another name than the
-request's own (``max_completion_tokens`` for ``max_tokens``, or the reverse), the line says so
-in ``max_tokens_field`` and its digest is that of the body as sent. ``latency_s`` (optional:
-logs of older runs and of other producers lack it) is the wall-clock time in seconds of the
-try that was logged, from sending the request to its whole answer.
+A failed request is ``{"custom_id", "response": {"status_code", "body"} | null, "error":
+{"code", "message"}}``. ``latency_s`` (optional) is the time of the try, in seconds.
 
-Every JSON Lines file of the package (the requests, the log, ``parse``'s responses) is read by
+Every JSON Lines file of the package (the requests, the answers) is read by
 :func:`json_records`, with one rule: lines end at ``\\n`` only (an answer may hold U+2028 and
 other Unicode line breaks, written as they are: ``ensure_ascii=False``); a last line cut short
 by a crash (no newline at the end of the file, not JSON) is skipped with a
 :class:`CutLineWarning`; any other line that is not a JSON object is an error naming the file
-and the line. A request counts as done when the log holds a line for its ``custom_id`` with
-status 200 and no error.
+and the line. A request is answered when its line has status 200 and no error.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import warnings
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
 from .. import jsonio
 from ..errors import OCWHubError
-from ..outputs import exclusive
-from ..shown import capped
 from .answer_text import completion_problem
 from .prompts import CHAT_COMPLETIONS_URL
 
@@ -206,10 +195,10 @@ def read_requests(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 def sent_body(
     request: Mapping[str, Any], model: str, max_tokens_field: str | None = None
 ) -> dict[str, Any]:
-    """The JSON body sent for ``request``: its ``body`` with ``model`` set, a ``stop`` string
-    as a list of one (the OpenAI API takes both; TGI and other servers only a list, and answer
-    422 to a string) and, when ``max_tokens_field`` is given, its token limit (either name)
-    under that name."""
+    """The JSON body to send for ``request`` (a Batch API input line's, docs/experiment.md):
+    its ``body`` with ``model`` set, a ``stop`` string as a list of one (the OpenAI API takes
+    both; TGI and other servers only a list, and answer 422 to a string) and, when
+    ``max_tokens_field`` is given, its token limit (either name) under that name."""
     body = {**request["body"], "model": model}
     if isinstance(body.get("stop"), str):
         body["stop"] = [body["stop"]]
@@ -218,20 +207,6 @@ def sent_body(
             if name in body and name != max_tokens_field:
                 body[max_tokens_field] = body.pop(name)
     return body
-
-
-def renamed_field(request: Mapping[str, Any], max_tokens_field: str | None) -> str | None:
-    """``max_tokens_field`` when sending ``request`` with it renames the request's token
-    limit (what a log line records), else None."""
-    if max_tokens_field is None or max_tokens_field in request["body"]:
-        return None
-    return max_tokens_field if any(n in request["body"] for n in MAX_TOKENS_FIELDS) else None
-
-
-def body_digest(body: Mapping[str, Any]) -> str:
-    """SHA-256 (hex) of ``body`` as canonical JSON (sorted keys, no spaces)."""
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def is_success(record: Mapping[str, Any]) -> bool:
@@ -245,188 +220,3 @@ def is_success(record: Mapping[str, Any]) -> bool:
         and response.get("status_code") == 200
         and completion_problem(response.get("body")) is None
     )
-
-
-def partial_tail(path: str | os.PathLike[str], max_line_bytes: int | None = None) -> int | None:
-    """Where the last line that :func:`json_records` skips starts (cut short by a crash), as a
-    byte offset; None when the file ends cleanly or does not exist. Reads at most the last
-    ``max_line_bytes`` + 1 bytes (a longer last line is :func:`json_records`' error)."""
-    path = Path(path)
-    if not path.is_file():
-        return None
-    cap = MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
-    with path.open("rb") as handle:
-        size = handle.seek(0, os.SEEK_END)
-        handle.seek(max(0, size - cap - 1))
-        tail = handle.read()
-    if not tail or tail.endswith(b"\n"):
-        return None
-    newline = tail.rfind(b"\n")
-    if newline < 0 and len(tail) < size:
-        return None  # the last line is longer than a line may be
-    start = size - len(tail) + newline + 1
-    return start if _is_cut(tail[newline + 1 :]) else None
-
-
-def read_log(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
-    """The answered requests of a response log: ``{custom_id: line}`` of the lines with status
-    200 and no error (a missing file is an empty log; a last line cut short by a crash is
-    skipped, see :func:`json_records`).
-
-    Raises:
-        LLMInputError: a line that is not a JSON object with a string ``custom_id``, or whose
-            ``max_tokens_field`` is neither name of the token limit.
-    """
-    path = Path(path)
-    if not path.exists():
-        return {}
-    done: dict[str, dict[str, Any]] = {}
-    for number, record in json_records(path, LLMInputError):
-        if not isinstance(record.get("custom_id"), str):
-            raise LLMInputError(f"{path}, line {number}: field custom_id: expected a string")
-        if record.get("max_tokens_field", MAX_TOKENS_FIELDS[0]) not in MAX_TOKENS_FIELDS:
-            raise LLMInputError(
-                f"{path}, line {number} ({record['custom_id']}): field max_tokens_field: "
-                f"expected one of {', '.join(MAX_TOKENS_FIELDS)}"
-            )
-        if is_success(record):
-            done[record["custom_id"]] = record
-    return done
-
-
-def logged_field(done: Mapping[str, Mapping[str, Any]]) -> str | None:
-    """The token-limit name the log's answers were last sent with, when they were renamed."""
-    fields = [r["max_tokens_field"] for r in done.values() if r.get("max_tokens_field")]
-    return fields[-1] if fields else None
-
-
-def check_log_matches(
-    log_path: Path,
-    done: Mapping[str, Mapping[str, Any]],
-    requests: Mapping[str, Mapping[str, Any]],
-    model: str,
-) -> None:
-    """The log may only hold answers to these very ``requests`` (``{custom_id: request}``):
-    same ids, same bodies as sent to ``model`` (under the token-limit name the line records).
-
-    Raises:
-        LLMInputError: an answer to another ``custom_id`` or to another body.
-    """
-    done = {
-        c: r
-        for c, r in done.items()
-        if (parse_follow_up_id(c) or (c,))[0] not in requests or c in requests
-    }
-    foreign = sorted(cid for cid in done if cid not in requests)
-    if foreign:
-        raise LLMInputError(
-            f"{log_path}: holds answers to custom_ids that are not in the requests "
-            f"({capped(foreign)}); it is the log of "
-            "another requests file: write to another file"
-        )
-    changed = [
-        cid
-        for cid, record in done.items()
-        if record.get("body_sha256") is not None
-        and record["body_sha256"]
-        not in _digests(requests[cid], model, record.get("max_tokens_field"))
-    ]
-    if changed:
-        raise LLMInputError(
-            f"{log_path}: its answer to {changed[0]!r} was for another request body (other "
-            f"prompts or another model; {len(changed)} such lines): write to another file"
-        )
-
-
-def _digests(request: Mapping[str, Any], model: str, max_tokens_field: str | None) -> set[str]:
-    """The digests an answer to ``request`` may record: of the body as sent now, and as runs
-    before ``stop`` was sent as a list sent it (a string), so their logs resume."""
-    body = sent_body(request, model, max_tokens_field)
-    found = {body_digest(body)}
-    if isinstance(request["body"].get("stop"), str):
-        found.add(body_digest({**body, "stop": request["body"]["stop"]}))
-    return found
-
-
-def output_line(
-    custom_id: str,
-    *,
-    status_code: int | None,
-    body: Any,
-    error: Mapping[str, Any] | None,
-    digest: str,
-    max_tokens_field: str | None = None,
-    latency_s: float | None = None,
-) -> dict[str, Any]:
-    """One line of the response log in the batch output shape (see the module docstring),
-    with ``latency_s`` (wall-clock seconds of the try logged, when timed)."""
-    response = None if status_code is None else {"status_code": status_code, "body": body}
-    line: dict[str, Any] = {
-        "custom_id": custom_id,
-        "response": response,
-        "error": error,
-        "body_sha256": digest,
-    }
-    if max_tokens_field is not None:
-        line["max_tokens_field"] = max_tokens_field
-    if latency_s is not None:
-        line["latency_s"] = round(latency_s, 6)
-    return line
-
-
-class LogWriter:
-    """Appends lines to a response log, opening (and so creating) it only for the first line:
-    a run that answers nothing leaves no file behind. Use as a context manager."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._handle: IO[str] | None = None
-
-    def write(self, record: Mapping[str, Any]) -> None:
-        """Append ``record`` as one JSON line (``ensure_ascii=False``) and flush it."""
-        if self._handle is None:
-            self._handle = self.path.open("a", encoding="utf-8", newline="\n")
-        self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._handle.flush()
-
-    def __enter__(self) -> LogWriter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._handle is not None:
-            self._handle.close()
-
-
-def lock_folder(path: str | os.PathLike[str]) -> Path:
-    """The folder :func:`exclusive_log` holds for the log ``path``: ``.NAME.lock`` beside it."""
-    path = Path(path)
-    return path.with_name(f".{path.name}.lock")
-
-
-@contextmanager
-def exclusive_log(path: str | os.PathLike[str]) -> Iterator[None]:
-    """Hold the log ``path`` (which need not exist) for this process: a second run on the same
-    log fails at once. :func:`~ocw_hub.outputs.exclusive` holds :func:`lock_folder`; that folder
-    and the parent folders made for it are removed afterwards when empty, and ``path`` itself is
-    neither created nor opened.
-
-    Raises:
-        OutputPathError: another process holds the log (or its lock cannot be made).
-    """
-    path = Path(path).absolute()
-    existing = path.parent
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    try:
-        with exclusive(lock_folder(path)):
-            yield
-    finally:
-        folder = lock_folder(path)
-        while folder != existing and folder.is_relative_to(existing):
-            try:
-                folder.rmdir()  # only when empty
-            except FileNotFoundError:
-                pass  # exclusive() removed it already
-            except OSError:
-                break
-            folder = folder.parent

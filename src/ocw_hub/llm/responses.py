@@ -30,8 +30,9 @@ the 3 stated, and the wall's status is ``truncated``, counted apart.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,23 @@ def _failure(record: Mapping[str, Any]) -> str | None:
     return f"request failed (status {status}): {message}"
 
 
+#: What a dated snapshot or a default tag adds to a model's name (``gpt-4-0613``, ``:latest``).
+_SNAPSHOT = re.compile(r"-\d{4}(?:-\d{2}-\d{2})?|:latest")
+
+
+def same_model(asked: str, answered: Any, accepted: Collection[str] = ()) -> bool:
+    """Whether a completion's ``model`` is the model asked: the same name, a dated snapshot of
+    it (OpenAI answers ``gpt-4o`` as ``gpt-4o-2024-08-06``, ``gpt-4`` as ``gpt-4-0613``), its
+    default tag (Ollama's ``:latest``), or a name accepted for it (``accepted``: the names a
+    log's record accepted, for a model asked by an alias); a completion that names no model
+    is taken as the one asked."""
+    if answered is None or answered == asked or answered in accepted:
+        return True
+    if not isinstance(answered, str) or not answered.startswith(asked):
+        return False
+    return _SNAPSHOT.fullmatch(answered[len(asked) :]) is not None
+
+
 def _batch_response(
     path: Path, number: int, record: Mapping[str, Any], asked: ModelAsked | None = None
 ) -> Response:
@@ -162,8 +180,6 @@ def _reason(finish: Any) -> str | None:
 def _other_model(record: Mapping[str, Any], asked: ModelAsked) -> str | None:
     """Why an answer is not the model ``asked``'s (another ``model`` in its body, not one of
     the names accepted for it), else None."""
-    from .transport import same_model
-
     body = record["response"].get("body")
     answered = body.get("model") if isinstance(body, dict) else None
     if same_model(asked[0], answered, asked[1]):
@@ -245,7 +261,7 @@ def read_responses(path: str | Path, unit: str = "wall") -> dict[str, Response]:
     (an answer that ended before it was complete, e.g. ``finish_reason: "abort"``, is a
     failed attempt that keeps its text). When the file's protocol record names the model
     asked (logs of the retired ``run-llm``), an answer whose completion names another model (not a
-    dated snapshot of it, :func:`~ocw_hub.llm.transport.same_model`) is no answer.
+    dated snapshot of it, :func:`same_model`) is no answer.
     Read by :func:`.log.json_records` (lines end at ``\n`` only; a last line cut short by a
     crash is skipped with a warning).
 
