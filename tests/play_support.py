@@ -10,6 +10,7 @@ answers an uninterrupted one gets.
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 from typing import Any
@@ -103,4 +104,21 @@ def write_play_log(
             text = contestant({"messages": wall.messages, "model": model})
             lines += take_answer(wall, text, "stop", {})
     path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    return path
+
+
+def human_log(path: Path, lines: list[dict[str, Any]]) -> Path:
+    """A person's version-1 show log at ``path`` (player: its stem) holding ``lines``."""
+    head = {
+        "record": "play",
+        "version": 1,
+        "rules": "show",
+        "max_guesses": 20,
+        "max_invalid": 3,
+        "config": "default",
+        "split": "test",
+        "player": path.stem,
+        "player_kind": "human",
+    }
+    path.write_text("".join(json.dumps(r) + "\n" for r in [head, *lines]), encoding="utf-8")
     return path

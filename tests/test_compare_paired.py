@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from play_support import FIXTURE
+from play_support import FIXTURE, human_log
 from scipy import stats
 from typer.testing import CliRunner
 
@@ -166,22 +166,6 @@ def test_holm_over_every_pair_holds_the_family_wise_error() -> None:
     )
 
 
-def _log(path: Path, lines: list[dict[str, Any]]) -> Path:
-    head = {
-        "record": "play",
-        "version": 1,
-        "rules": "show",
-        "max_guesses": 20,
-        "max_invalid": 3,
-        "config": "default",
-        "split": "test",
-        "player": path.stem,
-        "player_kind": "human",
-    }
-    path.write_text("".join(json.dumps(r) + "\n" for r in [head, *lines]), encoding="utf-8")
-    return path
-
-
 def test_play_logs_rank_by_play_figures(tmp_path: Path) -> None:
     """Two people's sessions: ana solves 46fa44 in 3 guesses (4 groups) and names 3
     connections (7 points) and gives up on 740d45 (0); bo gives up on 46fa44 (0). Ranked by
@@ -202,7 +186,7 @@ def test_play_logs_rank_by_play_figures(tmp_path: Path) -> None:
             "verdict": "correct",
         }
 
-    ana = _log(
+    ana = human_log(
         tmp_path / "ana.jsonl",
         [
             *(guess("46fa44", t + 1, groups[g]) for t, g in enumerate((3, 0, 2))),
@@ -216,7 +200,8 @@ def test_play_logs_rank_by_play_figures(tmp_path: Path) -> None:
             {"record": "end", "wall_id": "740d45", "reason": "gave_up"},
         ],
     )
-    bo = _log(tmp_path / "bo.jsonl", [{"record": "end", "wall_id": "46fa44", "reason": "gave_up"}])
+    gave_up = {"record": "end", "wall_id": "46fa44", "reason": "gave_up"}
+    bo = human_log(tmp_path / "bo.jsonl", [gave_up])
     data = ["--data-dir", str(FIXTURE), "--no-checks"]
     for log in (ana, bo):  # compare reads a play log's results
         scored = runner.invoke(

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from play_support import FIXTURE, fixture_rows
+from play_support import FIXTURE, fixture_rows, human_log
 from scipy import optimize, stats
 from typer.testing import CliRunner
 
@@ -24,22 +24,6 @@ runner = CliRunner()
 DATA = ["--data-dir", str(FIXTURE), "--no-checks"]
 RATES = (0.005, 0.01, 0.05, 0.5)
 WALLS = (40, 494)
-
-
-def _log(path: Path, lines: list[dict[str, Any]]) -> Path:
-    head = {
-        "record": "play",
-        "version": 1,
-        "rules": "show",
-        "max_guesses": 20,
-        "max_invalid": 3,
-        "config": "default",
-        "split": "test",
-        "player": path.stem,
-        "player_kind": "human",
-    }
-    path.write_text("".join(json.dumps(r) + "\n" for r in [head, *lines]), encoding="utf-8")
-    return path
 
 
 def _solved_all(path: Path) -> Path:
@@ -68,12 +52,12 @@ def _solved_all(path: Path) -> Path:
             }
         )
         lines.append({"record": "end", "wall_id": wall["wall_id"], "reason": "solved"})
-    return _log(path, lines)
+    return human_log(path, lines)
 
 
 def _gave_up_all(path: Path) -> Path:
     ends = [{"record": "end", "wall_id": w["wall_id"], "reason": "gave_up"} for w in fixture_rows()]
-    return _log(path, ends)
+    return human_log(path, ends)
 
 
 def _evaluate(log: Path) -> dict[str, Any]:
